@@ -1,0 +1,1 @@
+"""Streamlit, Plotly and graphviz pieces that the pages share."""

@@ -1,0 +1,17 @@
+"""Errors as content: PyTorch's own message, what it means and how to fix it. Never a traceback."""
+from __future__ import annotations
+
+import streamlit as st
+
+from workbench.errors import ExplainedError, explain
+
+
+def error_panel(error: ExplainedError | BaseException, *, key: str | None = None) -> None:
+    explained = error if isinstance(error, ExplainedError) else explain(error)
+    with st.container(border=True, key=key):
+        st.error(f"**{explained.title}**", icon=":material/error:")
+        st.markdown(f"{explained.kind} from PyTorch:")
+        st.code(explained.message, language="text", wrap_lines=True)
+        st.markdown(explained.explanation)
+        if explained.fixes:
+            st.markdown("**How to fix it**\n" + "\n".join(f"- {fix}" for fix in explained.fixes))

@@ -1,0 +1,60 @@
+"""Lesson-link state on a page: settings from `st.query_params`, and back into them.
+
+A page calls `link_settings` at the top. The URL is read when the page opens, and again whenever
+its parameters change under the page (a lesson link followed inside the app); otherwise the
+learner's own settings stand. `fresh` tells the page to seed its widgets from the result. After
+drawing its widgets the page calls `publish_link`, so the address bar is always a lesson link
+for what is on screen.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+import streamlit as st
+
+from workbench.lesson_link import LinkProblem, LinkSchema
+
+Settings = TypeVar("Settings")
+
+
+@dataclass
+class _LinkMemory(Generic[Settings]):
+    settings: Settings
+    in_url: dict[str, str]
+    problems: list[LinkProblem] = field(default_factory=list)
+
+
+def _url_values(schema: LinkSchema[Settings]) -> dict[str, str]:
+    return {name: st.query_params[name] for name in schema.names if name in st.query_params}
+
+
+def link_settings(schema: LinkSchema[Settings], key: str) -> tuple[Settings, bool]:
+    """(settings, fresh): fresh is True when they were just read from the URL."""
+    memory_key = f"link::{key}"
+    in_url = _url_values(schema)
+    memory: _LinkMemory[Settings] | None = st.session_state.get(memory_key)
+    fresh = memory is None or memory.in_url != in_url
+    if fresh:
+        settings, problems = schema.read(in_url)
+        memory = _LinkMemory(settings, in_url, problems)
+        st.session_state[memory_key] = memory
+    assert memory is not None
+    for problem in memory.problems:
+        st.warning(str(problem), icon=":material/link_off:")
+    return memory.settings, fresh
+
+
+def publish_link(schema: LinkSchema[Settings], key: str, settings: Settings) -> dict[str, str]:
+    """Write `settings` into the URL (non-default values only) and remember them."""
+    wanted = schema.write(settings)
+    for name in schema.names:
+        if name in wanted:
+            if st.query_params.get(name) != wanted[name]:
+                st.query_params[name] = wanted[name]
+        elif name in st.query_params:
+            del st.query_params[name]
+    memory: _LinkMemory[Settings] | None = st.session_state.get(f"link::{key}")
+    problems = memory.problems if memory is not None and memory.in_url == wanted else []
+    st.session_state[f"link::{key}"] = _LinkMemory(settings, wanted, problems)
+    return wanted

@@ -1,0 +1,49 @@
+"""The tools of the workbench, in one table that the router and the home page both read.
+
+A tool is listed only once its page file exists, so the app never links to a page that has not
+been built. `main_key` is the key of the container holding the page's main picture; the
+end-to-end tests look for `.st-key-<main_key>` on every page.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Tool:
+    title: str
+    script: str
+    url_path: str
+    icon: str
+    blurb: str
+    main_key: str
+
+    @property
+    def built(self) -> bool:
+        return (ROOT / self.script).is_file()
+
+
+HOME = Tool("Home", "pages/home.py", "", ":material/home:",
+            "What the workbench teaches, and whether PyTorch sees your hardware.", "home_main")
+
+TOOLS: tuple[Tool, ...] = (
+    Tool("Tensor inspector", "pages/tensor_inspector.py", "tensor_inspector", ":material/grid_on:",
+         "Shape, dtype, strides and storage of a rank 0-5 tensor, and what view, reshape, "
+         "transpose, permute and friends really do to memory.", "tensor_inspector_main"),
+    Tool("Autograd graph", "pages/autograd_graph.py", "autograd_graph", ":material/account_tree:",
+         "The graph PyTorch records as you compute, with values and gradients, and the backward "
+         "pass stepped node by node.", "autograd_graph_main"),
+    Tool("Moons trainer", "pages/moons_trainer.py", "moons_trainer", ":material/model_training:",
+         "Train a real MLP on two moons and watch the decision boundary form; save and reload "
+         "its state_dict.", "moons_trainer_main"),
+    Tool("Batch iterator", "pages/batch_iterator.py", "batch_iterator", ":material/view_module:",
+         "Dataset, Sampler, BatchSampler, collate and DataLoader, one batch at a time.",
+         "batch_iterator_main"),
+)
+
+
+def built_tools() -> list[Tool]:
+    return [tool for tool in TOOLS if tool.built]

@@ -1,0 +1,65 @@
+"""The sidebar every page shares: this learner's device, and presenter mode."""
+from __future__ import annotations
+
+import streamlit as st
+
+from components.device import learner_device, server_device
+from components.figures import PRESENTER_KEY, presenting
+from components.state import device_choice
+from workbench.device import AUTO, device_choices
+from workbench.lesson_link import BoolParam
+
+_LABELS = {AUTO: "Best available", "cpu": "CPU only"}
+PRESENT = BoolParam("present", help="1 opens the page in presenter mode")
+
+# Presenter mode: 1.4x text for the back of a classroom, and the main column given the width.
+_PRESENTER_CSS = """
+<style>
+html { font-size: 140% !important; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding-left: 2rem; padding-right: 2rem; }
+</style>
+"""
+
+
+def _sync_presenter_from_url() -> None:
+    raw = st.query_params.get(PRESENT.name)
+    if raw is None or st.session_state.get("presenter_from_url") == raw:
+        return
+    st.session_state["presenter_from_url"] = raw
+    try:
+        st.session_state[PRESENTER_KEY] = PRESENT.parse(raw)
+    except ValueError as exc:
+        st.sidebar.warning(f"`present={raw}` was ignored: {exc}.")
+
+
+def _write_presenter_to_url() -> None:
+    if presenting():
+        st.query_params[PRESENT.name] = "1"
+    elif PRESENT.name in st.query_params:
+        del st.query_params[PRESENT.name]
+    st.session_state["presenter_from_url"] = st.query_params.get(PRESENT.name)
+
+
+def draw_sidebar() -> None:
+    server = server_device()
+    choice = device_choice()
+    options = device_choices(server)
+    _sync_presenter_from_url()
+    with st.sidebar:
+        if len(options) > 1:
+            picked = st.radio("Compute on", options, index=options.index(choice.choice)
+                              if choice.choice in options else 0,
+                              format_func=lambda o: f"{_LABELS[o]} ({server if o == AUTO else 'cpu'})",
+                              key="sidebar_device_choice", horizontal=True,
+                              help="Your choice only: other learners keep their own.")
+            choice.choice = picked
+        device = learner_device()
+        st.markdown(f"**Device:** `{device}`", help="torch.device your tensors and models use on "
+                    "every page. Chosen once per server: CUDA, then MPS, then CPU.")
+        if server.type == "cpu":
+            st.caption("No GPU on this server: everything runs on the CPU.")
+        st.toggle("Presenter mode", key=PRESENTER_KEY, on_change=_write_presenter_to_url,
+                  help="For a projector: larger text, thicker lines, bigger markers, a "
+                  "colour-blind-safe palette. `present=1` in a link turns it on.")
+    if presenting():
+        st.html(_PRESENTER_CSS)

@@ -1,0 +1,71 @@
+"""Per-learner state: typed accessors over `st.session_state`.
+
+Each browser session has its own `st.session_state`, so nothing here is ever seen by another
+learner. Module globals and `st.cache_resource` are shared by everyone and hold no learner data.
+A tool keeps one dataclass under one key; `learner_state` creates it on first use.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import streamlit as st
+
+T = TypeVar("T")
+
+
+def learner_state(key: str, factory: Callable[[], T]) -> T:
+    """This learner's object under `key`, created by `factory` the first time."""
+    state_key = f"learner::{key}"
+    if state_key not in st.session_state:
+        st.session_state[state_key] = factory()
+    return st.session_state[state_key]
+
+
+def reset_learner_state(key: str) -> None:
+    st.session_state.pop(f"learner::{key}", None)
+
+
+@dataclass
+class DeviceChoice:
+    """'auto' (the server's best device) or 'cpu', chosen in the sidebar."""
+
+    choice: str = "auto"
+
+
+@dataclass
+class SharedModel:
+    """What the moons trainer publishes for the other tools (autograd graph, batch iterator).
+
+    `model` is the learner's trained `nn.Module`; `features`/`labels` are the scaled training
+    split as float32 tensors (N, 2) and (N,); `description` says in words what was trained.
+    """
+
+    model: Any = None
+    features: Any = None
+    labels: Any = None
+    description: str = ""
+
+    @property
+    def ready(self) -> bool:
+        return self.model is not None and self.features is not None
+
+
+def device_choice() -> DeviceChoice:
+    return learner_state("device", DeviceChoice)
+
+
+def shared_model() -> SharedModel:
+    return learner_state("shared_model", SharedModel)
+
+
+def session_id() -> str:
+    """A stable id for this browser session, e.g. to hold a heavy-job lease."""
+    return learner_state("session_id", _new_session_id)
+
+
+def _new_session_id() -> str:
+    import uuid
+
+    return uuid.uuid4().hex

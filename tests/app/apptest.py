@@ -1,0 +1,34 @@
+"""Opening pages through the real router in Streamlit's AppTest."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "streamlit_app.py")
+
+
+def open_page(script: str | None = None, query: dict[str, str] | None = None,
+              timeout: float = 60) -> AppTest:
+    """Run the router on `script` (e.g. 'pages/tensor_inspector.py') with URL parameters."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for name, value in (query or {}).items():
+        at.query_params[name] = value
+    if script is None:
+        return at.run()
+    at.run()
+    at.switch_page(script)
+    return at.run()
+
+
+def shown_text(at: AppTest) -> str:
+    """All markdown, captions, alerts and code on the page, as one string to search."""
+    parts: list[str] = []
+    for kind in ("markdown", "caption", "error", "warning", "info", "success", "code", "title",
+                 "header", "subheader", "text", "latex", "metric"):
+        for element in at.get(kind):
+            parts.append(str(getattr(element, "value", "") or getattr(element, "body", "")))
+            label = getattr(element, "label", None)
+            if label:
+                parts.append(str(label))
+    return "\n".join(parts)

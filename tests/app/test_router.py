@@ -1,0 +1,51 @@
+from components.navigation import HOME, TOOLS, built_tools
+from tests.app.apptest import open_page, shown_text
+
+
+def test_home_opens_without_exception_and_lists_only_built_tools():
+    at = open_page()
+    assert not at.exception
+    text = shown_text(at)
+    assert "PyTorch Workbench" in text
+    links = [link.proto.page for link in at.get("page_link")]
+    built = {t.script for t in built_tools()}
+    assert {link for link in links if link.startswith("pages/")} == built
+    for tool in TOOLS:
+        if not tool.built:
+            assert tool.script not in links
+
+
+def test_every_built_tool_opens_through_the_router_without_exception():
+    for tool in [HOME, *built_tools()]:
+        at = open_page(tool.script)
+        assert not at.exception, (tool.script, at.exception)
+        assert not at.get("error") or all("unexpected" not in e.value for e in at.error), tool.script
+
+
+def test_home_diagnostics_are_torchs_own():
+    import torch
+
+    at = open_page()
+    table = at.dataframe[0].value
+    rows = dict(zip(table["check"], table["value"], strict=True))
+    assert rows["torch.__version__"] == torch.__version__
+    assert rows["torch.cuda.is_available()"] == str(torch.cuda.is_available())
+    assert rows["torch.get_num_threads()"] == "1"
+    assert rows["device selected"] in {"cpu", "cuda", "mps"}
+
+
+def test_sidebar_shows_the_device():
+    # AppTest drops sidebar elements after switch_page; the e2e tests check every page.
+    at = open_page()
+    assert any("Device:" in str(getattr(e, "value", "")) for e in at.sidebar)
+
+
+def test_knowledge_check_reveals_pytorchs_answer_only_after_commit():
+    at = open_page()
+    assert "Expected all tensors" not in shown_text(at)
+    at.radio(key="kc_home_device_mismatch_choice").set_value("PyTorch raises an error").run()
+    at.button(key="kc_home_device_mismatch_commit").click().run()
+    assert not at.exception
+    assert any("Right" in s.value for s in at.success)
+    code = "\n".join(c.value for c in at.code)
+    assert "device" in code.lower()

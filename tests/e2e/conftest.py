@@ -1,0 +1,94 @@
+"""A real `streamlit run` on 127.0.0.1 and headless Debian Chromium driven by Playwright.
+
+The server is started once per test session on a free port and stopped at the end; each test
+gets a fresh browser page (a fresh Streamlit session).
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(base: str, server: subprocess.Popen, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {server.returncode}")
+        try:
+            if urllib.request.urlopen(base + "/_stcore/health", timeout=2).read() == b"ok":
+                return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"no healthy streamlit at {base} after {timeout}s")
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port),
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        _wait_healthy(base, server)
+        yield base
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium")
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    tab.set_default_timeout(60_000)
+    yield tab
+    context.close()
+
+
+def open_path(page, app_url: str, path: str) -> None:
+    """Go to `path` and wait until the script run has finished."""
+    page.goto(app_url + path)
+    wait_settled(page)
+
+
+def wait_settled(page, timeout: float = 120_000) -> None:
+    page.wait_for_selector(SETTLED, timeout=timeout)

@@ -1,0 +1,32 @@
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from components.navigation import HOME, built_tools
+from tests.e2e.conftest import open_path
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.mark.parametrize("tool", [HOME, *built_tools()], ids=lambda t: t.url_path or "home")
+def test_page_draws_its_main_element_and_no_exception(page, app_url, tool):
+    open_path(page, app_url, "/" + tool.url_path)
+    expect(page.locator(f".st-key-{tool.main_key}")).to_be_visible()
+    assert page.locator("[data-testid=stException]").count() == 0
+    assert "Traceback" not in page.inner_text("body")
+    expect(page.locator("[data-testid=stSidebar]").get_by_text("Device:")).to_be_visible()
+
+
+def test_sidebar_navigation_reaches_every_tool(page, app_url):
+    open_path(page, app_url, "/")
+    nav = page.locator("[data-testid=stSidebarNav]")
+    for tool in built_tools():
+        expect(nav.get_by_text(tool.title)).to_be_visible()
+
+
+def test_cold_start_to_first_rendered_page(page, app_url):
+    started = time.perf_counter()
+    open_path(page, app_url, "/")
+    expect(page.locator(f".st-key-{HOME.main_key}")).to_be_visible()
+    print(f"home rendered {time.perf_counter() - started:.2f}s after navigation")

@@ -1,0 +1,181 @@
+"""PyTorch's own error messages, each paired with a plain explanation and the usual fixes.
+
+Errors a learner causes are part of the lesson: the page shows PyTorch's exact message, then
+what it means. The table is ordered; the first pattern found in the message wins.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ExplainedError:
+    title: str
+    message: str
+    explanation: str
+    fixes: tuple[str, ...] = field(default_factory=tuple)
+    kind: str = "Error"
+
+
+@dataclass(frozen=True)
+class Rule:
+    pattern: str
+    title: str
+    explanation: str
+    fixes: tuple[str, ...] = ()
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        r"view size is not compatible with input tensor's size and stride",
+        "view() needs memory it can reinterpret without copying",
+        "`view` never copies: it only writes new sizes and strides over the same storage. "
+        "After `transpose`, `t` or `permute` the elements of a row are no longer next to each "
+        "other in memory, so no set of strides can describe the requested shape.",
+        ("use `reshape(...)`, which copies only when it must",
+         "call `.contiguous()` first, then `view(...)`"),
+    ),
+    Rule(
+        r"shape '\[.*\]' is invalid for input of size",
+        "The new shape holds a different number of elements",
+        "`view` and `reshape` keep every element: the product of the new sizes must equal "
+        "`numel()` of the tensor. One size may be `-1`; PyTorch then works it out.",
+        ("check that the sizes multiply to numel()", "use -1 for one dimension"),
+    ),
+    Rule(
+        r"Dimension out of range|dimension out of range",
+        "That dimension does not exist",
+        "Dimensions are numbered 0 to ndim-1, or from the end with -1 to -ndim. Asking for "
+        "another number names a dimension the tensor does not have.",
+        ("look at `.dim()` and `.shape` first",),
+    ),
+    Rule(
+        r"Expected all tensors to be on the same device|is not on the expected device",
+        "Tensors on different devices met in one operation",
+        "PyTorch never moves data between devices behind your back: every tensor in an "
+        "operation must live on the same device (CPU, a GPU, MPS...).",
+        ("move the model with `model.to(device)` and each batch with `x.to(device)`",),
+    ),
+    Rule(
+        r"mat1 and mat2 shapes cannot be multiplied|size mismatch, got input|"
+        r"Expected size for first two dimensions of batch2|shapes cannot be multiplied|"
+        r"must have same reduction dim",
+        "Matrix product with inner sizes that differ",
+        "`A @ B` needs the last size of A to equal the second-to-last size of B; the leading "
+        "(batch) dimensions are broadcast.",
+        ("transpose one operand", "check `.shape` of both sides"),
+    ),
+    Rule(
+        r"must match the size of tensor .* at non-singleton dimension|"
+        r"are not broadcastable|cannot be broadcast",
+        "These shapes do not broadcast",
+        "Broadcasting lines the shapes up from the right; at each position the sizes must be "
+        "equal, or one of them must be 1 (it is then stretched).",
+        ("`unsqueeze` a dimension of size 1 where one should be stretched",),
+    ),
+    Rule(
+        r"expanded size of the tensor .* must match the existing size",
+        "expand() can only stretch dimensions of size 1",
+        "`expand` repeats a size-1 dimension by giving it stride 0, without copying. A "
+        "dimension of another size cannot be expanded.",
+        ("`repeat` copies data to tile any dimension",),
+    ),
+    Rule(
+        r"Trying to backward through the graph a second time",
+        "The graph was already freed by the first backward()",
+        "To save memory, `backward()` frees the values it saved for the backward pass as soon "
+        "as it has used them. A second `backward()` through the same graph finds them gone.",
+        ("pass `retain_graph=True` to the first `backward()`",
+         "or run the forward pass again to build a fresh graph"),
+    ),
+    Rule(
+        r"element 0 of tensors does not require grad and does not have a grad_fn",
+        "Nothing in this result requires a gradient",
+        "`backward()` walks the graph recorded for tensors that require grad. This result was "
+        "computed only from tensors with `requires_grad=False` (or under `torch.no_grad()`, "
+        "or after `detach()`), so no graph was recorded.",
+        ("create the leaf with `requires_grad=True`",
+         "compute it outside `torch.no_grad()`"),
+    ),
+    Rule(
+        r"grad can be implicitly created only for scalar outputs",
+        "backward() without an argument needs a scalar",
+        "The gradient of a scalar loss with respect to itself is 1, so PyTorch can start from "
+        "there. For a tensor with several elements it would not know what to start from.",
+        ("reduce it first: `y.sum().backward()` or `y.mean().backward()`",
+         "or pass a gradient of the same shape: `y.backward(torch.ones_like(y))`"),
+    ),
+    Rule(
+        r"modified by an inplace operation",
+        "A tensor saved for backward was changed in place",
+        "Autograd saved this tensor during the forward pass because its gradient formula needs "
+        "it. An in-place operation (`+=`, `add_`, `x[0] = ...`) changed it afterwards, so the "
+        "saved value is stale; each tensor's version counter caught it.",
+        ("use an out-of-place operation (`x = x + 1`)", "or `clone()` before changing it"),
+    ),
+    Rule(
+        r"a leaf Variable that requires grad is being used in an in-place operation",
+        "In-place change of a leaf that requires grad",
+        "Changing a parameter in place would be recorded in the graph. Manual updates such as "
+        "`w -= lr * w.grad` belong inside `with torch.no_grad():`.",
+        ("wrap the update in `with torch.no_grad():`",),
+    ),
+    Rule(
+        r"sampler option is mutually exclusive with shuffle",
+        "sampler and shuffle both decide the order",
+        "`shuffle=True` is shorthand for a RandomSampler. When you pass your own `sampler`, it "
+        "alone decides the order, so `shuffle` must stay False.",
+        ("drop `shuffle=True`", "or drop the custom sampler"),
+    ),
+    Rule(
+        r"batch_sampler option is mutually exclusive with",
+        "batch_sampler already decides the batches",
+        "A `batch_sampler` yields whole lists of indices, so it alone decides batch size, order "
+        "and the last batch; `batch_size`, `shuffle`, `sampler` and `drop_last` must stay at "
+        "their defaults.",
+        ("pass only `batch_sampler`", "or use `batch_size`/`drop_last` without it"),
+    ),
+    Rule(
+        r"Error\(s\) in loading state_dict",
+        "The checkpoint does not fit this model",
+        "`load_state_dict(strict=True)` checks that every parameter name and shape matches the "
+        "model it loads into. Different layer sizes or names mean another architecture.",
+        ("rebuild the model with the settings the checkpoint was trained with",),
+    ),
+    Rule(
+        r"Weights only load failed|weights_only",
+        "The file holds more than plain tensors",
+        "`torch.load(weights_only=True)` refuses anything that would need arbitrary Python code "
+        "to unpickle. A checkpoint that needs it could run code on this server, so it is refused.",
+        ("save only the `state_dict`, or use safetensors",),
+    ),
+)
+
+GENERIC_EXPLANATION = (
+    "PyTorch refused this operation. Its message above says what it expected; the shapes, "
+    "dtypes and devices of the tensors involved are the first things to check."
+)
+
+
+def explain(exc: BaseException) -> ExplainedError:
+    """PyTorch's message for `exc` with the first matching explanation from RULES."""
+    message = str(exc).strip() or type(exc).__name__
+    for rule in RULES:
+        if re.search(rule.pattern, message):
+            return ExplainedError(rule.title, message, rule.explanation, rule.fixes,
+                                  type(exc).__name__)
+    return ExplainedError("PyTorch raised an error", message, GENERIC_EXPLANATION, (),
+                          type(exc).__name__)
+
+
+UNEXPECTED_EXPLANATION = (
+    "Something went wrong inside the workbench itself, not in what you did. Nothing you typed "
+    "was lost: change a setting or reload the page. The details were written to the server log."
+)
+
+
+def unexpected(exc: BaseException) -> ExplainedError:
+    """An error the page did not anticipate: a short, safe description, no traceback."""
+    return ExplainedError("This page hit an unexpected error", f"{type(exc).__name__}: {exc}"[:500],
+                          UNEXPECTED_EXPLANATION, (), type(exc).__name__)

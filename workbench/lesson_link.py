@@ -1,0 +1,184 @@
+"""Lesson links: a page's settings dataclass read from and written to URL query parameters.
+
+One declarative table per page (in the spirit of TensorFlow Playground's `state.ts`) names each
+URL parameter, the settings field it fills and how to read it. Unlike Playground, every value is
+validated and clamped here: a link on a slide is untrusted input. A bad value never stops the
+page; it falls back to the default and the problem is reported in words.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+Settings = TypeVar("Settings")
+
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+MAX_RAW_LENGTH = 4000
+
+
+class Param:
+    """One URL parameter: its public `name` and the settings `field` it fills."""
+
+    def __init__(self, name: str, field: str | None = None, help: str = "") -> None:
+        self.name = name
+        self.field = field or name
+        self.help = help
+
+    def parse(self, raw: str) -> Any:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def format(self, value: Any) -> str:
+        return str(value)
+
+
+class IntParam(Param):
+    def __init__(self, name: str, lo: int, hi: int, field: str | None = None, help: str = "") -> None:
+        super().__init__(name, field, help)
+        self.lo, self.hi = lo, hi
+
+    def parse(self, raw: str) -> int:
+        try:
+            value = int(raw.strip())
+        except ValueError:
+            raise ValueError(f"expected a whole number from {self.lo} to {self.hi}") from None
+        return min(max(value, self.lo), self.hi)
+
+
+class FloatParam(Param):
+    def __init__(self, name: str, lo: float, hi: float, field: str | None = None, help: str = "") -> None:
+        super().__init__(name, field, help)
+        self.lo, self.hi = lo, hi
+
+    def parse(self, raw: str) -> float:
+        try:
+            value = float(raw.strip())
+        except ValueError:
+            raise ValueError(f"expected a number from {self.lo:g} to {self.hi:g}") from None
+        if not math.isfinite(value):
+            raise ValueError("expected a finite number")
+        return min(max(value, self.lo), self.hi)
+
+    def format(self, value: Any) -> str:
+        return f"{value:g}"
+
+
+class BoolParam(Param):
+    def parse(self, raw: str) -> bool:
+        word = raw.strip().lower()
+        if word in TRUE_WORDS:
+            return True
+        if word in FALSE_WORDS:
+            return False
+        raise ValueError("expected 1/0 or true/false")
+
+    def format(self, value: Any) -> str:
+        return "1" if value else "0"
+
+
+class ChoiceParam(Param):
+    def __init__(self, name: str, choices: Sequence[str], field: str | None = None, help: str = "") -> None:
+        super().__init__(name, field, help)
+        self.choices = tuple(choices)
+
+    def parse(self, raw: str) -> str:
+        lowered = {c.lower(): c for c in self.choices}
+        value = lowered.get(raw.strip().lower())
+        if value is None:
+            raise ValueError("expected one of " + ", ".join(self.choices))
+        return value
+
+
+class IntListParam(Param):
+    """Comma-separated whole numbers such as `64,32`; `empty_ok` allows an empty list."""
+
+    def __init__(self, name: str, lo: int, hi: int, max_len: int, field: str | None = None,
+                 empty_ok: bool = False, help: str = "") -> None:
+        super().__init__(name, field, help)
+        self.lo, self.hi, self.max_len, self.empty_ok = lo, hi, max_len, empty_ok
+
+    def parse(self, raw: str) -> tuple[int, ...]:
+        parts = [p.strip() for p in raw.strip().strip("()[]").split(",") if p.strip()]
+        if not parts and not self.empty_ok:
+            raise ValueError("expected at least one number")
+        if len(parts) > self.max_len:
+            raise ValueError(f"expected at most {self.max_len} numbers")
+        try:
+            values = [int(p) for p in parts]
+        except ValueError:
+            raise ValueError(f"expected comma-separated whole numbers such as {self.lo},{self.hi}") from None
+        return tuple(min(max(v, self.lo), self.hi) for v in values)
+
+    def format(self, value: Any) -> str:
+        return ",".join(str(v) for v in value)
+
+
+class TextParam(Param):
+    def __init__(self, name: str, max_len: int, field: str | None = None, help: str = "") -> None:
+        super().__init__(name, field, help)
+        self.max_len = max_len
+
+    def parse(self, raw: str) -> str:
+        if len(raw) > self.max_len:
+            raise ValueError(f"longer than {self.max_len} characters")
+        return raw
+
+
+@dataclass(frozen=True)
+class LinkProblem:
+    param: str
+    raw: str
+    reason: str
+
+    def __str__(self) -> str:
+        shown = self.raw if len(self.raw) <= 40 else self.raw[:37] + "..."
+        return f"`{self.param}={shown}` was ignored: {self.reason}; the default is used."
+
+
+class LinkSchema(Generic[Settings]):
+    """Reads and writes one settings dataclass through its table of parameters."""
+
+    def __init__(self, settings_type: type[Settings], params: Sequence[Param]) -> None:
+        fields = {f.name for f in dataclasses.fields(settings_type)}  # type: ignore[arg-type]
+        for p in params:
+            if p.field not in fields:
+                raise ValueError(f"{settings_type.__name__} has no field {p.field!r} for ?{p.name}=")
+        names = [p.name for p in params]
+        if len(set(names)) != len(names):
+            raise ValueError("duplicate parameter names")
+        self.settings_type = settings_type
+        self.params = tuple(params)
+        self.defaults = settings_type()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+    def read(self, query: Mapping[str, str]) -> tuple[Settings, list[LinkProblem]]:
+        """Settings from a URL's parameters; unknown names are not this schema's business."""
+        values: dict[str, Any] = {}
+        problems: list[LinkProblem] = []
+        for p in self.params:
+            raw = query.get(p.name)
+            if raw is None:
+                continue
+            if len(raw) > MAX_RAW_LENGTH:
+                problems.append(LinkProblem(p.name, raw, f"longer than {MAX_RAW_LENGTH} characters"))
+                continue
+            try:
+                values[p.field] = p.parse(raw)
+            except ValueError as exc:
+                problems.append(LinkProblem(p.name, raw, str(exc)))
+        return dataclasses.replace(self.defaults, **values), problems  # type: ignore[type-var]
+
+    def write(self, settings: Settings) -> dict[str, str]:
+        """The parameters that differ from the defaults, so links stay short and readable."""
+        out: dict[str, str] = {}
+        for p in self.params:
+            value = getattr(settings, p.field)
+            if value != getattr(self.defaults, p.field):
+                out[p.name] = p.format(value)
+        return out
