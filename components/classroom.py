@@ -1,4 +1,4 @@
-"""Classroom links: `hide=` in a lesson link removes chosen controls from a page.
+"""Classroom links: `hide=` in a lesson link removes chosen controls; the share panel builds them.
 
 A control is named by its lesson-link parameter (`hide=batch,shuffle` hides the controls behind
 `batch` and `shuffle`), so hiding needs no page-specific code: a page asks `visible(name)`
@@ -7,8 +7,12 @@ before drawing a control, and uses the link's value when it is hidden.
 from __future__ import annotations
 
 import re
+from urllib.parse import quote, urlencode, urlsplit
 
 import streamlit as st
+
+from workbench.lesson_link import LinkSchema
+from workbench.notebook import notebook_bytes
 
 HIDE = "hide"
 _NAME = re.compile(r"^[a-z_]{1,30}$")
@@ -22,3 +26,52 @@ def hidden_controls() -> frozenset[str]:
 
 def visible(control: str) -> bool:
     return control not in hidden_controls()
+
+
+def _app_root() -> str:
+    """The app's address without the page's path, e.g. https://x.streamlit.app."""
+    try:
+        url = st.context.url or ""
+    except Exception:  # noqa: BLE001 - no browser context (AppTest, bare mode)
+        url = ""
+    parts = urlsplit(url)
+    if not parts.scheme:
+        return ""
+    path = parts.path.rstrip("/")
+    page = path.rsplit("/", 1)[-1] if "/" in path else ""
+    base_path = path[: len(path) - len(page)].rstrip("/") if page else path
+    return f"{parts.scheme}://{parts.netloc}{base_path}"
+
+
+def lesson_url(url_path: str, params: dict[str, str], hidden: list[str] | None = None,
+               present: bool = False, root: str = "") -> str:
+    query = dict(params)
+    if hidden:
+        query[HIDE] = ",".join(hidden)
+    if present:
+        query["present"] = "1"
+    encoded = urlencode(query, quote_via=quote, safe=",()[]:-.")
+    return f"{root}/{url_path}" + (f"?{encoded}" if encoded else "")
+
+
+def share_panel(*, schema: LinkSchema, settings: object, url_path: str, script: str, title: str,
+                key: str, labels: dict[str, str] | None = None) -> str:
+    """'Share this experiment': the lesson link (with chosen controls hidden) and the exports."""
+    labels = labels or {}
+    params = schema.write(settings)
+    with st.expander("Share this experiment", icon=":material/share:"):
+        st.markdown("The link opens exactly this experiment. Tick the controls your class should "
+                    "not see; they keep the values of the link.")
+        columns = st.columns(4)
+        hidden = [name for i, name in enumerate(schema.names)
+                  if columns[i % 4].checkbox(f"hide {labels.get(name, name)}", key=f"{key}_hide_{name}")]
+        present = st.checkbox("open in presenter mode", key=f"{key}_present")
+        url = lesson_url(url_path, params, hidden, present, _app_root())
+        st.code(url, language="text", wrap_lines=True)
+        left, right = st.columns(2)
+        left.download_button("Notebook (.ipynb)", data=notebook_bytes(script, title, f"Reproduces {url}"),
+                             file_name=f"{url_path}.ipynb", mime="application/x-ipynb+json",
+                             key=f"{key}_notebook", icon=":material/description:")
+        right.download_button("Script (.py)", data=script.encode(), file_name=f"{url_path}.py",
+                              mime="text/x-python", key=f"{key}_script", icon=":material/code:")
+    return url

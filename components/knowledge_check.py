@@ -6,17 +6,12 @@ PyTorch at that moment, never typed into the page.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import streamlit as st
 
+from workbench.checks import Revealed
 
-@dataclass(frozen=True)
-class Revealed:
-    correct_option: str          # one of the options offered
-    shown_value: str             # what PyTorch printed, e.g. "tensor(18.)"
-    explanation: str = ""
-    code: str = ""               # the PyTorch lines that produced it
+__all__ = ["Revealed", "knowledge_check"]
 
 
 def knowledge_check(key: str, question: str, options: Sequence[str],

@@ -23,3 +23,42 @@ def test_without_hide_every_control_is_drawn():
     at = AppTest.from_function(_page).run()
     assert at.markdown[0].value == "nothing hidden"
     assert at.slider(key="batch").value == 8
+
+
+def _share_page():
+    from dataclasses import dataclass
+
+    import streamlit as st
+
+    from components.classroom import share_panel
+    from workbench.lesson_link import BoolParam, IntParam, LinkSchema
+
+    @dataclass(frozen=True)
+    class Demo:
+        n: int = 20
+        shuffle: bool = True
+
+    schema = LinkSchema(Demo, [IntParam("n", 4, 500), BoolParam("shuffle")])
+    url = share_panel(schema=schema, settings=Demo(n=12, shuffle=False), url_path="batch_iterator",
+                      script="print('hi')\n", title="Demo", key="demo")
+    st.write(f"URL={url}")
+
+
+def test_share_panel_builds_the_link_with_hidden_controls():
+    at = AppTest.from_function(_share_page).run()
+    assert at.markdown[-1].value == "URL=/batch_iterator?n=12&shuffle=0"
+    at.checkbox(key="demo_hide_shuffle").check().run()
+    at.checkbox(key="demo_present").check().run()
+    assert at.markdown[-1].value == "URL=/batch_iterator?n=12&shuffle=0&hide=shuffle&present=1"
+    assert not at.exception
+
+
+def test_lesson_url_round_trips_a_program():
+    from urllib.parse import parse_qs, urlsplit
+
+    from components.classroom import lesson_url
+
+    code = "L = (w*x + b - 10)**2\nprint(L)"
+    url = lesson_url("autograd_graph", {"code": code, "backward": "3"}, ["code"])
+    assert url.startswith("/autograd_graph?code=L%20%3D%20(w")
+    assert parse_qs(urlsplit(url).query) == {"code": [code], "backward": ["3"], "hide": ["code"]}
