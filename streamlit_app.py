@@ -4,13 +4,15 @@ import workbench  # noqa: F401  (first: pins torch to one thread before torch is
 import streamlit as st
 
 from components.guard import run_guarded
-from components.navigation import HOME, built_tools
+from components.navigation import HOME, sections
 from components.sidebar import draw_sidebar
 
 st.set_page_config(page_title="PyTorch Workbench", page_icon=":material/memory:", layout="wide")
 
-home = st.Page(HOME.script, title=HOME.title, icon=HOME.icon, default=True)
-tools = [st.Page(t.script, title=t.title, icon=t.icon, url_path=t.url_path) for t in built_tools()]
-page = st.navigation({"Start": [home], "Tools": tools} if tools else {"Start": [home]})
+page = st.navigation({
+    section: [st.Page(t.script, title=t.title, icon=t.icon, url_path=t.url_path or None,
+                      default=t is HOME) for t in tools]
+    for section, tools in sections().items()
+})
 draw_sidebar()
 run_guarded(page.run, page.title)

@@ -29,6 +29,10 @@ class Tool:
 HOME = Tool("Home", "pages/home.py", "", ":material/home:",
             "What the workbench teaches, and whether PyTorch sees your hardware.", "home_main")
 
+LESSONS_PAGE = Tool("Guided lessons", "pages/lessons.py", "lessons", ":material/school:",
+                    "Step-by-step lessons through the tools, each step a link and a question.",
+                    "lessons_main")
+
 TOOLS: tuple[Tool, ...] = (
     Tool("Tensor inspector", "pages/tensor_inspector.py", "tensor_inspector", ":material/grid_on:",
          "Shape, dtype, strides and storage of a rank 0-5 tensor, and what view, reshape, "
@@ -47,3 +51,15 @@ TOOLS: tuple[Tool, ...] = (
 
 def built_tools() -> list[Tool]:
     return [tool for tool in TOOLS if tool.built]
+
+
+def sections() -> dict[str, list[Tool]]:
+    """The navigation's sections: lessons appear once there is a tool to lead through."""
+    tools = built_tools()
+    if not tools:
+        return {"Start": [HOME]}
+    return {"Start": [HOME], "Tools": tools, "Classroom": [LESSONS_PAGE]}
+
+
+def all_pages() -> list[Tool]:
+    return [page for pages in sections().values() for page in pages]

@@ -6,7 +6,7 @@ import torch
 from components.code_panel import code_panel
 from components.device import learner_device
 from components.knowledge_check import Revealed, knowledge_check
-from components.navigation import HOME, built_tools
+from components.navigation import HOME, LESSONS_PAGE, built_tools
 from workbench.device import DIAGNOSTICS_SCRIPT, diagnose
 
 st.title("PyTorch Workbench")
@@ -25,6 +25,8 @@ with st.container(key=HOME.main_key):
             with column, st.container(border=True, height="stretch"):
                 st.page_link(tool.script, label=f"**{tool.title}**", icon=tool.icon)
                 st.markdown(tool.blurb)
+        st.page_link(LESSONS_PAGE.script, label=f"**{LESSONS_PAGE.title}**: {LESSONS_PAGE.blurb}",
+                     icon=LESSONS_PAGE.icon)
     else:
         st.info("The tools arrive here as they are built.", icon=":material/construction:")
 

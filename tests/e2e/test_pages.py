@@ -3,13 +3,13 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from components.navigation import HOME, built_tools
+from components.navigation import HOME, all_pages, built_tools
 from tests.e2e.conftest import open_path
 
 pytestmark = pytest.mark.e2e
 
 
-@pytest.mark.parametrize("tool", [HOME, *built_tools()], ids=lambda t: t.url_path or "home")
+@pytest.mark.parametrize("tool", all_pages(), ids=lambda t: t.url_path or "home")
 def test_page_draws_its_main_element_and_no_exception(page, app_url, tool):
     open_path(page, app_url, "/" + tool.url_path)
     expect(page.locator(f".st-key-{tool.main_key}")).to_be_visible()
