@@ -36,8 +36,21 @@ st.markdown(
     "the script below gives yours when you run it on your own machine."
 )
 diagnostics = diagnose(learner_device())
-st.dataframe(pd.DataFrame(diagnostics.rows(), columns=["check", "value"]), hide_index=True,
-             width="content", key="device_diagnostics")
+table, summary = st.columns([3, 2], gap="large")
+table.table(pd.DataFrame(diagnostics.rows(), columns=["check", "value"]), hide_index=True)
+with summary:
+    st.metric("PyTorch computes on", diagnostics.selected)
+    if diagnostics.cuda_available:
+        st.markdown(f"A CUDA GPU answers: **{diagnostics.gpu_name}** (compute capability "
+                    f"{diagnostics.compute_capability}).")
+    elif diagnostics.mps_available:
+        st.markdown("Apple's Metal (MPS) backend answers: tensors can live on `mps`.")
+    else:
+        st.markdown("No GPU answers, so tensors live on the CPU. On your own machine, "
+                    "`torch.cuda.is_available()` should say `True` if you installed a CUDA build "
+                    "and have an NVIDIA driver.")
+    st.caption(f"torch uses {diagnostics.cpu_threads} of {diagnostics.cpu_count} cores per "
+               "operation here: a shared server keeps the other cores for other learners.")
 code_panel(DIAGNOSTICS_SCRIPT, filename="check_device.py", key="home_diagnostics",
            title="Run the same checks on your machine")
 

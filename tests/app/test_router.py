@@ -26,7 +26,7 @@ def test_home_diagnostics_are_torchs_own():
     import torch
 
     at = open_page()
-    table = at.dataframe[0].value
+    table = at.table[0].value
     rows = dict(zip(table["check"], table["value"], strict=True))
     assert rows["torch.__version__"] == torch.__version__
     assert rows["torch.cuda.is_available()"] == str(torch.cuda.is_available())
