@@ -37,7 +37,9 @@ st.markdown(
 )
 diagnostics = diagnose(learner_device())
 table, summary = st.columns([3, 2], gap="large")
-table.table(pd.DataFrame(diagnostics.rows(), columns=["check", "value"]), hide_index=True)
+# st.table renders Markdown in cells: code spans keep `torch.__version__` from turning bold.
+rows = [(f"`{check}`", value) for check, value in diagnostics.rows()]
+table.table(pd.DataFrame(rows, columns=["check", "value"]), hide_index=True)
 with summary:
     st.metric("PyTorch computes on", diagnostics.selected)
     if diagnostics.cuda_available:
