@@ -5,14 +5,13 @@ from tests.app.apptest import open_page, shown_text
 def test_home_opens_without_exception_and_lists_only_built_tools():
     at = open_page()
     assert not at.exception
-    text = shown_text(at)
-    assert "PyTorch Workbench" in text
-    links = [link.proto.page for link in at.get("page_link")]
-    built = {t.script for t in built_tools()} | ({LESSONS_PAGE.script} if built_tools() else set())
-    assert {link for link in links if link.startswith("pages/")} == built
+    assert "PyTorch Workbench" in shown_text(at)
+    linked = {link.proto.page for link in at.get("page_link")}  # url paths of the targets
+    built = {t.url_path for t in built_tools()}
+    assert linked == (built | {LESSONS_PAGE.url_path} if built else set())
     for tool in TOOLS:
         if not tool.built:
-            assert tool.script not in links
+            assert tool.url_path not in linked
 
 
 def test_every_built_tool_opens_through_the_router_without_exception():
