@@ -5,6 +5,7 @@ gets a fresh browser page (a fresh Streamlit session).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -42,8 +43,9 @@ def _wait_healthy(base: str, server: subprocess.Popen, timeout: float = 90) -> N
     raise RuntimeError(f"no healthy streamlit at {base} after {timeout}s")
 
 
-@pytest.fixture(scope="session")
-def app_url() -> Iterator[str]:
+@contextlib.contextmanager
+def serve() -> Iterator[str]:
+    """A fresh `streamlit run` of the app on a free loopback port, stopped on exit."""
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
@@ -61,6 +63,12 @@ def app_url() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    with serve() as base:
+        yield base
 
 
 @pytest.fixture(scope="session")
