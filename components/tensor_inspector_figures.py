@@ -43,7 +43,7 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> g
     n_rows = max(1, math.ceil(len(panels) / n_cols))
     titles = [p.title for p in panels] if picture.rank > 2 else None
     fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=titles,
-                        horizontal_spacing=0.04, vertical_spacing=min(0.12, 0.5 / n_rows))
+                        horizontal_spacing=0.05, vertical_spacing=min(0.12, 0.5 / n_rows))
     for number, panel in enumerate(panels):
         row, col = number // n_cols + 1, number % n_cols + 1
         hover, text = [], []
@@ -69,6 +69,14 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> g
     fig.update_xaxes(showgrid=False, zeroline=False, tickmode="linear", dtick=1, side="top")
     if picture.rank < 2:
         fig.update_yaxes(showticklabels=False)
+    if picture.rank > 2:
+        # Small multiples: the slice titles say where each panel is; row numbers on the left
+        # column only, so labels never run into the neighbouring panel.
+        fig.update_xaxes(showticklabels=False)
+        for number in range(len(panels)):
+            if number % n_cols:
+                fig.update_yaxes(showticklabels=False, row=number // n_cols + 1,
+                                 col=number % n_cols + 1)
     rows_drawn = panels[0].rows if panels else 1
     height = n_rows * (rows_drawn * _cell_height() + (50 if picture.rank > 2 else 20)) + 50
     fig.update_layout(height=max(120, height), plot_bgcolor="rgba(0,0,0,0)")

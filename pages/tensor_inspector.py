@@ -221,11 +221,11 @@ with build_col:
                 column.number_input(f"dim {i}", min_value=0, max_value=10**9, step=1,
                                     key=f"ti_dim_{i}", on_change=_dim_edited)
         add_front, add_back, drop = st.columns(3)
-        add_front.button("Add dim in front", on_click=_add_dim, args=(0,), key="ti_add_front",
+        add_front.button("Dim in front", on_click=_add_dim, args=(0,), key="ti_add_front",
                          disabled=len(shape_now) >= 5, icon=":material/add:", width="stretch")
-        add_back.button("Add dim at end", on_click=_add_dim, args=(1,), key="ti_add_back",
+        add_back.button("Dim at end", on_click=_add_dim, args=(1,), key="ti_add_back",
                         disabled=len(shape_now) >= 5, icon=":material/add:", width="stretch")
-        drop.button("Remove last dim", on_click=_drop_dim, key="ti_drop_dim",
+        drop.button("Last dim", on_click=_drop_dim, key="ti_drop_dim",
                     disabled=not shape_now, icon=":material/remove:", width="stretch")
     dtype_col, fill_col = st.columns(2)
     if visible("dtype"):
@@ -337,7 +337,7 @@ with st.container(key="tensor_inspector_main"):
                                       help="positions: where each element lives in storage")
     drawn: StepView = report.views[labels.index(ss["ti_draw"])]
     facts = drawn.facts
-    metric_cols = st.columns(6)
+    metric_cols = st.columns([1.6, 1.9, 0.9, 0.9, 1, 1.1])
     metric_cols[0].metric("shape", shape_text(facts.shape))
     metric_cols[1].metric("stride", shape_text(facts.stride),
                           help="storage elements skipped by one step along each dimension")
@@ -347,19 +347,20 @@ with st.container(key="tensor_inspector_main"):
                           help=f"numel {facts.numel:,} x itemsize {facts.itemsize} bytes")
     metric_cols[5].metric("memory", facts.memory if drawn.step else "new memory")
     picture = layout_picture(drawn, colour_max=report.views[0].facts.numel - 1)
-    grid_col, strip_col = st.columns([1, 1], gap="large")
+    grid_col, walk_col = st.columns([1, 1], gap="large")
     with grid_col:
         st.markdown(f"**Logical view** of `{drawn.label}`: what indexing sees")
         st.plotly_chart(grid_figure(picture, label=drawn.label, show=show or "values",
                                     key="ti_grid"), key="ti_grid", config=PLOTLY_CONFIG)
-    with strip_col:
-        st.markdown("**Storage**: the flat memory underneath, in address order "
-                    "(grey: not read by this view)")
-        st.plotly_chart(strip_figure(picture, show=show or "values", key="ti_strip"),
-                        key="ti_strip", config=PLOTLY_CONFIG)
-        st.markdown("**Memory walk**: reading the tensor row by row, where does each element "
-                    "come from? A straight staircase of 1s is contiguous; jumps are a view.")
+    with walk_col:
+        st.markdown("**Memory walk**: reading the tensor row by row, which storage position "
+                    "does each element come from? A straight line (steps of 1) is contiguous; "
+                    "jumps mean the view hops through memory.")
         st.plotly_chart(walk_figure(picture, key="ti_walk"), key="ti_walk", config=PLOTLY_CONFIG)
+    st.markdown("**Storage**: the flat memory underneath, in address order; the row label is the "
+                "position of its first cell. Grey cells are not read by this view.")
+    st.plotly_chart(strip_figure(picture, show=show or "values", key="ti_strip"),
+                    key="ti_strip", config=PLOTLY_CONFIG)
     if picture.truncated:
         st.caption("Drawn in part: " + "; ".join(picture.truncated) + ".")
     if facts.numel and len(facts.stride):
