@@ -61,7 +61,7 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> g
             text.append(text_row)
         fig.add_trace(go.Heatmap(
             z=panel.colours, text=text, customdata=hover, texttemplate="%{text}",
-            hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE, zmin=0,
+            hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE, zmin=picture.colour_min,
             zmax=picture.colour_max, showscale=False, xgap=2, ygap=2,
             textfont={"color": "#111111", "size": round(13 * graph_scale())}), row=row, col=col)
     fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False,
@@ -105,7 +105,7 @@ def strip_figure(picture: LayoutPicture, *, show: str, key: str) -> go.Figure:
                            + (f"<br>read by {reader}" if reader else ""))
     fig = go.Figure(go.Heatmap(
         z=z, text=text, customdata=hover, texttemplate="%{text}", hoverongaps=False,
-        hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE, zmin=0,
+        hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE, zmin=picture.colour_min,
         zmax=picture.colour_max, showscale=False, xgap=2, ygap=2,
         textfont={"color": "#111111", "size": round(12 * graph_scale())}))
     # Cells this view does not read stay grey, labelled with their position.
@@ -171,7 +171,8 @@ def shapes_figure(combo: Combination, *, key: str) -> go.Figure:
     fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=[0, 1, 2], ticktext=rows,
                      showgrid=False, zeroline=False)
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(columns))),
-                     ticktext=[c.rule for c in columns], side="bottom", showgrid=False,
+                     ticktext=[c.rule if c.matrix or combo.combine != "matmul" else f"batch: {c.rule}"
+                               for c in columns], side="bottom", showgrid=False,
                      zeroline=False)
     fig.update_layout(height=round(3 * 48 * graph_scale()) + 80, plot_bgcolor="rgba(0,0,0,0)")
     return style_figure(fig, uirevision=key)

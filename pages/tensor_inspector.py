@@ -6,6 +6,7 @@ holds the lesson link of what is on screen (shape, dtype, ops, ...; see README.m
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pandas as pd
 import streamlit as st
@@ -221,11 +222,13 @@ with build_col:
                 column.number_input(f"dim {i}", min_value=0, max_value=10**9, step=1,
                                     key=f"ti_dim_{i}", on_change=_dim_edited)
         add_front, add_back, drop = st.columns(3)
-        add_front.button("Dim in front", on_click=_add_dim, args=(0,), key="ti_add_front",
+        add_front.button("Front", on_click=_add_dim, args=(0,), key="ti_add_front",
+                         help="Add a dimension of size 1 in front",
                          disabled=len(shape_now) >= 5, icon=":material/add:", width="stretch")
-        add_back.button("Dim at end", on_click=_add_dim, args=(1,), key="ti_add_back",
+        add_back.button("End", on_click=_add_dim, args=(1,), key="ti_add_back",
+                        help="Add a dimension of size 1 at the end",
                         disabled=len(shape_now) >= 5, icon=":material/add:", width="stretch")
-        drop.button("Last dim", on_click=_drop_dim, key="ti_drop_dim",
+        drop.button("Drop last", on_click=_drop_dim, key="ti_drop_dim", help="Remove the last dimension",
                     disabled=not shape_now, icon=":material/remove:", width="stretch")
     dtype_col, fill_col = st.columns(2)
     if visible("dtype"):
@@ -413,7 +416,8 @@ with broadcast_tab:
     if combo.columns:
         st.plotly_chart(shapes_figure(combo, key="ti_shapes"), key="ti_shapes",
                         config=PLOTLY_CONFIG)
-    st.caption(" · ".join(combo.notes))
+    st.caption(" · ".join(combo.notes) + ". Green: sizes that match; blue: a size-1 (or missing) "
+               "dimension stretched with stride 0; orange: the matrix dimensions; red: a mismatch.")
     code_panel(f"import torch\n\na = torch.zeros({shape_text(combo.left)})\n"
                f"b = torch.zeros({shape_text(combo.right)})\n"
                f"print(({combo.expression}).shape)\n", filename="shapes.py", key="ti_shapes_code")
@@ -422,24 +426,26 @@ with dtype_tab:
     chosen = dtype_info(settings.dtype)
     st.markdown(f"**{chosen.name}**: {chosen.kind}, {chosen.bits} bits ({chosen.itemsize} "
                 f"bytes per element). Used for {chosen.used_for}.")
-    info_cols = st.columns(4)
-    info_cols[0].metric("range", f"{chosen.smallest} .. {chosen.largest}")
-    info_cols[1].metric("resolution near 1", chosen.resolution,
-                        help="finfo.eps: the gap between 1 and the next number (1 for integers)")
-    info_cols[2].metric("0.1 is stored as", chosen.one_tenth)
     shape_bytes = torch.empty(settings.shape, dtype=DTYPES[settings.dtype], device="meta").nbytes
-    info_cols[3].metric(f"x {shape_text(settings.shape)} takes", human_bytes(shape_bytes),
-                        help=f"{shape_bytes:,} bytes = numel x itemsize")
+    bytes_col, facts_col = st.columns([1, 2.2], vertical_alignment="center")
+    bytes_col.metric(f"x {shape_text(settings.shape)} takes", human_bytes(shape_bytes),
+                     help="nbytes = numel x itemsize, from a meta tensor of this shape")
+    facts_col.markdown(
+        f"- **range**: {chosen.smallest} .. {chosen.largest}\n"
+        f"- **resolution near 1** (`finfo.eps`; 1 for integers): {chosen.resolution}\n"
+        f"- **0.1 is stored as**: `{chosen.one_tenth}`\n"
+        f"- **bytes**: {math.prod(settings.shape):,} elements x {chosen.itemsize} = "
+        f"{shape_bytes:,} bytes")
     if chosen.exponent_bits is not None and chosen.mantissa_bits is not None:
         st.plotly_chart(bits_figure(chosen.sign_bits or 0, chosen.exponent_bits,
                                     chosen.mantissa_bits, key="ti_bits"),
                         key="ti_bits", config=PLOTLY_CONFIG)
     table = pd.DataFrame([{
-        "dtype": d.name, "bits": d.bits, "sign + exponent + mantissa": d.split,
+        "dtype": d.name, "used for": d.used_for, "bits": d.bits, "sign + exponent + mantissa": d.split,
         "min": d.smallest, "max": d.largest, "resolution": d.resolution, "0.1 stored as": d.one_tenth,
         f"x {shape_text(settings.shape)}": human_bytes(
-            torch.empty(settings.shape, dtype=DTYPES[d.name], device="meta").nbytes),
-        "used for": d.used_for} for d in dtype_table()])
+            torch.empty(settings.shape, dtype=DTYPES[d.name], device="meta").nbytes)}
+        for d in dtype_table()])
     st.dataframe(table, hide_index=True, key="ti_dtype_table")
 
 with numpy_tab:
@@ -450,6 +456,8 @@ with numpy_tab:
     written = st.number_input("Write this into arr[0, 0]", min_value=-1000, max_value=1000,
                               value=100, step=1, key="ti_bridge_write")
     result = bridge(settings.dtype, int(written))
+    st.caption(f"`arr = np.arange(6, dtype=np.float32).reshape(2, 3)` lives at data pointer "
+               f"`{result.array_pointer}`.")
     st.table(pd.DataFrame([{"way": r.way, "same data pointer as its source": "yes" if
                             r.shares_memory else "no (a copy)", "data pointer": r.data_pointer,
                             "after the write": r.after_write} for r in result.rows]),

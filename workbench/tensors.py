@@ -472,6 +472,7 @@ class LayoutPicture:
     strip_values: list[str] | None
     strip_readers: list[str]                # "x[1, 2] (+3 more)" or ""
     walk: list[int]                         # storage positions in the tensor's logical order
+    colour_min: int                         # the colour scale both pictures share
     colour_max: int
     truncated: list[str]                    # notes on what was left out
 
@@ -495,7 +496,8 @@ def layout_picture(view: StepView, *, colour_max: int | None = None, max_rows: i
                    max_walk: int = 384) -> LayoutPicture:
     """The drawn part of one step: grid panels, storage strip and the memory walk.
 
-    `colour_max` is the largest origin id (numel of x - 1), so every step shares one scale.
+    `colour_max` is the largest origin id (numel of x - 1), so every step shares one scale; when
+    x is too large to draw whole, the scale spans the colours on screen instead.
     """
     t, facts = view.tensor, view.facts
     real = view.origin is not None
@@ -575,13 +577,18 @@ def layout_picture(view: StepView, *, colour_max: int | None = None, max_rows: i
     else:
         strip_colours = list(range(strip_n))
         walk = _walk_positions(shape, stride, offset, max_walk)
-    if colour_max is None:
-        colour_max = facts.storage_elements - 1
-    colour_max = max(colour_max, 1)
+    drawn = [c for panel in panels for row in panel.colours for c in row] + \
+        [c for c in strip_colours if c is not None]
+    if colour_max is None or colour_max >= max_strip:
+        # Only part is drawn: spread the colours over what is on screen, or all would look alike.
+        colour_min, colour_max = (min(drawn), max(drawn)) if drawn else (0, 1)
+    else:
+        colour_min = 0
+    colour_max = max(colour_max, colour_min + 1)
     if facts.numel > len(walk) and walk:
         notes.append(f"the memory walk follows the first {len(walk)} of {facts.numel:,} elements")
     return LayoutPicture(rank, panels, list(range(strip_n)), strip_colours, strip_values, readers,
-                         walk, colour_max, notes)
+                         walk, colour_min, colour_max, notes)
 
 
 def _walk_positions(shape: tuple[int, ...], stride: tuple[int, ...], offset: int,
