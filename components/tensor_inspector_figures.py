@@ -39,7 +39,7 @@ def _cell_index(picture: LayoutPicture, lead: tuple[int, ...], r: int, c: int) -
 def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> go.Figure:
     """The logical view: one grid (rank <= 2) or small multiples of 2-D slices (rank 3-5)."""
     panels = picture.panels
-    n_cols = 1 if len(panels) <= 1 else min(len(panels), 4 if panels[0].cols <= 6 else 2)
+    n_cols = 1 if len(panels) <= 1 else min(len(panels), 4 if panels[0].cols <= 8 else 3)
     n_rows = max(1, math.ceil(len(panels) / n_cols))
     titles = [p.title for p in panels] if picture.rank > 2 else None
     fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=titles,

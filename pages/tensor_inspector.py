@@ -221,15 +221,16 @@ with build_col:
                     ss[f"ti_dim_{i}"] = shape_now[i]
                 column.number_input(f"dim {i}", min_value=0, max_value=10**9, step=1,
                                     key=f"ti_dim_{i}", on_change=_dim_edited)
-        add_front, add_back, drop = st.columns(3)
-        add_front.button("Front", on_click=_add_dim, args=(0,), key="ti_add_front",
-                         help="Add a dimension of size 1 in front",
-                         disabled=len(shape_now) >= 5, icon=":material/add:", width="stretch")
-        add_back.button("End", on_click=_add_dim, args=(1,), key="ti_add_back",
-                        help="Add a dimension of size 1 at the end",
-                        disabled=len(shape_now) >= 5, icon=":material/add:", width="stretch")
-        drop.button("Drop last", on_click=_drop_dim, key="ti_drop_dim", help="Remove the last dimension",
-                    disabled=not shape_now, icon=":material/remove:", width="stretch")
+        with st.container(horizontal=True, key="ti_dim_buttons"):
+            st.button("Dim in front", on_click=_add_dim, args=(0,), key="ti_add_front",
+                      help="Add a dimension of size 1 in front", disabled=len(shape_now) >= 5,
+                      icon=":material/add:")
+            st.button("Dim at end", on_click=_add_dim, args=(1,), key="ti_add_back",
+                      help="Add a dimension of size 1 at the end", disabled=len(shape_now) >= 5,
+                      icon=":material/add:")
+            st.button("Drop last dim", on_click=_drop_dim, key="ti_drop_dim",
+                      help="Remove the last dimension", disabled=not shape_now,
+                      icon=":material/remove:")
     dtype_col, fill_col = st.columns(2)
     if visible("dtype"):
         dtype_col.selectbox("dtype", list(DTYPES), key=K_DTYPE,
@@ -254,24 +255,22 @@ with chain_col:
                       placeholder="e.g. transpose(0, 1).reshape(4, -1)[:, 1:3]",
                       help="Allowed: " + ", ".join(ALLOWED_METHODS) + ", and indexing with "
                       "slices, whole numbers, None and `...`.")
-        method_col, args_col, add_col = st.columns([1.1, 1, 0.8], vertical_alignment="bottom")
+        method_col, args_col = st.columns(2)
         if "ti_add_method" not in ss:
             ss["ti_add_method"], ss["ti_add_args"] = "transpose", ARG_TEMPLATES["transpose"]
         method_col.selectbox("Op", [*ALLOWED_METHODS, "[ ]"], key="ti_add_method",
                              on_change=_method_picked,
                              format_func=lambda m: "indexing [ ]" if m == "[ ]" else m)
         args_col.text_input("Arguments", key="ti_add_args")
-        add_col.button("Append", on_click=_append_step, key="ti_append", icon=":material/add:",
-                       type="primary", width="stretch")
         st.caption(f"`{ss['ti_add_method']}`: " + ALLOWED_METHODS.get(
             ss["ti_add_method"], "slices (`1:3`, `::2`), whole numbers, `None` and `...`"))
         if "ti_add_problem" in ss:
             st.warning(ss["ti_add_problem"], icon=":material/warning:")
-        undo_col, clear_col = st.columns(2)
-        undo_col.button("Undo last step", on_click=_undo_step, key="ti_undo",
-                        icon=":material/undo:", width="stretch")
-        clear_col.button("Clear the chain", on_click=_clear_chain, key="ti_clear",
-                         icon=":material/clear_all:", width="stretch")
+        with st.container(horizontal=True, key="ti_chain_buttons"):
+            st.button("Append step", on_click=_append_step, key="ti_append",
+                      icon=":material/add:", type="primary")
+            st.button("Undo last step", on_click=_undo_step, key="ti_undo", icon=":material/undo:")
+            st.button("Clear", on_click=_clear_chain, key="ti_clear", icon=":material/clear_all:")
     else:
         st.code("x" + ("." + link.ops if link.ops and link.ops[0] != "[" else link.ops),
                 language="python")
@@ -302,14 +301,14 @@ def _facts_rows(inspection: Inspection) -> pd.DataFrame:
         rows.append({"step": str(number) if number else "x", "code": view.label,
                      "shape": shape_text(f.shape), "stride": shape_text(f.stride),
                      "offset": str(f.storage_offset), "contiguous": "yes" if f.is_contiguous else "no",
-                     "numel": f"{f.numel:,}", "nbytes": human_bytes(f.nbytes),
-                     "storage": f"{f.storage_elements:,} el · {human_bytes(f.storage_bytes)}",
-                     "memory": f.memory if number else "new memory (x)", "what happened": view.note})
+                     "nbytes": human_bytes(f.nbytes),
+                     "storage": f"{f.storage_elements:,} el., {human_bytes(f.storage_bytes)}",
+                     "memory": f.memory if number else "new"})
     if inspection.chain_failure is not None and inspection.chain_failure.step_number is not None:
         failure = inspection.chain_failure
         rows.append({"step": str(failure.step_number), "code": failure.label, "shape": "error",
-                     "stride": "", "offset": "", "contiguous": "", "numel": "", "nbytes": "",
-                     "storage": "", "memory": "", "what happened": failure.error.title})
+                     "stride": "", "offset": "", "contiguous": "", "nbytes": "", "storage": "",
+                     "memory": ""})
     return pd.DataFrame(rows)
 
 
@@ -324,6 +323,10 @@ if not report.materialized:
             "values are not made, and colours follow storage positions.",
             icon=":material/memory:")
 st.table(_facts_rows(report), hide_index=True)
+notes = [f"**{number}** · `{view.step.text if view.step else ''}`: {view.note}"
+         for number, view in enumerate(report.views) if view.note]
+if notes:
+    st.markdown("\n".join(f"- {note}" for note in notes))
 if report.chain_failure is not None:
     _show_failure(report.chain_failure, "ti_chain_error")
 
@@ -340,19 +343,30 @@ with st.container(key="tensor_inspector_main"):
                                       help="positions: where each element lives in storage")
     drawn: StepView = report.views[labels.index(ss["ti_draw"])]
     facts = drawn.facts
-    metric_cols = st.columns([1.6, 1.9, 0.9, 0.9, 1, 1.1])
-    metric_cols[0].metric("shape", shape_text(facts.shape))
-    metric_cols[1].metric("stride", shape_text(facts.stride),
-                          help="storage elements skipped by one step along each dimension")
-    metric_cols[2].metric("storage offset", facts.storage_offset)
-    metric_cols[3].metric("contiguous", "yes" if facts.is_contiguous else "no")
-    metric_cols[4].metric("nbytes", human_bytes(facts.nbytes),
-                          help=f"numel {facts.numel:,} x itemsize {facts.itemsize} bytes")
-    metric_cols[5].metric("memory", facts.memory if drawn.step else "new memory")
+    with st.container(key="ti_facts"):
+        # Long shapes and strides wrap instead of being cut off (projectors, rank 5).
+        st.html("<style>.st-key-ti_facts [data-testid=stMetricValue] * {white-space: normal;"
+                " overflow-wrap: anywhere; font-size: 1.9rem;}</style>")
+        first_row = st.columns(3)
+        first_row[0].metric("shape", shape_text(facts.shape))
+        first_row[1].metric("stride", shape_text(facts.stride),
+                            help="storage elements skipped by one step along each dimension")
+        first_row[2].metric("storage offset", facts.storage_offset,
+                            help="where element [0, 0, ...] lives in storage")
+        second_row = st.columns(3)
+        second_row[0].metric("contiguous", "yes" if facts.is_contiguous else "no",
+                             help="row-major with no gaps: is_contiguous()")
+        second_row[1].metric("nbytes", human_bytes(facts.nbytes),
+                             help=f"numel {facts.numel:,} x itemsize {facts.itemsize} bytes")
+        second_row[2].metric("memory", facts.memory if drawn.step else "new memory",
+                             help="view: shares its input's storage; new memory: a copy")
     picture = layout_picture(drawn, colour_max=report.views[0].facts.numel - 1)
-    grid_col, walk_col = st.columns([1, 1], gap="large")
+    wide_grid = picture.rank > 2
+    grid_col, walk_col = (st.container(), st.container()) if wide_grid else \
+        st.columns([1, 1], gap="large")
     with grid_col:
-        st.markdown(f"**Logical view** of `{drawn.label}`: what indexing sees")
+        st.markdown(f"**Logical view** of `{drawn.label}`: what indexing sees"
+                    + (", one 2-D slice per panel" if wide_grid else ""))
         st.plotly_chart(grid_figure(picture, label=drawn.label, show=show or "values",
                                     key="ti_grid"), key="ti_grid", config=PLOTLY_CONFIG)
     with walk_col:
