@@ -80,7 +80,9 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> g
     rows_drawn = panels[0].rows if panels else 1
     height = n_rows * (rows_drawn * _cell_height() + (50 if picture.rank > 2 else 20)) + 50
     fig.update_layout(height=max(120, height), plot_bgcolor="rgba(0,0,0,0)")
-    return style_figure(fig, uirevision=key)
+    style_figure(fig, uirevision=key)
+    fig.update_annotations(font_size=round(14 * graph_scale()))   # the slice titles
+    return fig
 
 
 def strip_figure(picture: LayoutPicture, *, show: str, key: str) -> go.Figure:
