@@ -38,6 +38,7 @@ from workbench.tensors import (
     DTYPES,
     FILLS,
     LINK_SCHEMA,
+    MAX_TOTAL_VALUES,
     MAX_VALUES,
     PRESETS,
     RANDOM_FILLS,
@@ -301,13 +302,14 @@ def _facts_rows(inspection: Inspection) -> pd.DataFrame:
         rows.append({"step": str(number) if number else "x", "code": view.label,
                      "shape": shape_text(f.shape), "stride": shape_text(f.stride),
                      "offset": str(f.storage_offset), "contiguous": "yes" if f.is_contiguous else "no",
-                     "nbytes": human_bytes(f.nbytes),
+                     "numel": f"{f.numel:,}", "nbytes": human_bytes(f.nbytes),
                      "storage": f"{f.storage_elements:,} el., {human_bytes(f.storage_bytes)}",
                      "memory": f.memory if number else "new"})
     if inspection.chain_failure is not None and inspection.chain_failure.step_number is not None:
         failure = inspection.chain_failure
         rows.append({"step": str(failure.step_number), "code": failure.label, "shape": "error",
-                     "stride": "", "offset": "", "contiguous": "", "nbytes": "", "storage": "",
+                     "stride": "", "offset": "", "contiguous": "", "numel": "", "nbytes": "",
+                     "storage": "",
                      "memory": ""})
     return pd.DataFrame(rows)
 
@@ -318,10 +320,15 @@ if report.build_failure is not None:
 if not report.materialized:
     st.info(f"The largest step holds {report.largest_numel:,} elements "
             f"({human_bytes(report.largest_numel * report.views[0].facts.itemsize)} of "
-            f"{settings.dtype}), above this page's cap of {MAX_VALUES:,} elements. The facts come "
+            f"{settings.dtype}) and all steps together {report.total_numel:,}: above this page's "
+            f"cap of {MAX_VALUES:,} per step and {MAX_TOTAL_VALUES:,} in all. The facts come "
             "from the `meta` device, which computes shapes, strides and errors without memory; "
             "values are not made, and colours follow storage positions.",
             icon=":material/memory:")
+x_facts = report.views[0].facts
+st.markdown(f"x is `{x_facts.dtype}`: **{x_facts.itemsize} bytes per element** (itemsize), so "
+            f"nbytes = numel x {x_facts.itemsize}. *memory* says whether a step **shares** its "
+            "input's storage (view) or owns **new memory** (a copy).")
 st.table(_facts_rows(report), hide_index=True)
 notes = [f"**{number}** · `{view.step.text if view.step else ''}`: {view.note}"
          for number, view in enumerate(report.views) if view.note]
@@ -407,7 +414,7 @@ with broadcast_tab:
         if visible(param):
             column.text_input(f"shape of {'a' if param == 'lhs' else 'b'}", key=key)
             try:
-                parsed = parse_shape(ss[key])
+                parsed = parse_shape(ss[key], max_rank=6)
                 if any(size > 4096 for size in parsed):
                     raise ValueError("sizes up to 4096 here")
                 ss[f"ti_{param}_valid"] = parsed

@@ -43,8 +43,11 @@ FILLS = ("arange", "zeros", "ones", "full", "empty", "rand", "randn", "randint",
          "randint_like")
 MAX_RANK = 5
 MAX_DIM_SIZE = 10**9
-# Values are made real only when every step has at most this many elements (2 MiB of float64).
+# Values are made real only when every step has at most MAX_VALUES elements (2 MiB of float64)
+# and all steps together at most MAX_TOTAL_VALUES (a chain of copies stays within ~16 MiB,
+# origin ids included). Above that, facts come from `meta` alone.
 MAX_VALUES = 262_144
+MAX_TOTAL_VALUES = 4 * MAX_VALUES
 RANDINT_HIGH = 10
 
 
@@ -249,6 +252,7 @@ class Inspection:
     build_failure: Failure | None = None   # the factory refused this dtype
     materialized: bool = False
     largest_numel: int = 0
+    total_numel: int = 0
 
     @property
     def result(self) -> StepView:
@@ -270,7 +274,8 @@ def inspect(settings: TensorSettings, device: torch.device | str = "cpu") -> Ins
     meta = torch.empty(settings.shape, dtype=DTYPES[settings.dtype], device="meta")
     meta_views, meta_failure = _run_chain(meta, None, report.steps)
     report.largest_numel = max(v.facts.numel for v in meta_views)
-    if report.largest_numel <= MAX_VALUES:
+    report.total_numel = sum(v.facts.numel for v in meta_views)
+    if report.largest_numel <= MAX_VALUES and report.total_numel <= MAX_TOTAL_VALUES:
         try:
             real = build_tensor(settings, device)
         except (RuntimeError, TypeError, ValueError) as exc:
@@ -418,7 +423,31 @@ def _step_failure(exc: BaseException, steps: tuple[Step, ...], number: int,
         if pattern in message:
             base = ExplainedError(title, message, explanation, (), base.kind)
             break
-    return Failure(base, (drop,), number, before.label + step.code())
+    if "is invalid for input of size" in message and step.method in ("view", "reshape"):
+        fixes.extend(_infer_size_fixes(steps, number, before))
+    return Failure(base, (*fixes, drop), number, before.label + step.code())
+
+
+def _infer_size_fixes(steps: tuple[Step, ...], number: int, before: StepView) -> list[Fix]:
+    """For `view(5, 4)` on 24 elements: offer `view(5, -1)` or `view(-1, 4)` when PyTorch
+    (on `meta`) accepts them, so the learner sees -1 work out the missing size."""
+    step = steps[number - 1]
+    sizes = step.args[0] if len(step.args) == 1 and isinstance(step.args[0], tuple) else step.args
+    if not sizes or not all(isinstance(s, int) for s in sizes) or step.kwargs:
+        return []
+    probe = torch.empty(before.facts.shape, device="meta")
+    fixes = []
+    for position in (len(sizes) - 1, 0) if len(sizes) > 1 else (0,):
+        candidate = tuple(-1 if i == position else s for i, s in enumerate(sizes))
+        new = Step(text=f"{step.method}({', '.join(map(str, candidate))})", method=step.method,
+                   args=candidate)
+        try:
+            apply_step(probe, new)
+        except (RuntimeError, ValueError):
+            continue
+        fixes.append(Fix(f"Let PyTorch infer a size: {new.text}",
+                         (("ops", _replace_step(steps, number, [new])),)))
+    return fixes
 
 
 def _build_failure(exc: BaseException, settings: TensorSettings) -> Failure:
@@ -604,12 +633,12 @@ def _walk_positions(shape: tuple[int, ...], stride: tuple[int, ...], offset: int
     return positions.tolist()
 
 
-def parse_shape(text: str) -> tuple[int, ...]:
+def parse_shape(text: str, max_rank: int = MAX_RANK) -> tuple[int, ...]:
     """A typed shape such as `2, 3, 4`, `(5,)` or `` (a scalar), checked and never clamped."""
     parts = [p.strip() for p in text.strip().strip("()[]").split(",")]
     parts = [p for p in parts if p]
-    if len(parts) > MAX_RANK:
-        raise ValueError(f"at most {MAX_RANK} dimensions (rank 0 to {MAX_RANK})")
+    if len(parts) > max_rank:
+        raise ValueError(f"at most {max_rank} dimensions (rank 0 to {max_rank})")
     sizes = []
     for part in parts:
         try:

@@ -275,3 +275,22 @@ def test_parse_shape(text, shape):
 def test_parse_shape_refuses(text):
     with pytest.raises(ValueError):
         parse_shape(text)
+
+
+def test_a_size_mismatch_offers_minus_one_where_pytorch_accepts_it():
+    report = inspect(TensorSettings(shape=(4, 6), ops="view(5, 4)"))
+    x = torch.arange(24.0).reshape(4, 6)
+    with pytest.raises(RuntimeError) as caught:
+        x.view(5, 4)
+    assert report.chain_failure.error.message == str(caught.value)
+    offered = [dict(f.changes)["ops"] for f in report.chain_failure.fixes]
+    assert offered[0] == "view(-1, 4)" and offered[-1] == ""
+    assert tuple(x.view(-1, 4).shape) == inspect(TensorSettings(ops=offered[0])).result.facts.shape
+
+
+def test_a_long_chain_of_copies_stays_within_the_total_cap():
+    chain = ".".join(["clone()"] * 12)
+    small = inspect(TensorSettings(shape=(100, 100), ops=chain))
+    large = inspect(TensorSettings(shape=(300, 300), ops=chain))
+    assert small.materialized and not large.materialized
+    assert large.total_numel == 13 * 300 * 300 > tensors.MAX_TOTAL_VALUES
