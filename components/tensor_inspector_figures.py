@@ -24,6 +24,20 @@ def _cell_height() -> int:
     return round(34 * graph_scale())
 
 
+def _cell_width() -> int:
+    return round(52 * graph_scale())
+
+
+MAIN_WIDTH = 900     # about the width of the page's main column on a laptop, in pixels
+
+
+def _text_size(cells: list[list[str]], base: int) -> int:
+    """Smaller labels for long numbers, so 5- and 6-digit positions stay inside their cell."""
+    longest = max((len(t) for row in cells for t in row), default=1)
+    shrink = 1.0 if longest <= 4 else 0.8 if longest <= 6 else 0.65
+    return round(base * shrink * graph_scale())
+
+
 def _index_text(index: tuple[int, ...]) -> str:
     return "x[" + ", ".join(str(i) for i in index) + "]"
 
@@ -39,11 +53,16 @@ def _cell_index(picture: LayoutPicture, lead: tuple[int, ...], r: int, c: int) -
 def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> go.Figure:
     """The logical view: one grid (rank <= 2) or small multiples of 2-D slices (rank 3-5)."""
     panels = picture.panels
-    n_cols = 1 if len(panels) <= 1 else min(len(panels), 4 if panels[0].cols <= 8 else 3)
+    panel_width = (panels[0].cols if panels else 1) * _cell_width() + 24
+    n_cols = max(1, min(len(panels), 4, MAIN_WIDTH // panel_width))
     n_rows = max(1, math.ceil(len(panels) / n_cols))
     titles = [p.title for p in panels] if picture.rank > 2 else None
+    rows_drawn = panels[0].rows if panels else 1
+    gap = 56 if picture.rank > 2 else 0          # pixels between rows of panels, for the titles
+    height = max(120, n_rows * (rows_drawn * _cell_height() + gap) + 60)
     fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=titles,
-                        horizontal_spacing=0.05, vertical_spacing=min(0.12, 0.5 / n_rows))
+                        horizontal_spacing=0.05,
+                        vertical_spacing=min(0.3, gap / height) if n_rows > 1 else 0.0)
     for number, panel in enumerate(panels):
         row, col = number // n_cols + 1, number % n_cols + 1
         hover, text = [], []
@@ -61,9 +80,9 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> g
             text.append(text_row)
         fig.add_trace(go.Heatmap(
             z=panel.colours, text=text, customdata=hover, texttemplate="%{text}",
-            hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE, zmin=picture.colour_min,
-            zmax=picture.colour_max, showscale=False, xgap=2, ygap=2,
-            textfont={"color": "#111111", "size": round(13 * graph_scale())}), row=row, col=col)
+            hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE,
+            zmin=picture.colour_min, zmax=picture.colour_max, showscale=False, xgap=2, ygap=2,
+            textfont={"color": "#111111", "size": _text_size(text, 13)}), row=row, col=col)
     fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False,
                      tickmode="linear", dtick=1, title_text=None)
     fig.update_xaxes(showgrid=False, zeroline=False, tickmode="linear", dtick=1, side="top")
@@ -77,9 +96,10 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> g
             if number % n_cols:
                 fig.update_yaxes(showticklabels=False, row=number // n_cols + 1,
                                  col=number % n_cols + 1)
-    rows_drawn = panels[0].rows if panels else 1
-    height = n_rows * (rows_drawn * _cell_height() + (50 if picture.rank > 2 else 20)) + 50
-    fig.update_layout(height=max(120, height), plot_bgcolor="rgba(0,0,0,0)")
+    cols_drawn = panels[0].cols if panels else 1
+    # Small tensors keep square-ish cells instead of stretching across the page.
+    width = n_cols * (cols_drawn * _cell_width() + 24) + 60
+    fig.update_layout(height=height, width=width, plot_bgcolor="rgba(0,0,0,0)")
     style_figure(fig, uirevision=key)
     fig.update_annotations(font_size=round(14 * graph_scale()))   # the slice titles
     return fig
@@ -109,7 +129,7 @@ def strip_figure(picture: LayoutPicture, *, show: str, key: str) -> go.Figure:
         z=z, text=text, customdata=hover, texttemplate="%{text}", hoverongaps=False,
         hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE, zmin=picture.colour_min,
         zmax=picture.colour_max, showscale=False, xgap=2, ygap=2,
-        textfont={"color": "#111111", "size": round(12 * graph_scale())}))
+        textfont={"color": "#111111", "size": _text_size(text, 12)}))
     # Cells this view does not read stay grey, labelled with their position.
     unread = [[(text[r][c] if z[r][c] is None and r * width + c < n else None)
                for c in range(width)] for r in range(n_rows)]
@@ -124,7 +144,8 @@ def strip_figure(picture: LayoutPicture, *, show: str, key: str) -> go.Figure:
                      title_text="position")
     fig.update_xaxes(showgrid=False, zeroline=False, tickmode="linear", dtick=1, side="top",
                      title_text=None)
-    fig.update_layout(height=n_rows * _cell_height() + 70, plot_bgcolor="rgba(0,0,0,0)")
+    fig.update_layout(height=n_rows * _cell_height() + 70, width=width * round(44 * graph_scale()) + 90,
+                      plot_bgcolor="rgba(0,0,0,0)")
     return style_figure(fig, uirevision=key)
 
 

@@ -375,7 +375,8 @@ with st.container(key="tensor_inspector_main"):
         st.markdown(f"**Logical view** of `{drawn.label}`: what indexing sees"
                     + (", one 2-D slice per panel" if wide_grid else ""))
         st.plotly_chart(grid_figure(picture, label=drawn.label, show=show or "values",
-                                    key="ti_grid"), key="ti_grid", config=PLOTLY_CONFIG)
+                                    key="ti_grid"), key="ti_grid", config=PLOTLY_CONFIG,
+                        width="content")
     with walk_col:
         st.markdown("**Memory walk**: reading the tensor row by row, which storage position "
                     "does each element come from? A straight line (steps of 1) is contiguous; "
@@ -384,7 +385,7 @@ with st.container(key="tensor_inspector_main"):
     st.markdown("**Storage**: the flat memory underneath, in address order; the row label is the "
                 "position of its first cell. Grey cells are not read by this view.")
     st.plotly_chart(strip_figure(picture, show=show or "values", key="ti_strip"),
-                    key="ti_strip", config=PLOTLY_CONFIG)
+                    key="ti_strip", config=PLOTLY_CONFIG, width="content")
     if picture.truncated:
         st.caption("Drawn in part: " + "; ".join(picture.truncated) + ".")
     if facts.numel and len(facts.stride):

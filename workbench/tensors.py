@@ -512,7 +512,8 @@ def _value_text(value: object) -> str:
     if isinstance(value, complex):
         return f"{value.real:.3g}{value.imag:+.3g}j"
     if isinstance(value, float):
-        return f"{value:.4g}"
+        # Whole numbers (arange) print in full so positions stay readable; others in 3 digits.
+        return str(int(value)) if value.is_integer() and abs(value) < 1e7 else f"{value:.3g}"
     return str(value)
 
 
