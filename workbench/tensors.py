@@ -363,15 +363,17 @@ def _step_failure(exc: BaseException, steps: tuple[Step, ...], number: int,
                      (("ops", _replace_step(steps, number, [as_reshape])),)),
                  Fix(f"Call contiguous() first, then {step.text}",
                      (("ops", _replace_step(steps, number, [contiguous, step])),))]
+        walk = _walk_positions(facts.shape, facts.stride, facts.storage_offset, 9)
+        more = ", ..." if facts.numel > len(walk) else ""
         explanation = (
             f"`{before.label}` has shape {facts.shape} and strides {facts.stride}: it is "
-            f"{'not ' if not facts.is_contiguous else ''}contiguous. `view` never copies, so it "
-            "has to describe the new shape with new strides over the *same* storage. The new "
-            "shape merges dimensions whose elements are not evenly spaced in memory "
-            "(the dimensions span non-contiguous memory: look at the storage strip, reading the "
-            "rows of this tensor jumps back and forth), and no single stride can walk them. "
-            "`reshape` gives the same shape by copying the elements into fresh row-major memory "
-            "when it must; `contiguous()` makes that copy explicitly, after which `view` works.")
+            f"{'not ' if not facts.is_contiguous else ''}contiguous. Read row by row, its "
+            f"elements sit at storage positions {', '.join(map(str, walk))}{more} (the memory "
+            "walk below). `view` never copies: it can only put new sizes and strides over the "
+            "*same* storage, and the dimensions it would merge here span non-contiguous "
+            "memory, so no single stride walks them in order. `reshape` gives the same shape by "
+            "copying the elements into fresh row-major memory when it must; `contiguous()` "
+            "makes that copy explicitly, after which `view` works.")
         return Failure(ExplainedError(base.title, message, explanation, base.fixes, base.kind),
                        tuple(fixes), number, before.label + step.code())
     if "step must be greater than zero" in message:
@@ -381,9 +383,12 @@ def _step_failure(exc: BaseException, steps: tuple[Step, ...], number: int,
             "that; PyTorch does not, so strides are always zero or positive. `flip(dim)` gives "
             "the reversed order by copying the data into new memory.",
             ("use `flip(0)` (or the dimension you meant) instead of a negative step",), base.kind)
-        reverse_dims = [d for d, item in enumerate(step.index or ())
-                        if isinstance(item, slice) and item.step is not None and item.step < 0]
-        if reverse_dims:
+        items = step.index or ()
+        full = slice(None)
+        reverse_dims = [d for d, item in enumerate(items) if item == slice(None, None, -1)]
+        # flip(d) replaces the whole step only when the rest of it selects everything.
+        if len(reverse_dims) == 1 and all(item == full for d, item in enumerate(items)
+                                          if d != reverse_dims[0]):
             flip = Step(text=f"flip({reverse_dims[0]})", method="flip", args=(reverse_dims[0],))
             fixes.append(Fix(f"Use {flip.text} (a copy)",
                              (("ops", _replace_step(steps, number, [flip])),)))
