@@ -368,6 +368,9 @@ with st.container(key="tensor_inspector_main"):
         second_row[2].metric("memory", facts.memory if drawn.step else "new memory",
                              help="view: shares its input's storage; new memory: a copy")
     picture = layout_picture(drawn, colour_max=report.views[0].facts.numel - 1)
+    if picture.truncated:
+        st.caption(":material/crop: **Drawn in part**: " + "; ".join(picture.truncated)
+                   + ". The facts above are for the whole tensor; hover a cell for its index.")
     wide_grid = picture.rank > 2
     grid_col, walk_col = (st.container(), st.container()) if wide_grid else \
         st.columns([1, 1], gap="large")
@@ -386,8 +389,6 @@ with st.container(key="tensor_inspector_main"):
                 "position of its first cell. Grey cells are not read by this view.")
     st.plotly_chart(strip_figure(picture, show=show or "values", key="ti_strip"),
                     key="ti_strip", config=PLOTLY_CONFIG, width="content")
-    if picture.truncated:
-        st.caption("Drawn in part: " + "; ".join(picture.truncated) + ".")
     if facts.numel and len(facts.stride):
         terms = " + ".join(f"i{d}·{s}" for d, s in enumerate(facts.stride))
         st.caption(f"Element `[i0, i1, ...]` of `{drawn.label}` is read from storage position "
