@@ -150,6 +150,7 @@ def _apply_preset() -> None:
 
 def _method_picked() -> None:
     ss["ti_add_args"] = ARG_TEMPLATES.get(ss["ti_add_method"], "")
+    ss.pop("ti_add_problem", None)
 
 
 def _append_step() -> None:
@@ -317,7 +318,10 @@ def _facts_rows(inspection: Inspection) -> pd.DataFrame:
 st.subheader("3 · What PyTorch reports", divider="gray")
 if report.build_failure is not None:
     _show_failure(report.build_failure, "ti_build_error")
-if not report.materialized:
+if report.build_failure is not None:
+    st.caption("x could not be built with this fill, so the facts below come from the `meta` "
+               "device (shapes and strides without values).")
+elif not report.materialized:
     st.info(f"The largest step holds {report.largest_numel:,} elements "
             f"({human_bytes(report.largest_numel * report.views[0].facts.itemsize)} of "
             f"{settings.dtype}) and all steps together {report.total_numel:,}: above this page's "

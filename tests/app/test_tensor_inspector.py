@@ -172,3 +172,18 @@ def test_knowledge_check_is_answered_by_pytorch():
     _assert_clean(at)
     nbytes = torch.empty(64, 128, dtype=torch.bfloat16, device="meta").nbytes
     assert f"Right: **{human_bytes(nbytes)}**" in " ".join(s.value for s in at.success)
+
+
+def test_every_preset_opens_cleanly_with_pytorchs_shape():
+    from workbench.tensors import PRESETS, TensorSettings, inspect, shape_text
+
+    at = open_page(PAGE)
+    for name, preset in PRESETS.items():
+        at.selectbox(key="ti_preset").set_value(name).run()
+        _assert_clean(at)
+        expected = inspect(TensorSettings(shape=preset.shape, ops=preset.ops, dtype=preset.dtype))
+        assert _metrics(at)["shape"] == shape_text(expected.result.facts.shape), name
+        assert _metrics(at)["stride"] == shape_text(expected.result.facts.stride), name
+        assert at.text_input(key="ti_ops").value.replace(" ", "") == preset.ops.replace(" ", ""), name
+        if "error" in name or "negative" in name.lower():
+            assert at.button(key="ti_chain_error_fix_0"), name
