@@ -18,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import torch  # noqa: E402
 
-from workbench.tensors import TensorSettings, inspect, layout_picture  # noqa: E402
+from workbench.tensor_layout import layout_picture  # noqa: E402
+from workbench.tensors import TensorSettings, inspect  # noqa: E402
 
 torch.set_num_threads(1)
 

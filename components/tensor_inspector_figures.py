@@ -12,7 +12,7 @@ from plotly.subplots import make_subplots
 
 from components.figures import OKABE_ITO, graph_scale, style_figure
 from workbench.broadcast import EQUAL, INNER, MISMATCH, Combination
-from workbench.tensors import LayoutPicture
+from workbench.tensor_layout import LayoutPicture
 
 # Light to mid tones only, so black cell labels stay readable on every colour.
 CELL_SCALE = [[0.0, "#fde0c5"], [0.25, "#facba6"], [0.5, "#b7e4c7"], [0.75, "#9ecae1"],

@@ -34,20 +34,20 @@ from workbench.errors import ExplainedError
 from workbench.formatting import human_bytes
 from workbench.numpy_bridge import bridge
 from workbench.tensor_codegen import tensor_script
+from workbench.tensor_layout import layout_picture
+from workbench.tensor_presets import PRESETS
 from workbench.tensors import (
     DTYPES,
     FILLS,
     LINK_SCHEMA,
     MAX_TOTAL_VALUES,
     MAX_VALUES,
-    PRESETS,
     RANDOM_FILLS,
     Failure,
     Inspection,
     StepView,
     TensorSettings,
     inspect,
-    layout_picture,
     parse_shape,
     shape_text,
 )

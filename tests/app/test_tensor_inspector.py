@@ -175,7 +175,8 @@ def test_knowledge_check_is_answered_by_pytorch():
 
 
 def test_every_preset_opens_cleanly_with_pytorchs_shape():
-    from workbench.tensors import PRESETS, TensorSettings, inspect, shape_text
+    from workbench.tensor_presets import PRESETS
+    from workbench.tensors import TensorSettings, inspect, shape_text
 
     at = open_page(PAGE)
     for name, preset in PRESETS.items():

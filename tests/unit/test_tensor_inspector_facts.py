@@ -14,15 +14,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench.tensors as tensors
+from workbench.tensor_layout import layout_picture
+from workbench.tensor_presets import PRESETS
 from workbench.tensors import (
     DTYPES,
     FILLS,
     MAX_VALUES,
-    PRESETS,
     TensorSettings,
     build_tensor,
     inspect,
-    layout_picture,
     parse_shape,
 )
 
