@@ -188,3 +188,28 @@ def test_every_preset_opens_cleanly_with_pytorchs_shape():
         assert at.text_input(key="ti_ops").value.replace(" ", "") == preset.ops.replace(" ", ""), name
         if "error" in name or "negative" in name.lower():
             assert at.button(key="ti_chain_error_fix_0"), name
+
+
+def test_drawing_an_earlier_step_shows_its_facts():
+    at = open_page(PAGE, query={"ops": "t().contiguous()"})
+    x = torch.arange(24.0).reshape(4, 6)
+    assert _metrics(at)["stride"] == str(x.t().contiguous().stride())
+    assert _metrics(at)["memory"] == "new memory"
+    at.radio(key="ti_draw").set_value("x.t()").run()
+    _assert_clean(at)
+    assert _metrics(at)["stride"] == str(x.t().stride())
+    assert _metrics(at)["memory"] == "view"
+    at.segmented_control(key="ti_cell_labels").set_value("positions").run()
+    _assert_clean(at)
+
+
+def test_grid_cells_are_labelled_with_pytorchs_storage_positions():
+    import json
+
+    at = open_page(PAGE, query={"ops": "t()"})
+    at.segmented_control(key="ti_cell_labels").set_value("positions").run()
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    x = torch.arange(24.0).reshape(4, 6)
+    view = x.t()
+    positions = torch.as_strided(torch.arange(24), view.shape, view.stride(), view.storage_offset())
+    assert figure["data"][0]["text"] == [[str(p) for p in row] for row in positions.tolist()]
