@@ -446,6 +446,11 @@ with broadcast_tab:
     if combo.columns:
         st.plotly_chart(shapes_figure(combo, key="ti_shapes"), key="ti_shapes",
                         config=PLOTLY_CONFIG)
+    if combo.expanded_strides is not None:
+        left_strides, right_strides = combo.expanded_strides
+        st.markdown(f"Broadcasting copies nothing: `a.expand{shape_text(combo.result)}` has "
+                    f"strides `{left_strides}` and `b.expand{shape_text(combo.result)}` has "
+                    f"`{right_strides}`; a stride of 0 reads the same element again and again.")
     st.caption(" · ".join(combo.notes) + ". Green: sizes that match; blue: a size-1 (or missing) "
                "dimension stretched with stride 0; orange: the matrix dimensions; red: a mismatch.")
     code_panel(f"import torch\n\na = torch.zeros({shape_text(combo.left)})\n"
@@ -476,7 +481,10 @@ with dtype_tab:
         f"x {shape_text(settings.shape)}": human_bytes(
             torch.empty(settings.shape, dtype=DTYPES[d.name], device="meta").nbytes)}
         for d in dtype_table()])
-    st.dataframe(table, hide_index=True, key="ti_dtype_table")
+    chosen_row = table["dtype"] == settings.dtype
+    st.dataframe(table.style.apply(lambda row: ["background-color: #fde0c5" if chosen_row[row.name]
+                                                else "" for _ in row], axis=1),
+                 hide_index=True, key="ti_dtype_table")
 
 with numpy_tab:
     st.markdown("On the CPU, `torch.from_numpy(arr)` and `t.numpy()` **share memory** with the "

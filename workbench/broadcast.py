@@ -40,6 +40,8 @@ class Combination:
     error: str | None
     columns: list[AlignedDim]
     notes: list[str]
+    # a + b: each operand expanded to the result shape, without copying (stride 0 where stretched)
+    expanded_strides: tuple[tuple[int, ...], tuple[int, ...]] | None = None
 
     @property
     def expression(self) -> str:
@@ -98,8 +100,12 @@ def combine_shapes(left: tuple[int, ...], right: tuple[int, ...], combine: str) 
         result, error = _result(left, right, combine, "cpu")
     if combine != "matmul":
         notes = ["sizes are compared from the right; a missing size counts as 1"]
+        expanded = None
+        if result is not None:
+            expanded = tuple(tuple(torch.empty(shape, device="meta").expand(result).stride())
+                             for shape in (left, right))
         return Combination(combine, tuple(left), tuple(right), result, error,
-                           _align(left, right, result), notes)
+                           _align(left, right, result), notes, expanded)  # type: ignore[arg-type]
     return _matmul(tuple(left), tuple(right), result, error)
 
 

@@ -114,3 +114,10 @@ def test_numpy_bridge_shares_and_copies_as_pytorch_says(name):
         assert report.numpy_strides == back.strides
         assert report.torch_strides == t.stride()
         assert np.shares_memory(back, t.numpy())
+
+
+def test_broadcasting_is_expand_with_stride_zero():
+    combo = combine_shapes((3, 1), (1, 4), "broadcast")
+    a, b = torch.zeros(3, 1), torch.zeros(1, 4)
+    assert combo.expanded_strides == (a.expand(3, 4).stride(), b.expand(3, 4).stride())
+    assert combine_shapes((3, 4), (4, 3), "broadcast").expanded_strides is None
