@@ -460,7 +460,8 @@ with broadcast_tab:
 with dtype_tab:
     chosen = dtype_info(settings.dtype)
     st.markdown(f"**{chosen.name}**: {chosen.kind}, {chosen.bits} bits ({chosen.itemsize} "
-                f"bytes per element). Used for {chosen.used_for}.")
+                f"byte{'s' if chosen.itemsize > 1 else ''} per element). Used for "
+                f"{chosen.used_for}.")
     shape_bytes = torch.empty(settings.shape, dtype=DTYPES[settings.dtype], device="meta").nbytes
     bytes_col, facts_col = st.columns([1, 2.2], vertical_alignment="center")
     bytes_col.metric(f"x {shape_text(settings.shape)} takes", human_bytes(shape_bytes),
@@ -476,11 +477,11 @@ with dtype_tab:
                                     chosen.mantissa_bits, key="ti_bits"),
                         key="ti_bits", config=PLOTLY_CONFIG)
     table = pd.DataFrame([{
-        "dtype": d.name, "used for": d.used_for, "bits": d.bits, "sign + exponent + mantissa": d.split,
+        "dtype": d.name, "bits": d.bits, "sign + exponent + mantissa": d.split,
         "min": d.smallest, "max": d.largest, "resolution": d.resolution, "0.1 stored as": d.one_tenth,
         f"x {shape_text(settings.shape)}": human_bytes(
-            torch.empty(settings.shape, dtype=DTYPES[d.name], device="meta").nbytes)}
-        for d in dtype_table()])
+            torch.empty(settings.shape, dtype=DTYPES[d.name], device="meta").nbytes),
+        "used for": d.used_for.replace("`", "")} for d in dtype_table()])
     chosen_row = table["dtype"] == settings.dtype
     st.dataframe(table.style.apply(lambda row: ["background-color: #fde0c5" if chosen_row[row.name]
                                                 else "" for _ in row], axis=1),
