@@ -333,7 +333,8 @@ x_facts = report.views[0].facts
 if settings.fill in ("empty", "empty_like") and report.materialized:
     st.caption("`torch.empty` reserves memory without writing to it: the values are whatever "
                "bytes were there before, so they can change from run to run.")
-st.markdown(f"x is `{x_facts.dtype}`: **{x_facts.itemsize} bytes per element** (itemsize), so "
+st.markdown(f"x is `{x_facts.dtype}`: **{x_facts.itemsize} byte{'s' if x_facts.itemsize > 1 else ''}"
+            " per element** (itemsize), so "
             f"nbytes = numel x {x_facts.itemsize}. *memory* says whether a step **shares** its "
             "input's storage (view) or owns **new memory** (a copy).")
 st.table(_facts_rows(report), hide_index=True)
