@@ -50,6 +50,7 @@ from workbench.tensors import (
     inspect,
     parse_shape,
     shape_text,
+    storage_root,
 )
 
 KEY = "tensor_inspector"
@@ -393,8 +394,13 @@ with st.container(key="tensor_inspector_main"):
                     "does each element come from? A straight line (steps of 1) is contiguous; "
                     "jumps mean the view hops through memory.")
         st.plotly_chart(walk_figure(picture, key="ti_walk"), key="ti_walk", config=PLOTLY_CONFIG)
-    st.markdown("**Storage**: the flat memory underneath, in address order; the row label is the "
-                "position of its first cell. Grey cells are not read by this view.")
+    shares_x = storage_root(drawn.tensor) is storage_root(report.views[0].tensor)
+    whose = ("x's own storage, shared by this view" if shares_x and drawn.step else
+             "x's storage" if shares_x else
+             "new storage made by a copy: the colours show where each element of x landed")
+    st.markdown(f"**Storage** of `{drawn.label}` ({whose}): the flat memory underneath, in "
+                "address order; the row label is the position of its first cell. Grey cells "
+                "are not read by this view.")
     st.plotly_chart(strip_figure(picture, show=show or "values", key="ti_strip"),
                     key="ti_strip", config=PLOTLY_CONFIG, width="content")
     if facts.numel and len(facts.stride):
