@@ -105,7 +105,7 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> g
     return fig
 
 
-def strip_figure(picture: LayoutPicture, *, show: str, key: str) -> go.Figure:
+def strip_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> go.Figure:
     """The flat storage, wrapped in rows of STRIP_WIDTH; grey cells are not read by this view."""
     n = len(picture.strip_positions)
     width = min(STRIP_WIDTH, max(n, 1))
@@ -124,7 +124,7 @@ def strip_figure(picture: LayoutPicture, *, show: str, key: str) -> go.Figure:
             hover[r][c] = f"storage position {p}<br>value {value}<br>not read by this view"
         else:
             hover[r][c] = (f"storage position {p}" + (f"<br>value {value}" if value else "")
-                           + (f"<br>read by {reader}" if reader else ""))
+                           + (f"<br>read by {label}{reader}" if reader else ""))
     fig = go.Figure(go.Heatmap(
         z=z, text=text, customdata=hover, texttemplate="%{text}", hoverongaps=False,
         hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE, zmin=picture.colour_min,

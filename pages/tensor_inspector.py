@@ -401,7 +401,8 @@ with st.container(key="tensor_inspector_main"):
     st.markdown(f"**Storage** of `{drawn.label}` ({whose}): the flat memory underneath, in "
                 "address order; the row label is the position of its first cell. Grey cells "
                 "are not read by this view.")
-    st.plotly_chart(strip_figure(picture, show=show or "values", key="ti_strip"),
+    st.plotly_chart(strip_figure(picture, label=drawn.label, show=show or "values",
+                                 key="ti_strip"),
                     key="ti_strip", config=PLOTLY_CONFIG, width="content")
     if facts.numel and len(facts.stride):
         terms = " + ".join(f"i{d}·{s}" for d, s in enumerate(facts.stride))

@@ -36,7 +36,7 @@ class LayoutPicture:
     strip_positions: list[int]              # storage positions drawn in the strip
     strip_colours: list[int | None]         # None: not read by this tensor
     strip_values: list[str] | None
-    strip_readers: list[str]                # "x[1, 2] (+3 more)" or ""
+    strip_readers: list[str]                # first index that reads it: "[1, 2] (+3 more)", or ""
     walk: list[int]                         # storage positions in the tensor's logical order
     colour_min: int                         # the colour scale both pictures share
     colour_max: int
@@ -138,7 +138,7 @@ def layout_picture(view: StepView, *, colour_max: int | None = None, max_rows: i
                 strip_colours.append(None)
                 continue
             strip_colours.append(origin_id)
-            readers[p] = "x" + _index_text(first_index_rows[p]) + \
+            readers[p] = _index_text(first_index_rows[p]) + \
                 (f" (+{count - 1} more)" if count > 1 else "")
         walk = flat[:max_walk].tolist()
     else:

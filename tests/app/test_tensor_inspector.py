@@ -213,3 +213,17 @@ def test_grid_cells_are_labelled_with_pytorchs_storage_positions():
     view = x.t()
     positions = torch.as_strided(torch.arange(24), view.shape, view.stride(), view.storage_offset())
     assert figure["data"][0]["text"] == [[str(p) for p in row] for row in positions.tolist()]
+
+
+def test_storage_strip_hover_names_the_index_that_reads_each_position():
+    import json
+
+    at = open_page(PAGE, query={"ops": "t()"})
+    strip = json.loads(at.get("plotly_chart")[2].proto.spec)
+    hover = strip["data"][0]["customdata"][0]
+    view = torch.arange(24.0).reshape(4, 6).t()
+    positions = torch.as_strided(torch.arange(24), view.shape, view.stride(), view.storage_offset())
+    for position in (1, 6, 23):
+        index = tuple(int(i) for i in (positions == position).nonzero()[0])
+        assert f"storage position {position}<br>" in hover[position]
+        assert f"read by x.t()[{', '.join(map(str, index))}]" in hover[position]
