@@ -1,0 +1,84 @@
+"""How much the Tensor inspector costs on top of the bare PyTorch ops it describes.
+
+For each case: the bare loop builds x and applies the chain with plain tensor calls (what a
+learner's script does); the inspector parses the chain, runs it on `meta`, then on real values
+and origin ids, collects the facts and lays out the pictures. Both are timed in this run and the
+ratio printed. Run: .venv/bin/python bench/tensor_inspector.py
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import torch  # noqa: E402
+
+from workbench.tensor_layout import layout_picture  # noqa: E402
+from workbench.tensors import TensorSettings, inspect  # noqa: E402
+
+torch.set_num_threads(1)
+
+CASES = [
+    (TensorSettings(shape=(4, 6), ops="t().reshape(-1)"),
+     lambda: torch.arange(24, dtype=torch.float32).reshape(4, 6).t().reshape(-1)),
+    (TensorSettings(shape=(2, 3, 4, 5), ops="permute(0, 2, 3, 1).contiguous()"),
+     lambda: torch.arange(120, dtype=torch.float32).reshape(2, 3, 4, 5).permute(0, 2, 3, 1)
+     .contiguous()),
+    (TensorSettings(shape=(16, 3, 64, 64), ops="flatten(start_dim=1)"),
+     lambda: torch.arange(196608, dtype=torch.float32).reshape(16, 3, 64, 64).flatten(start_dim=1)),
+    (TensorSettings(shape=(10000, 10000, 10000), ops="permute(2, 0, 1)"),
+     lambda: torch.empty(10000, 10000, 10000, device="meta").permute(2, 0, 1)),
+]
+
+
+def median_seconds(fn, repeat: int = 30) -> float:
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def inspector(settings: TensorSettings) -> None:
+    report = inspect(settings)
+    layout_picture(report.result, colour_max=report.views[0].facts.numel - 1)
+
+
+def main() -> None:
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
+    print(f"{'case':48} {'bare ms':>9} {'inspector ms':>13} {'ratio':>7}")
+    for settings, bare in CASES:
+        bare_s = median_seconds(bare)
+        full_s = median_seconds(lambda s=settings: inspector(s))
+        label = f"{settings.shape} .{settings.ops}"
+        print(f"{label:48} {bare_s * 1e3:9.3f} {full_s * 1e3:13.2f} {full_s / bare_s:7.0f}x")
+    page_runs()
+
+
+def page_runs() -> None:
+    """Whole page script runs (router, widgets, figures) in AppTest, for scale."""
+    import logging
+
+    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    from tests.app.apptest import open_page
+
+    for query in ({"shape": "4,6", "ops": "t()"}, {"shape": "16,3,64,64", "ops": "flatten(1)"}):
+        at = open_page("pages/tensor_inspector.py", query=query)
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            at.run()
+            times.append(time.perf_counter() - start)
+        print(f"page rerun {query}: median {statistics.median(times) * 1e3:.0f} ms "
+              f"(AppTest, includes Streamlit)")
+
+
+if __name__ == "__main__":
+    main()

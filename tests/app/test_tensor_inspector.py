@@ -1,0 +1,229 @@
+"""The Tensor inspector through the real router: lesson links, controls, fixes, checks."""
+from __future__ import annotations
+
+import torch
+
+from tests.app.apptest import open_page, shown_text
+from workbench.formatting import human_bytes
+
+PAGE = "pages/tensor_inspector.py"
+
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _param(at, name: str) -> str | None:
+    value = at.query_params.get(name)
+    return value[-1] if isinstance(value, list) else value
+
+
+def _assert_clean(at) -> None:
+    assert not at.exception
+    assert "unexpected error" not in shown_text(at)
+
+
+def test_lesson_link_shows_exactly_that_tensor_and_chain():
+    at = open_page(PAGE, query={"shape": "4,6", "ops": "t()"})
+    _assert_clean(at)
+    x = torch.arange(24.0).reshape(4, 6)
+    metrics = _metrics(at)
+    assert metrics["stride"] == str(x.t().stride())
+    assert metrics["shape"] == str(tuple(x.t().shape))
+    assert metrics["contiguous"] == ("yes" if x.t().is_contiguous() else "no")
+    assert metrics["memory"] == "view"
+    assert at.text_input(key="ti_ops").value == "t()"
+    assert at.text_input(key="ti_shape").value == "4, 6"
+    assert _param(at, "ops") == "t()"
+    assert len(at.get("plotly_chart")) >= 3
+
+
+def test_view_error_is_content_and_a_fix_is_one_click():
+    at = open_page(PAGE, query={"ops": "t().view(-1)"})
+    _assert_clean(at)
+    x = torch.arange(24.0).reshape(4, 6)
+    try:
+        x.t().view(-1)
+    except RuntimeError as exc:
+        message = str(exc)
+    assert message in shown_text(at)
+    at.button(key="ti_chain_error_fix_0").click().run()
+    _assert_clean(at)
+    assert at.text_input(key="ti_ops").value == "t().reshape(-1)"
+    assert _param(at, "ops") == "t().reshape(-1)"
+    assert _metrics(at)["stride"] == str(x.t().reshape(-1).stride())
+    assert _metrics(at)["memory"] == "new memory"
+    assert message not in shown_text(at)
+
+
+def test_the_contiguous_fix_inserts_the_copy_before_view():
+    at = open_page(PAGE, query={"ops": "t().view(-1)"})
+    at.button(key="ti_chain_error_fix_1").click().run()
+    _assert_clean(at)
+    assert at.text_input(key="ti_ops").value == "t().contiguous().view(-1)"
+
+
+def test_bad_link_values_fall_back_with_a_warning():
+    at = open_page(PAGE, query={"dtype": "float8", "shape": "2,x", "fill": "magic"})
+    _assert_clean(at)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "dtype=float8" in warnings and "fill=magic" in warnings and "shape=2,x" in warnings
+    assert _metrics(at)["shape"] == "(4, 6)"
+
+
+def test_unreadable_chain_is_explained_and_never_run():
+    at = open_page(PAGE, query={"ops": "__class__.__bases__[0].__subclasses__()"})
+    _assert_clean(at)
+    assert "This chain cannot be read" in shown_text(at)
+    assert _metrics(at)["shape"] == "(4, 6)"
+
+
+def test_typing_a_shape_and_appending_steps():
+    at = open_page(PAGE)
+    at.text_input(key="ti_shape").set_value("2, 3, 4").run()
+    _assert_clean(at)
+    assert _metrics(at)["stride"] == str(torch.zeros(2, 3, 4).stride())
+    assert at.number_input(key="ti_dim_2").value == 4
+    at.selectbox(key="ti_add_method").set_value("permute").run()
+    at.text_input(key="ti_add_args").set_value("2, 0, 1").run()
+    at.button(key="ti_append").click().run()
+    _assert_clean(at)
+    assert at.text_input(key="ti_ops").value == "permute(2, 0, 1)"
+    assert _metrics(at)["stride"] == str(torch.zeros(2, 3, 4).permute(2, 0, 1).stride())
+    at.button(key="ti_undo").click().run()
+    assert at.text_input(key="ti_ops").value == ""
+
+
+def test_editing_one_dimension_rewrites_the_shape():
+    at = open_page(PAGE)
+    at.number_input(key="ti_dim_0").set_value(3).run()
+    _assert_clean(at)
+    assert at.text_input(key="ti_shape").value == "3, 6"
+    assert _param(at, "shape") == "3,6"
+    at.button(key="ti_add_front").click().run()
+    assert at.text_input(key="ti_shape").value == "1, 3, 6"
+
+
+def test_a_bad_typed_shape_keeps_the_last_good_one():
+    at = open_page(PAGE)
+    at.text_input(key="ti_shape").set_value("2, -3").run()
+    _assert_clean(at)
+    assert any("not a shape" in w.value for w in at.warning)
+    assert _metrics(at)["shape"] == "(4, 6)"
+
+
+def test_huge_shape_reports_facts_from_meta():
+    at = open_page(PAGE, query={"shape": "10000,10000,10000"})
+    _assert_clean(at)
+    big = torch.empty(10000, 10000, 10000, device="meta")
+    assert _metrics(at)["nbytes"] == human_bytes(big.nbytes)
+    assert "meta" in " ".join(i.value for i in at.info)
+
+
+def test_scalar_and_bfloat16_link():
+    at = open_page(PAGE, query={"shape": "", "dtype": "bfloat16"})
+    _assert_clean(at)
+    assert _metrics(at)["shape"] == "()"
+    assert _metrics(at)["nbytes"] == human_bytes(torch.zeros((), dtype=torch.bfloat16).nbytes)
+    assert "bfloat16 has no NumPy dtype" in shown_text(at)
+
+
+def test_preset_loads_shape_and_chain():
+    at = open_page(PAGE)
+    at.selectbox(key="ti_preset").set_value("NCHW to NHWC: permute(0,2,3,1)").run()
+    _assert_clean(at)
+    assert at.text_input(key="ti_ops").value == "permute(0, 2, 3, 1)"
+    assert _metrics(at)["stride"] == str(torch.zeros(2, 3, 4, 5).permute(0, 2, 3, 1).stride())
+
+
+def test_hidden_controls_keep_the_links_values():
+    at = open_page(PAGE, query={"shape": "3,5", "ops": "t()", "hide": "ops,shape"})
+    _assert_clean(at)
+    keys = {w.key for w in at.text_input}
+    assert "ti_ops" not in keys and "ti_shape" not in keys
+    assert _metrics(at)["stride"] == str(torch.zeros(3, 5).t().stride())
+
+
+def test_factory_error_offers_fixes():
+    at = open_page(PAGE, query={"dtype": "int8", "fill": "rand"})
+    _assert_clean(at)
+    assert "torch.rand cannot make int8 values" in shown_text(at)
+    at.button(key="ti_build_error_fix_0").click().run()
+    assert at.selectbox(key="ti_dtype").value == "float32"
+    assert "cannot make" not in shown_text(at)
+
+
+def test_broadcasting_link_and_error():
+    at = open_page(PAGE, query={"lhs": "3,4", "rhs": "4,3"})
+    _assert_clean(at)
+    try:
+        torch.zeros(3, 4) + torch.zeros(4, 3)
+    except RuntimeError as exc:
+        assert str(exc) in shown_text(at)
+    at = open_page(PAGE, query={"lhs": "2,4,8,16", "rhs": "2,4,16,8", "combine": "matmul"})
+    expected = tuple((torch.zeros(2, 4, 8, 16) @ torch.zeros(2, 4, 16, 8)).shape)
+    assert str(expected) in " ".join(s.value for s in at.success)
+
+
+def test_knowledge_check_is_answered_by_pytorch():
+    at = open_page(PAGE)
+    at.radio(key="kc_ti_bf16_choice").set_value("16 KiB").run()
+    at.button(key="kc_ti_bf16_commit").click().run()
+    _assert_clean(at)
+    nbytes = torch.empty(64, 128, dtype=torch.bfloat16, device="meta").nbytes
+    assert f"Right: **{human_bytes(nbytes)}**" in " ".join(s.value for s in at.success)
+
+
+def test_every_preset_opens_cleanly_with_pytorchs_shape():
+    from workbench.tensor_presets import PRESETS
+    from workbench.tensors import TensorSettings, inspect, shape_text
+
+    at = open_page(PAGE)
+    for name, preset in PRESETS.items():
+        at.selectbox(key="ti_preset").set_value(name).run()
+        _assert_clean(at)
+        expected = inspect(TensorSettings(shape=preset.shape, ops=preset.ops, dtype=preset.dtype))
+        assert _metrics(at)["shape"] == shape_text(expected.result.facts.shape), name
+        assert _metrics(at)["stride"] == shape_text(expected.result.facts.stride), name
+        assert at.text_input(key="ti_ops").value.replace(" ", "") == preset.ops.replace(" ", ""), name
+        if "error" in name or "negative" in name.lower():
+            assert at.button(key="ti_chain_error_fix_0"), name
+
+
+def test_drawing_an_earlier_step_shows_its_facts():
+    at = open_page(PAGE, query={"ops": "t().contiguous()"})
+    x = torch.arange(24.0).reshape(4, 6)
+    assert _metrics(at)["stride"] == str(x.t().contiguous().stride())
+    assert _metrics(at)["memory"] == "new memory"
+    at.radio(key="ti_draw").set_value("x.t()").run()
+    _assert_clean(at)
+    assert _metrics(at)["stride"] == str(x.t().stride())
+    assert _metrics(at)["memory"] == "view"
+    at.segmented_control(key="ti_cell_labels").set_value("positions").run()
+    _assert_clean(at)
+
+
+def test_grid_cells_are_labelled_with_pytorchs_storage_positions():
+    import json
+
+    at = open_page(PAGE, query={"ops": "t()"})
+    at.segmented_control(key="ti_cell_labels").set_value("positions").run()
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    x = torch.arange(24.0).reshape(4, 6)
+    view = x.t()
+    positions = torch.as_strided(torch.arange(24), view.shape, view.stride(), view.storage_offset())
+    assert figure["data"][0]["text"] == [[str(p) for p in row] for row in positions.tolist()]
+
+
+def test_storage_strip_hover_names_the_index_that_reads_each_position():
+    import json
+
+    at = open_page(PAGE, query={"ops": "t()"})
+    strip = json.loads(at.get("plotly_chart")[2].proto.spec)
+    hover = strip["data"][0]["customdata"][0]
+    view = torch.arange(24.0).reshape(4, 6).t()
+    positions = torch.as_strided(torch.arange(24), view.shape, view.stride(), view.storage_offset())
+    for position in (1, 6, 23):
+        index = tuple(int(i) for i in (positions == position).nonzero()[0])
+        assert f"storage position {position}<br>" in hover[position]
+        assert f"read by x.t()[{', '.join(map(str, index))}]" in hover[position]

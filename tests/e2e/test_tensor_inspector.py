@@ -1,0 +1,46 @@
+"""The Tensor inspector in headless Chromium: a lesson link, read back from the page."""
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+import torch
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import open_path, wait_settled
+
+pytestmark = pytest.mark.e2e
+
+
+def _metric(page, label: str) -> str:
+    metric = page.locator("[data-testid=stMetric]").filter(
+        has=page.locator("[data-testid=stMetricLabel]", has_text=label)).first
+    return metric.locator("[data-testid=stMetricValue]").inner_text().strip()
+
+
+def test_lesson_link_strides_are_on_the_page(page, app_url):
+    open_path(page, app_url, "/tensor_inspector?shape=4,6&ops=t()")
+    expect(page.locator(".st-key-tensor_inspector_main")).to_be_visible()
+    x = torch.arange(24.0).reshape(4, 6)
+    assert _metric(page, "stride") == str(x.t().stride())
+    assert _metric(page, "shape") == str(tuple(x.t().shape))
+    table = page.locator("[data-testid=stTable]").first.inner_text()
+    assert str(x.stride()) in table and str(x.t().stride()) in table
+    assert page.locator("[data-testid=stException]").count() == 0
+    assert "Traceback" not in page.inner_text("body")
+    expect(page.locator("[data-testid=stPlotlyChart]").first).to_be_visible()
+
+
+def test_one_click_fix_in_the_browser(page, app_url):
+    open_path(page, app_url, "/tensor_inspector?ops=t().view(-1)")
+    x = torch.arange(24.0).reshape(4, 6)
+    try:
+        x.t().view(-1)
+    except RuntimeError as exc:
+        expect(page.get_by_text(str(exc)).first).to_be_visible()
+    page.get_by_role("button", name="Use reshape(-1)").click()
+    wait_settled(page)
+    expect(page.locator("[data-testid=stMetric]").filter(has_text="memory")
+           .locator("[data-testid=stMetricValue]")).to_have_text("new memory")
+    assert _metric(page, "stride") == str(x.t().reshape(-1).stride())
+    assert parse_qs(urlparse(page.url).query)["ops"] == ["t().reshape(-1)"]
