@@ -1,4 +1,4 @@
-"""Router only: page config, navigation over pages/, the shared sidebar, one guard per page."""
+"""Router only: page config, navigation over app_pages/, the shared sidebar, one guard per page."""
 import workbench  # noqa: F401  (first: pins torch to one thread before torch is imported)
 
 import streamlit as st

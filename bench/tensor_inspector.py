@@ -70,7 +70,7 @@ def page_runs() -> None:
     from tests.app.apptest import open_page
 
     for query in ({"shape": "4,6", "ops": "t()"}, {"shape": "16,3,64,64", "ops": "flatten(1)"}):
-        at = open_page("pages/tensor_inspector.py", query=query)
+        at = open_page("app_pages/tensor_inspector.py", query=query)
         times = []
         for _ in range(5):
             start = time.perf_counter()

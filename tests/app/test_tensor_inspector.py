@@ -6,7 +6,7 @@ import torch
 from tests.app.apptest import open_page, shown_text
 from workbench.formatting import human_bytes
 
-PAGE = "pages/tensor_inspector.py"
+PAGE = "app_pages/tensor_inspector.py"
 
 
 def _metrics(at) -> dict[str, str]:
