@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from components.classroom import visible
+from components.classroom import share_panel, visible
 from components.code_panel import code_panel
 from components.device import learner_device
 from components.error_panel import error_panel
@@ -411,8 +411,8 @@ with st.container(key="tensor_inspector_main"):
                    "the same colour in both pictures and in every step.")
 
 failing = report.chain_failure.step_number if report.chain_failure else None
-code_panel(tensor_script(settings, materialized=report.materialized, failing_step=failing),
-           filename="tensor_inspector.py", key="ti_code",
+script = tensor_script(settings, materialized=report.materialized, failing_step=failing)
+code_panel(script, filename="tensor_inspector.py", key="ti_code",
            caption="Running it prints, for x and each step, the same facts as the table above.")
 
 st.subheader("More about tensors", divider="gray")
@@ -565,3 +565,6 @@ with check_tab:
                     "What are the strides of `x.permute(0, 2, 3, 1)`?",
                     ["(60, 20, 5, 1)", "(60, 5, 1, 20)", "(1, 5, 20, 60)", "(20, 5, 1, 60)"],
                     _permute_strides)
+
+share_panel(schema=LINK_SCHEMA, settings=settings, url_path="tensor_inspector", script=script,
+            title="Tensor inspector", key="ti_share")

@@ -1,0 +1,42 @@
+"""Each page's notebook export runs to completion and prints what the page's script prints."""
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from workbench.notebook import notebook_bytes
+
+
+def _notebook_output(script: str) -> str:
+    notebook = nbformat.reads(notebook_bytes(script, "export").decode(), as_version=4)
+    NotebookClient(notebook, timeout=300, kernel_name="python3").execute()
+    return "".join(output.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
+                   for output in cell.get("outputs", []) if output.get("name") == "stdout")
+
+
+def _script_output(script: str) -> str:
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                          timeout=300).stdout
+
+
+def _tensor_script() -> str:
+    from workbench.tensor_codegen import tensor_script
+    from workbench.tensors import LINK_SCHEMA, inspect
+
+    settings, _ = LINK_SCHEMA.read({"shape": "4,6", "ops": "t().reshape(-1)"})
+    report = inspect(settings)
+    return tensor_script(settings, materialized=report.materialized, failing_step=None)
+
+
+SCRIPTS = {"tensor_inspector": _tensor_script}
+
+
+@pytest.mark.parametrize("tool", sorted(SCRIPTS))
+def test_notebook_reproduces_the_pages_script(tool):
+    script = SCRIPTS[tool]()
+    assert "# %%" in script
+    printed = _notebook_output(script)
+    assert printed.strip()
+    assert printed == _script_output(script)
