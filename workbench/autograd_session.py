@@ -346,3 +346,43 @@ def program_script(settings: AutogradSettings, output_name: str | None, *,
               "    if isinstance(value, torch.Tensor) and value.is_leaf and value.requires_grad:",
               "        print(name, 'grad =', value.grad)"]
     return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------------------- knowledge checks
+
+THREE_BACKWARD_CODE = (
+    "w = torch.tensor(3.0, requires_grad=True)\n"
+    "L = w ** 2\n"
+    "for _ in range(3):\n"
+    "    L.backward(retain_graph=True)\n"
+    "print(w.grad)"
+)
+
+
+def three_backward_grad() -> torch.Tensor:
+    """w.grad after three backward() calls through L = w**2 at w = 3, computed now."""
+    w = torch.tensor(3.0, requires_grad=True)
+    loss = w ** 2
+    for _ in range(3):
+        loss.backward(retain_graph=True)
+    assert w.grad is not None
+    return w.grad
+
+
+UPDATE_OUTSIDE_NO_GRAD_CODE = (
+    "w = torch.tensor(3.0, requires_grad=True)\n"
+    "(w ** 2).backward()\n"
+    "w -= 0.1 * w.grad          # no torch.no_grad() around it"
+)
+
+
+def update_outside_no_grad() -> str:
+    """What PyTorch says to a manual update outside torch.no_grad(): its error, or the result."""
+    w = torch.tensor(3.0, requires_grad=True)
+    (w ** 2).backward()
+    assert w.grad is not None
+    try:
+        w -= 0.1 * w.grad
+    except RuntimeError as exc:
+        return str(exc).splitlines()[0]
+    return f"no error: {w}"

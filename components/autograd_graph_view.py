@@ -1,0 +1,184 @@
+"""Drawing pieces of the autograd page: the step-through, accumulation, exports, help."""
+from __future__ import annotations
+
+import hashlib
+import shutil
+
+import pandas as pd
+import streamlit as st
+
+from workbench.autograd_graph import GraphModel, Overlay, format_tensor, to_dot
+from workbench.backward_steps import BackwardTrace
+from workbench.expressions import DEFAULT_LIMITS, KEYWORDS, TENSOR_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
+
+
+def trace_label(trace: BackwardTrace) -> str:
+    where = f"line {trace.line}" if trace.line else "called by the page"
+    status = "" if trace.finished else " · stopped with an error"
+    return f"backward() call {trace.number} on {trace.root_name} ({where}){status}"
+
+
+def _step_key(signature: str, trace: BackwardTrace) -> str:
+    digest = hashlib.sha1(f"{signature}|{trace.number}".encode()).hexdigest()[:12]
+    return f"ag_step_{digest}"
+
+
+def _move(key: str, delta: int, last: int) -> None:
+    st.session_state[key] = max(0, min(last, st.session_state.get(key, 0) + delta))
+
+
+def _set(key: str, value: int) -> None:
+    st.session_state[key] = value
+
+
+def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: int, scale: float,
+                 direction: str) -> str:
+    """The centrepiece: pick a backward() call, then walk its nodes in the engine's order.
+
+    Returns the DOT text on screen (for the export buttons).
+    """
+    index = default_trace
+    if len(traces) > 1:
+        index = st.selectbox("Step through", range(len(traces)), index=default_trace,
+                             format_func=lambda i: trace_label(traces[i]), key=f"ag_trace_{signature}")
+    trace = traces[index]
+    last = len(trace.steps)
+    key = _step_key(signature, trace)
+    st.session_state.setdefault(key, 0)
+    st.session_state[key] = min(st.session_state[key], last)
+
+    controls = st.columns([1, 1, 1, 5], vertical_alignment="bottom")
+    controls[0].button("Back", icon=":material/skip_previous:", key=f"{key}_back", width="stretch",
+                       on_click=_move, args=(key, -1, last), disabled=st.session_state[key] == 0)
+    controls[1].button("Next node", icon=":material/skip_next:", key=f"{key}_next", type="primary",
+                       width="stretch", on_click=_move, args=(key, 1, last),
+                       disabled=st.session_state[key] >= last)
+    controls[2].button("All", icon=":material/fast_forward:", key=f"{key}_all", width="stretch",
+                       on_click=_set, args=(key, last), disabled=st.session_state[key] >= last)
+    if last:
+        controls[3].slider("Nodes run by the engine", 0, last, key=key,
+                           help="0: only the starting gradient. Each step runs one node of the "
+                                "backward graph, in the order PyTorch's engine ran it.")
+    upto = st.session_state[key]
+    _order_line(trace, upto)
+    _story(trace, upto)
+    dot = to_dot(trace.graph, trace.overlay(upto), scale=scale, direction=direction)
+    st.graphviz_chart(dot, width="stretch")
+    _legend()
+    return dot
+
+
+def _order_line(trace: BackwardTrace, upto: int) -> None:
+    if not trace.steps:
+        return
+    chips = []
+    for step in trace.steps:
+        label = step.name if step.leaf_name is None else f"AccumulateGrad→{step.leaf_name}"
+        text = f"{step.index}·{label}"
+        if step.index == upto:
+            chips.append(f":orange-background[**{text}**]")
+        elif step.index < upto:
+            chips.append(f":orange[{text}]")
+        else:
+            chips.append(f":gray[{text}]")
+    st.markdown("**Engine order:** " + " → ".join(chips))
+
+
+def _story(trace: BackwardTrace, upto: int) -> None:
+    with st.container(border=True, key="autograd_graph_story"):
+        if upto == 0:
+            seed = "nothing" if trace.seed is None else format_tensor(trace.seed)
+            st.markdown(
+                f":material/play_circle: **Start.** `{trace.root_name}.backward()` begins with the "
+                f"gradient of `{trace.root_name}` with respect to itself: **{seed}**"
+                + (" (created implicitly because the output is a scalar)." if trace.seed is not None
+                   else ".") + " Press **Next node** to let the engine run its first node.")
+        else:
+            step = trace.steps[upto - 1]
+            st.markdown(f":material/arrow_back: **Step {upto} of {len(trace.steps)}.** {step.story()}")
+        if upto == len(trace.steps) and trace.steps:
+            if trace.finished:
+                done = ", ".join(f"`{name}.grad` = **{format_tensor(grad)}**"
+                                 for name, grad in trace.leaf_grads.items())
+                st.markdown(f":material/check_circle: **Done.** {done or 'No leaf received a gradient.'}")
+            else:
+                st.markdown(f":material/error: **The engine stopped here** with PyTorch's error "
+                            f"(explained above): {str(trace.error).splitlines()[0][:160]}")
+
+
+def _legend() -> None:
+    st.caption(
+        "Arrows point the way the forward pass computed. During backward, gradients travel against "
+        "them (orange, with the value that flowed). Blue boxes: leaves that require grad; grey "
+        "boxes: PyTorch's backward nodes (`grad_fn`), with the value they made; green ovals: "
+        "`AccumulateGrad`, which adds into a leaf's `.grad`; dashed grey: tensors outside the graph.")
+
+
+def static_graph(model: GraphModel, *, scale: float, direction: str) -> str:
+    dot = to_dot(model, Overlay(), scale=scale, direction=direction)
+    st.graphviz_chart(dot, width="stretch")
+    _legend()
+    return dot
+
+
+def accumulation_panel(history: list[dict[str, str]], zero: bool, retain: bool) -> None:
+    if not history:
+        return
+    rows = [{"backward() call": i + 1, **{f"{name}.grad": value for name, value in grads.items()}}
+            for i, grads in enumerate(history)]
+    st.dataframe(pd.DataFrame(rows).astype(str), hide_index=True, key="ag_accumulation")
+    if zero:
+        st.markdown("Each call starts from `.grad = None` (*zero the gradients* is on), so every call "
+                    "gives the same gradient: this is what `optimizer.zero_grad()` does in a training loop.")
+    elif len(history) > 1:
+        st.markdown(
+            "`backward()` **adds** into `.grad`, it never overwrites it: each call puts the same "
+            "gradient on top of what is there. PyTorch does this on purpose: a leaf used in several "
+            "places, or several losses, or several small batches (gradient accumulation) must sum. "
+            "The cure in a training loop is to zero the gradients before each backward: "
+            "`w.grad.zero_()`, `w.grad = None` or `optimizer.zero_grad()`.")
+    if not retain and len(history) >= 1:
+        st.caption("Without `retain_graph=True` a second call through the same graph fails: the "
+                   "first one freed the tensors the graph had saved.")
+
+
+def export_buttons(dot: str, key: str) -> None:
+    columns = st.columns([1, 1, 4])
+    columns[0].download_button("Graph as DOT", dot.encode(), file_name="autograd_graph.dot",
+                               mime="text/vnd.graphviz", key=f"{key}_dot", icon=":material/download:")
+    if shutil.which("dot"):
+        try:
+            import graphviz
+
+            svg = graphviz.Source(dot).pipe(format="svg")
+        except Exception:  # noqa: BLE001 - an export that fails is simply not offered
+            svg = None
+        if svg:
+            columns[1].download_button("Graph as SVG", svg, file_name="autograd_graph.svg",
+                                       mime="image/svg+xml", key=f"{key}_svg", icon=":material/download:")
+    else:
+        columns[2].caption("SVG export needs the Graphviz `dot` program on the server; the DOT file "
+                           "opens in any Graphviz viewer.")
+
+
+def language_help() -> None:
+    with st.expander("What you can write", icon=":material/help:"):
+        st.markdown(
+            "A small, safe subset of Python and PyTorch, run line by line by the page's own "
+            "interpreter (never `eval`). One statement per line:\n"
+            "- `name = expression`; in-place `name += ...`, `-=`, `*=`, `/=`\n"
+            "- numbers, strings, lists; `+ - * / ** @` and unary minus; indexing `x[0]`, `x[:, 1]`\n"
+            "- `with torch.no_grad():` and `for i in range(k):` (k up to "
+            f"{DEFAULT_LIMITS.max_loop_iterations}), indented blocks\n"
+            "- `print(...)`, `t.backward()` (with `retain_graph=True` or a `gradient`), "
+            "`t.grad.zero_()`, `t.retain_grad()`\n"
+            f"- tensors up to {DEFAULT_LIMITS.max_numel:,} elements each; the run stops after "
+            f"{DEFAULT_LIMITS.max_seconds:g} s or {DEFAULT_LIMITS.max_statements_run:,} statements\n"
+            "- not accepted: imports, `def`, `lambda`, comprehensions, `while`, `if`, names or "
+            "attributes starting with `_`")
+        st.markdown("**torch functions:** " + ", ".join(f"`{n}`" for n in sorted(TORCH_FUNCTIONS)))
+        st.markdown("**tensor methods:** " + ", ".join(f"`{n}`" for n in sorted(TENSOR_METHODS)))
+        st.markdown("**tensor attributes:** " + ", ".join(f"`{n}`" for n in sorted(TENSOR_ATTRIBUTES))
+                    + " · **keywords:** " + ", ".join(f"`{n}=`" for n in sorted(KEYWORDS)))
+        st.caption("`torch.randn`/`torch.rand` draw from the page's own generator seeded with 0, so a "
+                   "lesson link shows the same numbers to everyone.")
