@@ -47,41 +47,46 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
     st.session_state.setdefault(key, 0)
     st.session_state[key] = min(st.session_state[key], last)
 
-    controls = st.columns([1, 1, 1, 5], vertical_alignment="bottom")
-    controls[0].button("Back", icon=":material/skip_previous:", key=f"{key}_back", width="stretch",
-                       on_click=_move, args=(key, -1, last), disabled=st.session_state[key] == 0)
-    controls[1].button("Next node", icon=":material/skip_next:", key=f"{key}_next", type="primary",
-                       width="stretch", on_click=_move, args=(key, 1, last),
-                       disabled=st.session_state[key] >= last)
-    controls[2].button("All", icon=":material/fast_forward:", key=f"{key}_all", width="stretch",
-                       on_click=_set, args=(key, last), disabled=st.session_state[key] >= last)
-    if last:
-        controls[3].slider("Nodes run by the engine", 0, last, key=key,
-                           help="0: only the starting gradient. Each step runs one node of the "
-                                "backward graph, in the order PyTorch's engine ran it.")
     upto = st.session_state[key]
-    _order_line(trace, upto)
-    _story(trace, upto)
     dot = to_dot(trace.graph, trace.overlay(upto), scale=scale, direction=direction)
-    st.graphviz_chart(dot, width="stretch")
+    picture, side = st.columns([3, 2], gap="medium")
+    with side:
+        buttons = st.columns([1, 2, 1])
+        buttons[0].button("", icon=":material/skip_previous:", key=f"{key}_back", width="stretch",
+                          help="Back one node", on_click=_move, args=(key, -1, last),
+                          disabled=upto == 0)
+        buttons[1].button("Next node", icon=":material/skip_next:", key=f"{key}_next", type="primary",
+                          width="stretch", on_click=_move, args=(key, 1, last), disabled=upto >= last)
+        buttons[2].button("", icon=":material/fast_forward:", key=f"{key}_all", width="stretch",
+                          help="Run to the end", on_click=_set, args=(key, last), disabled=upto >= last)
+        if last:
+            st.slider("Nodes run by the engine", 0, last, key=key,
+                      help="0: only the starting gradient. Each step runs one node of the backward "
+                           "graph, in the order PyTorch's engine ran it.")
+        _story(trace, upto)
+        _order_list(trace, upto)
+    with picture:
+        st.graphviz_chart(dot, width="stretch")
     _legend()
     return dot
 
 
-def _order_line(trace: BackwardTrace, upto: int) -> None:
+def _order_list(trace: BackwardTrace, upto: int) -> None:
+    """The engine's order as a numbered list, like a debugger's trace; the current node marked."""
     if not trace.steps:
         return
-    chips = []
+    rows = []
     for step in trace.steps:
-        label = step.name if step.leaf_name is None else f"AccumulateGrad→{step.leaf_name}"
-        text = f"{step.index}·{label}"
+        label = step.name if step.leaf_name is None else f"AccumulateGrad → {step.leaf_name}.grad"
+        made = f" ({step.output_name})" if step.output_name else ""
         if step.index == upto:
-            chips.append(f":orange-background[**{text}**]")
+            rows.append(f"{step.index}. :orange-background[**{label}{made}**] ◀")
         elif step.index < upto:
-            chips.append(f":orange[{text}]")
+            rows.append(f"{step.index}. :orange[{label}{made}]")
         else:
-            chips.append(f":gray[{text}]")
-    st.markdown("**Engine order:** " + " → ".join(chips))
+            rows.append(f"{step.index}. :gray[{label}{made}]")
+    with st.container(height=min(40 + 30 * len(rows), 330), border=False, key="autograd_graph_order"):
+        st.markdown("**Order the engine ran the nodes**\n\n" + "\n".join(rows))
 
 
 def _story(trace: BackwardTrace, upto: int) -> None:

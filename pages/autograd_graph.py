@@ -92,13 +92,13 @@ with controls:
     else:
         zero = settings.zero
     if visible("layout"):
-        layout = st.segmented_control("Layout", ["LR", "TB"], key="ag_layout", required=True,
+        layout = st.segmented_control("Layout", ["TB", "LR"], key="ag_layout", required=True,
                                       format_func=lambda v: "left to right" if v == "LR" else "top to bottom")
     else:
         layout = settings.layout
 
 settings = AutogradSettings(code=code or "", backward=int(backward), retain=bool(retain), zero=bool(zero),
-                            layout=layout or "LR")
+                            layout=layout or "TB")
 publish_link(SCHEMA, LINK_KEY, settings)
 
 bindings = None

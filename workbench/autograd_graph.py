@@ -261,10 +261,10 @@ CURRENT_FILL = "#FFC978"
 
 
 def to_dot(model: GraphModel, overlay: Overlay | None = None, *, scale: float = 1.0,
-           direction: str = "LR", show_outside: bool = True) -> str:
+           direction: str = "TB", show_outside: bool = True) -> str:
     """DOT text for `model`; `overlay` colours what the backward pass has done so far."""
     overlay = overlay or Overlay()
-    font = 13 * scale
+    font = 14 * scale
     lines = [
         "digraph autograd {",
         f'  graph [rankdir={"TB" if direction == "TB" else "LR"}, bgcolor="transparent", '

@@ -144,7 +144,7 @@ class AutogradSettings:
     backward: int = 1
     retain: bool = False
     zero: bool = False
-    layout: str = "LR"
+    layout: str = "TB"
 
 
 SCHEMA: LinkSchema[AutogradSettings] = LinkSchema(AutogradSettings, [
@@ -153,11 +153,11 @@ SCHEMA: LinkSchema[AutogradSettings] = LinkSchema(AutogradSettings, [
     IntParam("backward", 0, MAX_PAGE_BACKWARD, help="how many times the page calls backward() on the output"),
     BoolParam("retain", help="pass retain_graph=True to those calls"),
     BoolParam("zero", help="set every leaf's .grad to None before each of those calls"),
-    ChoiceParam("layout", ["LR", "TB"], help="draw left-to-right or top-to-bottom"),
+    ChoiceParam("layout", ["TB", "LR"], help="draw left-to-right or top-to-bottom"),
 ])
 
 
-def preset_settings(preset: Preset, layout: str = "LR") -> AutogradSettings:
+def preset_settings(preset: Preset, layout: str = "TB") -> AutogradSettings:
     return AutogradSettings(preset.code, preset.backward, preset.retain, preset.zero, layout)
 
 
