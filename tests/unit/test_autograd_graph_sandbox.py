@@ -53,7 +53,8 @@ ATTACKS = {
     "long arange": "x = torch.arange(10 ** 8)",
     "long linspace": "x = torch.linspace(0, 1, 10 ** 8)",
     "list multiplication": "x = torch.tensor([1.0] * 1000000)",
-    "broadcast blow-up": "a = torch.ones(100, 1)\nb = torch.ones(1, 100)\nc = (a + b).view(1, 100, 100) * a.view(100, 1, 1)",
+    "broadcast blow-up": ("a = torch.ones(100, 1)\nb = torch.ones(1, 100)\n"
+                          "c = (a + b).view(1, 100, 100) * a.view(100, 1, 1)"),
     "matmul blow-up": "a = torch.ones(10000, 1)\nb = torch.ones(1, 10000)\nc = a @ b",
     "endless growth by cat": "x = torch.ones(100)\nfor i in range(100):\n    x = torch.cat([x, x])",
     "huge loop": "for i in range(10 ** 9):\n    pass",

@@ -1,0 +1,101 @@
+"""The autograd page through the real router, in Streamlit's AppTest."""
+from __future__ import annotations
+
+import torch
+
+from tests.app.apptest import open_page, shown_text
+from workbench.autograd_graph import format_tensor
+
+PAGE = "pages/autograd_graph.py"
+
+
+def _dot(at) -> str:
+    charts = at.get("graphviz_chart")
+    assert charts, "no graph drawn"
+    return charts[0].proto.spec
+
+
+def _lesson_grads():
+    x, w, b = torch.tensor(2.0), torch.tensor(3.0, requires_grad=True), torch.tensor(1.0, requires_grad=True)
+    return torch.autograd.grad((w * x + b - 10) ** 2, (w, b))
+
+
+def test_default_page_draws_the_graph_and_steps_to_w_grad():
+    at = open_page(PAGE)
+    assert not at.exception
+    grad_w, grad_b = _lesson_grads()
+    assert f".grad {format_tensor(grad_w)}" not in _dot(at)      # before stepping: None
+    next_button = next(b for b in at.button if b.label == "Next node")
+    for _ in range(6):
+        next_button = next(b for b in at.button if b.label == "Next node")
+        next_button.click()
+        at.run()
+    assert not at.exception
+    dot = _dot(at)
+    assert f".grad {format_tensor(grad_w)}" in dot
+    assert f".grad {format_tensor(grad_b)}" in dot
+    assert "Done." in shown_text(at)
+
+
+def test_lesson_link_with_three_backward_calls_shows_accumulation():
+    code = "w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2\n"
+    at = open_page(PAGE, query={"code": code, "backward": "3", "retain": "1"})
+    assert not at.exception
+    assert at.text_area(key="ag_code").value == code
+    w = torch.tensor(3.0, requires_grad=True)
+    once = torch.autograd.grad(w ** 2, w)[0]
+    table = at.dataframe[0].value
+    assert list(table["w.grad"]) == [format_tensor(once * k) for k in (1, 2, 3)]
+    assert "adds" in shown_text(at)
+
+
+def test_refused_program_is_explained_on_the_page():
+    at = open_page(PAGE, query={"code": "import os\nos.system('echo hi')"})
+    assert not at.exception
+    text = shown_text(at)
+    assert "Line 1" in text and "imports" in text
+    assert "Traceback" not in text
+
+
+def test_bad_link_values_fall_back_with_a_warning():
+    at = open_page(PAGE, query={"backward": "lots", "layout": "diagonal"})
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert "backward=lots" in warnings and "layout=diagonal" in warnings
+    assert at.get("graphviz_chart")
+
+
+def test_second_backward_without_retain_graph_shows_the_explained_error():
+    code = "w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2\n"
+    at = open_page(PAGE, query={"code": code, "backward": "2"})
+    assert not at.exception
+    text = shown_text(at)
+    assert "Trying to backward through the graph a second time" in text
+    assert "retain_graph=True" in text
+
+
+def test_hidden_code_control_shows_the_program_read_only():
+    at = open_page(PAGE, query={"hide": "code,backward"})
+    assert not at.exception
+    assert not [t for t in at.text_area if t.key == "ag_code"]
+    assert not [n for n in at.number_input if n.key == "ag_backward"]
+    assert at.get("graphviz_chart")
+
+
+def test_moons_preset_without_a_trainer_uses_a_fresh_mlp():
+    at = open_page(PAGE)
+    at.selectbox(key="ag_preset").set_value("moons").run()
+    assert not at.exception
+    assert "fresh 2-8-1 MLP" in shown_text(at)
+    assert "AddmmBackward0" in _dot(at)
+
+
+def test_knowledge_check_is_answered_by_pytorch():
+    at = open_page(PAGE)
+    at.radio(key="kc_ag_three_backward_choice").set_value("18.0").run()
+    at.button(key="kc_ag_three_backward_commit").click().run()
+    assert not at.exception
+    w = torch.tensor(3.0, requires_grad=True)
+    expected = 3 * torch.autograd.grad(w ** 2, w)[0]
+    assert f"{expected.item():.1f}" in shown_text(at)
+    assert any("Right" in s.value for s in at.success)
