@@ -12,6 +12,12 @@ from workbench.backward_steps import BackwardTrace
 from workbench.expressions import DEFAULT_LIMITS, KEYWORDS, TENSOR_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
 
 
+# Largest drawing (inches at 72 dpi) before Graphviz shrinks it: the graph column on a laptop,
+# the whole page width in presenter mode. Smaller graphs keep their natural size.
+GRAPH_INCHES = (7.0, 20.0)
+GRAPH_INCHES_WIDE = (12.5, 20.0)
+
+
 def trace_label(trace: BackwardTrace) -> str:
     where = f"line {trace.line}" if trace.line else "called by the page"
     status = "" if trace.finished else " · stopped with an error"
@@ -48,27 +54,40 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
     st.session_state[key] = min(st.session_state[key], last)
 
     upto = st.session_state[key]
-    dot = to_dot(trace.graph, trace.overlay(upto), scale=scale, direction=direction)
-    picture, side = st.columns([3, 2], gap="medium")
-    with side:
-        buttons = st.columns([1, 2, 1])
-        buttons[0].button("", icon=":material/skip_previous:", key=f"{key}_back", width="stretch",
-                          help="Back one node", on_click=_move, args=(key, -1, last),
-                          disabled=upto == 0)
-        buttons[1].button("Next node", icon=":material/skip_next:", key=f"{key}_next", type="primary",
-                          width="stretch", on_click=_move, args=(key, 1, last), disabled=upto >= last)
-        buttons[2].button("", icon=":material/fast_forward:", key=f"{key}_all", width="stretch",
-                          help="Run to the end", on_click=_set, args=(key, last), disabled=upto >= last)
-        if last:
-            st.slider("Nodes run by the engine", 0, last, key=key,
-                      help="0: only the starting gradient. Each step runs one node of the backward "
-                           "graph, in the order PyTorch's engine ran it.")
+    wide = scale > 1.0  # presenter mode: controls above, the graph across the whole page
+    dot = to_dot(trace.graph, trace.overlay(upto), scale=scale, direction=direction,
+                 max_inches=GRAPH_INCHES_WIDE if wide else GRAPH_INCHES)
+    if wide:
+        _controls(key, upto, last, columns=(1, 3, 1, 6))
         _story(trace, upto)
+        st.graphviz_chart(dot, width="content")
         _order_list(trace, upto)
-    with picture:
-        st.graphviz_chart(dot, width="stretch")
+    else:
+        picture, side = st.columns([3, 2], gap="medium")
+        with side:
+            _controls(key, upto, last, columns=(1, 3, 1))
+            _story(trace, upto)
+            _order_list(trace, upto)
+        with picture:
+            st.graphviz_chart(dot, width="content")
     _legend()
     return dot
+
+
+def _controls(key: str, upto: int, last: int, columns: tuple[int, ...]) -> None:
+    """Back, Next node, to the end, and a slider over the engine's steps."""
+    cells = st.columns(list(columns), vertical_alignment="bottom")
+    cells[0].button("", icon=":material/skip_previous:", key=f"{key}_back", width="stretch",
+                    help="Back one node", on_click=_move, args=(key, -1, last), disabled=upto == 0)
+    cells[1].button("Next node", icon=":material/skip_next:", key=f"{key}_next", type="primary",
+                    width="stretch", on_click=_move, args=(key, 1, last), disabled=upto >= last)
+    cells[2].button("", icon=":material/fast_forward:", key=f"{key}_all", width="stretch",
+                    help="Run to the end", on_click=_set, args=(key, last), disabled=upto >= last)
+    if last:
+        slot = cells[3] if len(cells) > 3 else st.container()
+        slot.slider("Nodes run by the engine", 0, last, key=key,
+                    help="0: only the starting gradient. Each step runs one node of the backward "
+                         "graph, in the order PyTorch's engine ran it.")
 
 
 def _order_list(trace: BackwardTrace, upto: int) -> None:
@@ -79,14 +98,15 @@ def _order_list(trace: BackwardTrace, upto: int) -> None:
     for step in trace.steps:
         label = step.name if step.leaf_name is None else f"AccumulateGrad → {step.leaf_name}.grad"
         made = f" ({step.output_name})" if step.output_name else ""
+        number = f"`{step.index:>2}`"
         if step.index == upto:
-            rows.append(f"{step.index}. :orange-background[**{label}{made}**] ◀")
+            rows.append(f"{number} :orange-background[**{label}{made}**] ◀")
         elif step.index < upto:
-            rows.append(f"{step.index}. :orange[{label}{made}]")
+            rows.append(f"{number} :orange[{label}{made}]")
         else:
-            rows.append(f"{step.index}. :gray[{label}{made}]")
+            rows.append(f"{number} :gray[{label}{made}]")
     with st.container(height=min(40 + 30 * len(rows), 330), border=False, key="autograd_graph_order"):
-        st.markdown("**Order the engine ran the nodes**\n\n" + "\n".join(rows))
+        st.markdown("**Order the engine ran the nodes**\n\n" + "  \n".join(rows))
 
 
 def _story(trace: BackwardTrace, upto: int) -> None:
@@ -115,13 +135,14 @@ def _legend() -> None:
     st.caption(
         "Arrows point the way the forward pass computed. During backward, gradients travel against "
         "them (orange, with the value that flowed). Blue boxes: leaves that require grad; grey "
-        "boxes: PyTorch's backward nodes (`grad_fn`), with the value they made; green ovals: "
+        "boxes: PyTorch's backward nodes (`grad_fn`), with the value they made; green boxes: "
         "`AccumulateGrad`, which adds into a leaf's `.grad`; dashed grey: tensors outside the graph.")
 
 
 def static_graph(model: GraphModel, *, scale: float, direction: str) -> str:
-    dot = to_dot(model, Overlay(), scale=scale, direction=direction)
-    st.graphviz_chart(dot, width="stretch")
+    dot = to_dot(model, Overlay(), scale=scale, direction=direction,
+                 max_inches=GRAPH_INCHES_WIDE if scale > 1.0 else GRAPH_INCHES)
+    st.graphviz_chart(dot, width="content")
     _legend()
     return dot
 

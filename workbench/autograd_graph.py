@@ -261,14 +261,19 @@ CURRENT_FILL = "#FFC978"
 
 
 def to_dot(model: GraphModel, overlay: Overlay | None = None, *, scale: float = 1.0,
-           direction: str = "TB", show_outside: bool = True) -> str:
-    """DOT text for `model`; `overlay` colours what the backward pass has done so far."""
+           direction: str = "TB", show_outside: bool = True,
+           max_inches: tuple[float, float] | None = None) -> str:
+    """DOT text for `model`; `overlay` colours what the backward pass has done so far.
+
+    `max_inches` (width, height) shrinks a graph that would not fit; smaller ones keep their size.
+    """
     overlay = overlay or Overlay()
     font = 14 * scale
+    size = f'size="{max_inches[0]:g},{max_inches[1]:g}", ' if max_inches else ""
     lines = [
         "digraph autograd {",
-        f'  graph [rankdir={"TB" if direction == "TB" else "LR"}, bgcolor="transparent", '
-        f'nodesep={0.35 * scale:.2f}, ranksep={0.45 * scale:.2f}, fontname="Helvetica", '
+        f'  graph [rankdir={"TB" if direction == "TB" else "LR"}, bgcolor="transparent", {size}'
+        f'nodesep={0.25 * scale:.2f}, ranksep={0.4 * scale:.2f}, fontname="Helvetica", '
         f'fontsize={font:.0f}, fontcolor="{EDGE}"];',
         f'  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize={font:.0f}, '
         f'fontcolor="{INK}", penwidth={1.2 * scale:.1f}, margin="0.12,0.06"];',
@@ -304,17 +309,18 @@ def _node_line(node: Node, overlay: Overlay, scale: float) -> str:
         fill, border, pen = CURRENT_FILL, GRADIENT, 3.2 * scale
     if node.kind == "leaf" and node.key in overlay.leaf_grads and node.key != overlay.current:
         border, pen = GRADIENT, 2.4 * scale
-    shape = "ellipse" if node.kind == "accumulate" else "box"
-    label = _label(node, overlay)
-    return (f'{node.key} [label=<{label}>, shape={shape}, style="{style}", fillcolor="{fill}", '
+    label = _label(node, overlay, scale)
+    return (f'{node.key} [label=<{label}>, shape=box, style="{style}", fillcolor="{fill}", '
             f'color="{border}", penwidth={pen:.1f}, tooltip="{html.escape(_tooltip(node), quote=True)}"];')
 
 
-def _label(node: Node, overlay: Overlay) -> str:
+def _label(node: Node, overlay: Overlay, scale: float) -> str:
     rows: list[str] = []
     tensor = node.tensor
+    small = f"{11 * scale:.0f}"
     if node.kind in ("op", "accumulate"):
-        rows.append(f"<b>{_esc(node.title)}</b>")
+        rows.append(f"<b>{_esc(node.title)}</b>" if node.kind == "op"
+                    else f'<font point-size="{12 * scale:.0f}"><b>{_esc(node.title)}</b></font>')
         if tensor is not None:
             named = f"{_esc(tensor.name)} = " if tensor.name else ""
             rows.append(f'<font color="{MUTED}">{named}{_esc(_short(tensor.value))}'
@@ -333,15 +339,15 @@ def _label(node: Node, overlay: Overlay) -> str:
                 shown = "None" if grad is None else _short(grad)
                 colour = GRADIENT if node.key in overlay.leaf_grads else MUTED
                 rows.append(f'<font color="{colour}"><b>.grad {_esc(shown)}</b></font>')
-                rows.append(f'<font color="{MUTED}" point-size="10">leaf · requires_grad</font>')
+                rows.append(f'<font color="{MUTED}" point-size="{small}">leaf · requires_grad</font>')
             elif node.kind == "output":
                 if overlay.seed is not None:
                     rows.append(f'<font color="{GRADIENT}"><b>grad {_esc(_short(overlay.seed))}'
                                 "</b></font>")
                 flags = "requires_grad" if tensor.requires_grad else "requires_grad=False"
-                rows.append(f'<font color="{MUTED}" point-size="10">output · {flags}</font>')
+                rows.append(f'<font color="{MUTED}" point-size="{small}">output · {flags}</font>')
         if node.note:
-            rows.append(f'<font color="{MUTED}" point-size="10"><i>{_esc(node.note)}</i></font>')
+            rows.append(f'<font color="{MUTED}" point-size="{small}"><i>{_esc(node.note)}</i></font>')
     cells = "".join(f"<tr><td>{row}</td></tr>" for row in rows)
     return f'<table border="0" cellborder="0" cellspacing="0" cellpadding="1">{cells}</table>'
 
