@@ -127,6 +127,9 @@ if result.error is not None:
         error_panel(result_error, key="ag_error")
     else:
         error_panel(result.error, key="ag_error")
+if result.program_calls_backward and settings.backward:
+    controls.caption(":material/info: Your program calls `backward()` itself, so the page adds no "
+                     "calls of its own: pick one of your program's calls to step through below.")
 for note in result.interpreter.notes:
     st.info(f"**Line {note.line}: {note.title}.** {note.text}", icon=":material/lightbulb:")
 if result.printed:
@@ -143,7 +146,7 @@ with st.container(key="autograd_graph_main"):
         dot = step_through(result.traces, signature=signature, default_trace=default, scale=scale,
                            direction=settings.layout)
     elif result.final_graph is not None:
-        if settings.backward == 0:
+        if result.page_calls == 0:
             st.info("No backward() has run yet: set *Call backward()* to 1 or more to step through it.",
                     icon=":material/info:")
         dot = static_graph(result.final_graph, scale=scale, direction=settings.layout)
@@ -160,7 +163,8 @@ if result.leaf_history:
 if dot is not None:
     export_buttons(dot, "ag_export")
 
-code_panel(program_script(settings, result.output_name, uses_trainer_model=uses_trainer),
+code_panel(program_script(settings, result.output_name, page_calls=result.page_calls,
+                          uses_trainer_model=uses_trainer),
            filename="autograd_program.py", key="ag_code_panel",
            caption="Your program with the page's backward() calls, ready to paste into Python.")
 

@@ -64,7 +64,7 @@ PRESETS: tuple[Preset, ...] = (
            "        w -= lr * w.grad   # an update, not part of the model: not recorded\n"
            "    w.grad.zero_()         # or the next backward() adds to this gradient\n"
            "L = w ** 2\n",
-           backward=1,
+           backward=0,
            lesson="The update runs under torch.no_grad(), so it is not recorded and w stays a leaf; "
                   "w.grad.zero_() stops the gradients from piling up."),
     Preset("detach", "detach() and torch.no_grad()",
@@ -93,6 +93,7 @@ PRESETS: tuple[Preset, ...] = (
            "print('w =', w, 'b =', b)\n"
            "pred = X @ w + b\n"
            "L = ((pred - y) ** 2).mean()\n",
+           backward=0,
            lesson="Fifteen steps of gradient descent move w towards [3, −2] and b towards 5."),
     Preset("moons", "the moons model on one batch",
            "# model: the MLP from the moons trainer (or a fresh one)\n"
@@ -228,6 +229,8 @@ class SessionResult:
     error_line: int | None = None
     error_source: str = ""               # "refused" | "pytorch" | ""
     leaf_history: list[dict[str, str]] = field(default_factory=list)  # after each page call
+    page_calls: int = 0                   # backward() calls the page makes after the program
+    program_calls_backward: bool = False  # then the page makes none: the program is in charge
 
     @property
     def interpreter(self) -> Interpreter:
@@ -277,7 +280,9 @@ def run_session(settings: AutogradSettings, *, bindings: dict[str, Any] | None =
     if output_name is None:
         return result
     output = interpreter.env[output_name]
-    for _ in range(settings.backward):
+    result.program_calls_backward = interpreter.backward_calls > 0
+    result.page_calls = 0 if result.program_calls_backward else settings.backward
+    for _ in range(result.page_calls):
         if settings.zero:
             for trace_leaf in _leaves_of(output):
                 trace_leaf.grad = None
@@ -315,9 +320,9 @@ def _leaves_of(tensor: torch.Tensor) -> list[torch.Tensor]:
 
 # ---------------------------------------------------------------------------- the code panel
 
-def program_script(settings: AutogradSettings, output_name: str | None, *,
+def program_script(settings: AutogradSettings, output_name: str | None, *, page_calls: int,
                    uses_trainer_model: bool = False) -> str:
-    """The program as a script to paste into Python, with the page's backward() calls.
+    """The program as a script to paste into Python, with the page's `page_calls` backward() calls.
 
     `torch.manual_seed(0)` stands in for the page's per-learner generator seeded with 0: both
     draw the same numbers.
@@ -329,14 +334,14 @@ def program_script(settings: AutogradSettings, output_name: str | None, *,
             parts.append("# On the page these came from your moons trainer; a fresh MLP stands in here.")
         parts.append(FRESH_MLP_SETUP.rstrip())
     parts += ["", "# %% the program", settings.code.rstrip()]
-    if output_name and settings.backward:
+    if output_name and page_calls:
         leaves = "leaves"
-        parts += ["", f"# %% backward(), called {settings.backward} time(s) by the page",
+        parts += ["", f"# %% backward(), called {page_calls} time(s) by the page",
                   f"{leaves} = [t for t in list(globals().values())",
                   "          if isinstance(t, torch.Tensor) and t.requires_grad and t.is_leaf]"]
         if program_uses_model(settings.code):
             parts.append(f"{leaves} += list(model.parameters())")
-        parts += [f"for call in range({settings.backward}):"]
+        parts += [f"for call in range({page_calls}):"]
         if settings.zero:
             parts += [f"    for leaf in {leaves}:", "        leaf.grad = None  # zero the gradients first"]
         retain = ", retain_graph=True" if settings.retain else ""

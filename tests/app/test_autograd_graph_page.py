@@ -99,3 +99,35 @@ def test_knowledge_check_is_answered_by_pytorch():
     expected = 3 * torch.autograd.grad(w ** 2, w)[0]
     assert f"{expected.item():.1f}" in shown_text(at)
     assert any("Right" in s.value for s in at.success)
+
+
+def test_moons_preset_reads_the_trainers_shared_model_without_touching_it():
+    from components.state import SharedModel
+
+    generator = torch.Generator().manual_seed(3)
+    model = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1),
+                                torch.nn.Flatten(0))
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.copy_(torch.randn(parameter.shape, generator=generator))
+    features = torch.randn(40, 2, generator=generator)
+    labels = (features[:, 0] > 0).float()
+    before = [p.detach().clone() for p in model.parameters()]
+
+    at = open_page(PAGE)
+    at.session_state["learner::shared_model"] = SharedModel(model, features, labels, "a 2-4-1 test MLP")
+    at.selectbox(key="ag_preset").set_value("moons").run()
+    assert not at.exception
+    assert "your moons trainer's model (a 2-4-1 test MLP)" in shown_text(at)
+    assert "model.0.weight" in _dot(at) and "AddmmBackward0" in _dot(at)
+    # The trainer's own model is untouched: same weights, no gradients, still in training mode.
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+    assert all(p.grad is None for p in model.parameters()) and model.training
+    # And the gradients shown are those of the same model on the same batch, asked of PyTorch.
+    twin = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1),
+                               torch.nn.Flatten(0))
+    twin.load_state_dict(model.state_dict())
+    loss = torch.binary_cross_entropy_with_logits(twin(features[:16]), labels[:16]).mean()
+    loss.backward()
+    at.button(key=next(b.key for b in at.button if b.key and b.key.endswith("_all"))).click().run()
+    assert format_tensor(twin[2].bias.grad) in _dot(at)

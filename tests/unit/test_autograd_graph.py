@@ -46,7 +46,7 @@ def test_preset_gradients_equal_the_same_program_run_directly(preset):
     chosen = preset_settings(preset)
     bindings = fresh_moons_bindings() if preset.uses_model else None
     result = run_session(chosen, bindings=bindings)
-    script = program_script(chosen, result.output_name)
+    script = program_script(chosen, result.output_name, page_calls=result.page_calls)
     ran = run_script(script + DUMP)
     if result.error is not None:
         # The same program fails in plain Python with PyTorch's same message.
@@ -90,6 +90,13 @@ def test_accumulation_six_twelve_eighteen_and_the_cure():
     zeroed = run_session(AutogradSettings(chosen.code, 3, True, True))
     assert [h["w"] for h in zeroed.leaf_history] == [format_tensor(once)] * 3
     assert format_tensor(three_backward_grad()) == format_tensor(once * 3)
+
+
+def test_a_program_that_calls_backward_itself_gets_no_extra_calls():
+    result = run_session(AutogradSettings("w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2\n"
+                                          "L.backward()\n", 2))
+    assert result.error is None and result.program_calls_backward and result.page_calls == 0
+    assert len(result.traces) == 1 and result.traces[0].line == 3
 
 
 def test_second_backward_without_retain_graph_shows_pytorchs_error():
