@@ -111,6 +111,10 @@ def _order_list(trace: BackwardTrace, upto: int) -> None:
 
 def _story(trace: BackwardTrace, upto: int) -> None:
     with st.container(border=True, key="autograd_graph_story"):
+        if not trace.recorded:
+            st.markdown(":material/info: This call ran, but was not recorded step by step: the page "
+                        "keeps a limited number of gradient copies per run. Pick an earlier call.")
+            return
         if upto == 0:
             seed = "nothing" if trace.seed is None else format_tensor(trace.seed)
             st.markdown(

@@ -131,6 +131,7 @@ class BackwardTrace:
     steps: list[BackwardStep] = field(default_factory=list)
     error: BaseException | None = None
     leaf_grads: dict[str, torch.Tensor | None] = field(default_factory=dict)  # name -> .grad after
+    recorded: bool = True          # False once the run's budget for copies is spent
 
     @property
     def finished(self) -> bool:
@@ -158,11 +159,25 @@ class BackwardTrace:
                        seed=None if self.seed is None else format_tensor(self.seed))
 
 
-class BackwardRecorder:
-    """Pass as the interpreter's `backward`: runs the real backward() and records every step."""
+# Copies of gradients kept for the step-through, in elements, over a whole run (16 MB of float32).
+MAX_RECORDED_ELEMENTS = 4_000_000
 
-    def __init__(self) -> None:
+
+class BackwardRecorder:
+    """Pass as the interpreter's `backward`: runs the real backward() and records every step.
+
+    Once a run has copied MAX_RECORDED_ELEMENTS gradient elements, later calls still run (the
+    program's result is the same) but are no longer recorded step by step.
+    """
+
+    def __init__(self, max_elements: int = MAX_RECORDED_ELEMENTS) -> None:
         self.traces: list[BackwardTrace] = []
+        self.max_elements = max_elements
+        self.recorded_elements = 0
+
+    def _copy(self, tensor: torch.Tensor) -> torch.Tensor:
+        self.recorded_elements += tensor.numel()
+        return tensor.detach().clone()
 
     def __call__(self, tensor: torch.Tensor, gradient: torch.Tensor | None, retain_graph: bool,
                  line: int, interpreter: Interpreter) -> None:
@@ -175,6 +190,16 @@ class BackwardRecorder:
                               None if seed is None else seed.detach().clone(), retain_graph)
         self.traces.append(trace)
         titles = {n.key: n for n in build.model.nodes}
+        if self.recorded_elements > self.max_elements:
+            trace.recorded = False
+            try:
+                tensor.backward(gradient=gradient, retain_graph=retain_graph)
+            except BaseException as exc:
+                trace.error = exc
+                raise
+            finally:
+                self._leaf_grads(trace, build, titles)
+            return
         received: dict[str, torch.Tensor | None] = {}
         handles = []
 
@@ -186,7 +211,7 @@ class BackwardRecorder:
 
         def on_pre(node: Any, key: str, grad_outputs: Sequence[torch.Tensor | None]) -> None:
             first = grad_outputs[0] if grad_outputs else None
-            received[key] = None if first is None else first.detach().clone()
+            received[key] = None if first is None else self._copy(first)
 
         def on_post(node: Any, key: str, grad_inputs: Sequence[torch.Tensor | None]) -> None:
             sent, skipped = [], []
@@ -198,7 +223,7 @@ class BackwardRecorder:
                     skipped.append(receiver_name(child))
                     continue
                 sent.append(EdgeGradient(build.keys.get(id(child), "?"), key, slot,
-                                         receiver_name(child), grad.detach().clone()))
+                                         receiver_name(child), self._copy(grad)))
             node_view = titles.get(key)
             leaf_key = build.leaf_of.get(key)
             step = BackwardStep(len(trace.steps) + 1, key, pretty_name(node),
@@ -209,7 +234,7 @@ class BackwardRecorder:
                 grad = leaf.grad
                 step = BackwardStep(step.index, key, step.name, None, step.received, (), (),
                                     leaf_key, titles[leaf_key].title, leaves_before.get(key),
-                                    None if grad is None else grad.detach().clone())
+                                    None if grad is None else self._copy(grad))
             trace.steps.append(step)
 
         leaves_before: dict[str, torch.Tensor | None] = {}
@@ -217,7 +242,7 @@ class BackwardRecorder:
             key = build.keys[id(grad_fn)]
             if key in build.leaf_of:
                 before = grad_fn.variable.grad
-                leaves_before[key] = None if before is None else before.detach().clone()
+                leaves_before[key] = None if before is None else self._copy(before)
             handles.append(grad_fn.register_prehook(
                 lambda grad_outputs, node=grad_fn, key=key: on_pre(node, key, grad_outputs)))
             handles.append(grad_fn.register_hook(
@@ -230,8 +255,12 @@ class BackwardRecorder:
         finally:
             for handle in handles:
                 handle.remove()
-            for grad_fn in build.grad_fns:
-                if build.keys[id(grad_fn)] in build.leaf_of:
-                    leaf = grad_fn.variable
-                    name = titles[build.leaf_of[build.keys[id(grad_fn)]]].title
-                    trace.leaf_grads[name] = None if leaf.grad is None else leaf.grad.detach().clone()
+            self._leaf_grads(trace, build, titles)
+
+    def _leaf_grads(self, trace: BackwardTrace, build: Any, titles: dict[str, Any]) -> None:
+        for grad_fn in build.grad_fns:
+            key = build.keys[id(grad_fn)]
+            if key in build.leaf_of:
+                leaf = grad_fn.variable
+                name = titles[build.leaf_of[key]].title
+                trace.leaf_grads[name] = None if leaf.grad is None else self._copy(leaf.grad)

@@ -321,6 +321,7 @@ class Catalog:
     ops: list[OpRecord] = field(default_factory=list)
     reasons: dict[int, str] = field(default_factory=dict)          # id(tensor) -> why no graph
     order: list[str] = field(default_factory=list)                 # names, last-assigned last
+    made_by: dict[int, OpRecord] = field(default_factory=dict)     # id(grad_fn) -> its op
 
     def keep(self, tensor: torch.Tensor) -> None:
         self.tensors[id(tensor)] = tensor
@@ -338,11 +339,16 @@ class Catalog:
     def reason_of(self, tensor: torch.Tensor) -> str | None:
         return self.reasons.get(id(tensor))
 
+    def add(self, record: OpRecord) -> None:
+        self.ops.append(record)
+        if record.result.grad_fn is not None:
+            self.made_by[id(record.result.grad_fn)] = record
+
     def producer(self, grad_fn: Any) -> OpRecord | None:
-        """The op record whose result carries this grad_fn (the last one, after in-place ops)."""
-        for record in reversed(self.ops):
-            if record.result.grad_fn is grad_fn:
-                return record
+        """The op record whose result still carries this grad_fn (not after an in-place change)."""
+        record = self.made_by.get(id(grad_fn))
+        if record is not None and record.result.grad_fn is grad_fn:
+            return record
         return None
 
 
@@ -736,7 +742,15 @@ class Interpreter:
 
     def _dry_run(self, function: Callable[..., Any], args: tuple[Any, ...],
                  kwargs: dict[str, Any] | None = None) -> None:
-        """Run the op on the `meta` device first: the result's shape, without allocating."""
+        """Run the op on the `meta` device first: the result's shape, without allocating.
+
+        Skipped when the operands are so small that no accepted operation can exceed the limit:
+        broadcasting, matmul, outer, cat and stack all make at most the product of the input
+        sizes (each counted as at least 2) elements.
+        """
+        tensors = _flat_tensors(list(args) + list((kwargs or {}).values()))
+        if math.prod(max(t.numel(), 2) for t in tensors) <= self.limits.max_numel:
+            return
         meta_args = tuple(_to_meta(a) for a in args)
         meta_kwargs = {k: _to_meta(v) for k, v in (kwargs or {}).items()}
         try:
@@ -799,7 +813,7 @@ class Interpreter:
         tensors = tuple(_flat_tensors(inputs))
         for tensor in tensors:
             self.catalog.keep(tensor)
-        self.catalog.ops.append(OpRecord(self.line, label, result, tensors, torch.is_grad_enabled()))
+        self.catalog.add(OpRecord(self.line, label, result, tensors, torch.is_grad_enabled()))
         if not result.requires_grad and id(result) not in self.catalog.reasons:
             if not torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
                 self.catalog.reasons[id(result)] = "made inside torch.no_grad(): not recorded"

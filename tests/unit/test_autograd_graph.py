@@ -178,7 +178,7 @@ def expressions():
 
     def extend(inner):
         unary = st.tuples(st.sampled_from(sorted(UNARY)), inner.filter(_has_leaf), st.booleans()).map(
-            lambda t: (f"{t[1][0]}.{t[0]}()" if t[2] else f"torch.{t[0]}({t[1][0]})",
+            lambda t: (f"({t[1][0]}).{t[0]}()" if t[2] else f"torch.{t[0]}({t[1][0]})",
                        ("unary", t[0], t[1][1])))
         binary = st.tuples(st.sampled_from(sorted(BINARY)), inner, inner).map(
             lambda t: (f"({t[1][0]} {t[0]} {t[2][0]})", ("binary", t[0], t[1][1], t[2][1])))
@@ -256,3 +256,17 @@ TOKENS = ["x", "w", "=", "torch.tensor(", "torch.ones(", "2.0", "3", ")", "(", "
 def test_no_program_raises_an_unhandled_exception(source):
     result = run_session(AutogradSettings(source, 1))
     assert result.error is None or result.error.message
+
+
+def test_recording_stops_at_its_budget_but_backward_still_runs():
+    from workbench.backward_steps import BackwardRecorder
+
+    recorder = BackwardRecorder(max_elements=10)
+    outcome = run_program("w = torch.ones(8, requires_grad=True)\nfor i in range(3):\n"
+                          "    L = (w * 2).sum()\n    L.backward()\n", backward=recorder)
+    assert outcome.ok
+    assert [t.recorded for t in recorder.traces] == [True, False, False]
+    assert recorder.traces[1].steps == []
+    w = torch.ones(8, requires_grad=True)
+    torch.testing.assert_close(outcome.env["w"].grad, 3 * torch.autograd.grad((w * 2).sum(), w)[0])
+    torch.testing.assert_close(recorder.traces[2].leaf_grads["w"], outcome.env["w"].grad)
