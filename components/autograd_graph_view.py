@@ -9,6 +9,7 @@ import streamlit as st
 
 from workbench.autograd_graph import GraphModel, Overlay, format_tensor, to_dot
 from workbench.backward_steps import BackwardTrace
+from workbench.errors import ExplainedError
 from workbench.expressions import DEFAULT_LIMITS, KEYWORDS, TENSOR_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
 
 
@@ -212,3 +213,14 @@ def language_help() -> None:
                     + " · **keywords:** " + ", ".join(f"`{n}=`" for n in sorted(KEYWORDS)))
         st.caption("`torch.randn`/`torch.rand` draw from the page's own generator seeded with 0, so a "
                    "lesson link shows the same numbers to everyone.")
+
+
+def refusal_panel(error: ExplainedError, *, key: str) -> None:
+    """Like the shared error panel, for problems the page's interpreter found (not PyTorch)."""
+    with st.container(border=True, key=key):
+        st.error(f"**{error.title}**", icon=":material/block:")
+        st.markdown("The page's interpreter says:")
+        st.code(error.message, language="text", wrap_lines=True)
+        st.markdown(error.explanation)
+        if error.fixes:
+            st.markdown("**How to fix it**\n" + "\n".join(f"- {fix}" for fix in error.fixes))

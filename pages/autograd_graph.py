@@ -4,7 +4,7 @@ import hashlib
 import streamlit as st
 
 from components.autograd_graph_view import (accumulation_panel, export_buttons, language_help,
-                                            static_graph, step_through)
+                                            refusal_panel, static_graph, step_through)
 from components.classroom import visible
 from components.code_panel import code_panel
 from components.device import learner_device
@@ -126,7 +126,7 @@ if result.error is not None:
                                       explained.explanation, explained.fixes, explained.kind)
         error_panel(result_error, key="ag_error")
     else:
-        error_panel(result.error, key="ag_error")
+        refusal_panel(result.error, key="ag_error")
 if result.program_calls_backward and settings.backward:
     controls.caption(":material/info: Your program calls `backward()` itself, so the page adds no "
                      "calls of its own: pick one of your program's calls to step through below.")
@@ -150,7 +150,10 @@ with st.container(key="autograd_graph_main"):
             st.info("No backward() has run yet: set *Call backward()* to 1 or more to step through it.",
                     icon=":material/info:")
         dot = static_graph(result.final_graph, scale=scale, direction=settings.layout)
-    elif result.error is None:
+    elif result.error is not None:
+        st.info("Nothing to draw yet: fix the line named above and the graph appears here.",
+                icon=":material/info:")
+    else:
         st.info("The program made no tensor yet: assign one, e.g. `w = torch.tensor(3.0, "
                 "requires_grad=True)`.", icon=":material/info:")
 if result.final_graph is not None and result.final_graph.truncated:

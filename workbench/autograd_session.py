@@ -265,7 +265,8 @@ def run_session(settings: AutogradSettings, *, bindings: dict[str, Any] | None =
             f"Line {outcome.refused.line}: not accepted here", outcome.refused.message,
             "The page runs your program with a small, safe interpreter that accepts a subset of "
             "Python and PyTorch (see *What you can write*). Nothing of the program ran.",
-            ("rewrite the line with the accepted operations",), "Refused")
+            ("rewrite the line with the accepted operations; *What you can write* lists them",),
+            "Refused")
         result.error_line, result.error_source = outcome.refused.line, "refused"
         if interpreter.statements_run:
             result.error = ExplainedError(
