@@ -383,7 +383,9 @@ class Interpreter:
                  backward: BackwardRunner = plain_backward) -> None:
         self.limits = limits
         self.device = device or torch.device("cpu")
-        self.generator = torch.Generator(device=self.device).manual_seed(seed)
+        # Random numbers are drawn on the CPU and then moved, so a lesson link shows the same
+        # numbers on every server, GPU or not, and `torch.manual_seed(seed)` reproduces them.
+        self.generator = torch.Generator().manual_seed(seed)
         self.env: dict[str, Any] = {}
         self.catalog = Catalog()
         self.printed: list[Printed] = []
@@ -403,11 +405,12 @@ class Interpreter:
         if isinstance(value, torch.nn.Module):
             if name != "model":
                 raise ValueError("a module can only be bound as `model`")
-            self.model = value
+            self.model = value.to(self.device)
             for pname, param in value.named_parameters():
                 self.catalog.name(param, f"model.{pname}")
             return
         if isinstance(value, torch.Tensor):
+            value = value.to(self.device)
             self.catalog.name(value, name)
         self.env[name] = value
 
@@ -668,11 +671,13 @@ class Interpreter:
         function = getattr(torch, name)
         if name in CREATORS:
             self._check_creation(name, args, kwargs)
-            kwargs = {**kwargs, "device": self.device}
-            if name in RANDOM_CREATORS:
-                kwargs["generator"] = self.generator
             try:
-                result = function(*args, **kwargs)
+                if name in RANDOM_CREATORS:
+                    wants_grad = bool(kwargs.pop("requires_grad", False))
+                    drawn = function(*args, **kwargs, generator=self.generator).to(self.device)
+                    result = drawn.requires_grad_(wants_grad)
+                else:
+                    result = function(*args, **kwargs, device=self.device)
             except (RuntimeError, ValueError, TypeError) as exc:
                 raise ProgramFailed(self.line, exc) from None
             self._account(result)
