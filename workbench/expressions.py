@@ -629,7 +629,10 @@ class Interpreter:
                 return self._print(args, kwargs)
             if func.id == "model" and self.model is not None:
                 return self._call_model(args, kwargs)
-            raise ProgramRefused(self.line, f"`{func.id}(...)` can only be used as shown in the help")
+            if func.id == "range":
+                raise ProgramRefused(self.line, "`range(...)` only appears in a loop header: "
+                                                "`for i in range(k):`")
+            raise ProgramRefused(self.line, f"`{func.id}(...)` is not available here")
         assert isinstance(func, ast.Attribute)
         owner = self._eval(func.value)
         if owner is TORCH:

@@ -131,3 +131,20 @@ def test_moons_preset_reads_the_trainers_shared_model_without_touching_it():
     loss.backward()
     at.button(key=next(b.key for b in at.button if b.key and b.key.endswith("_all"))).click().run()
     assert format_tensor(twin[2].bias.grad) in _dot(at)
+
+
+def test_choosing_a_preset_writes_the_lesson_link():
+    at = open_page(PAGE)
+    at.selectbox(key="ag_preset").set_value("accumulate").run()
+    assert not at.exception
+    assert at.query_params["code"].startswith("w = torch.tensor(3.0")
+    assert at.query_params["backward"] == "3" and at.query_params["retain"] == "1"
+
+
+def test_no_grad_knowledge_check_shows_pytorchs_refusal():
+    at = open_page(PAGE)
+    options = at.radio(key="kc_ag_no_grad_update_choice").options
+    at.radio(key="kc_ag_no_grad_update_choice").set_value(options[0]).run()
+    at.button(key="kc_ag_no_grad_update_commit").click().run()
+    assert not at.exception
+    assert "leaf Variable that requires grad" in shown_text(at)
