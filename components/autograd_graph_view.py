@@ -152,23 +152,28 @@ def static_graph(model: GraphModel, *, scale: float, direction: str) -> str:
     return dot
 
 
-def accumulation_panel(history: list[dict[str, str]], zero: bool, retain: bool) -> None:
+def accumulation_panel(traces: list[BackwardTrace], *, zero: bool, retain: bool, page_calls: int) -> None:
+    """Every leaf's .grad after each backward() call of the run, the program's and the page's."""
+    history = [t for t in traces if t.leaf_grads]
     if not history:
         return
-    rows = [{"backward() call": i + 1, **{f"{name}.grad": value for name, value in grads.items()}}
-            for i, grads in enumerate(history)]
+    rows = [{"backward() call": t.number, "on": t.root_name,
+             "called by": f"line {t.line}" if t.line else "the page",
+             **{f"{name}.grad": format_tensor(grad) for name, grad in t.leaf_grads.items()}}
+            for t in history]
     st.dataframe(pd.DataFrame(rows).astype(str), hide_index=True, key="ag_accumulation")
-    if zero:
+    if zero and page_calls:
         st.markdown("Each call starts from `.grad = None` (*zero the gradients* is on), so every call "
                     "gives the same gradient: this is what `optimizer.zero_grad()` does in a training loop.")
     elif len(history) > 1:
         st.markdown(
-            "`backward()` **adds** into `.grad`, it never overwrites it: each call puts the same "
-            "gradient on top of what is there. PyTorch does this on purpose: a leaf used in several "
-            "places, or several losses, or several small batches (gradient accumulation) must sum. "
-            "The cure in a training loop is to zero the gradients before each backward: "
+            "`backward()` **adds** into `.grad`; it never overwrites it. Calling it again on the same "
+            "graph puts the same gradient on top of what is there. PyTorch does this on purpose: a "
+            "leaf used in several places, several losses, or several small batches (gradient "
+            "accumulation) must sum. The cure in a training loop is to zero the gradients before "
+            "each backward: "
             "`w.grad.zero_()`, `w.grad = None` or `optimizer.zero_grad()`.")
-    if not retain and len(history) >= 1:
+    if page_calls and not retain:
         st.caption("Without `retain_graph=True` a second call through the same graph fails: the "
                    "first one freed the tensors the graph had saved.")
 

@@ -159,9 +159,10 @@ with st.container(key="autograd_graph_main"):
 if result.final_graph is not None and result.final_graph.truncated:
     st.caption("The graph is large: only its first nodes are drawn.")
 
-if result.leaf_history:
+if any(trace.leaf_grads for trace in result.traces):
     st.subheader("Gradients accumulate")
-    accumulation_panel(result.leaf_history, settings.zero, settings.retain)
+    accumulation_panel(result.traces, zero=settings.zero, retain=settings.retain,
+                       page_calls=result.page_calls)
 
 if dot is not None:
     export_buttons(dot, "ag_export")
