@@ -39,7 +39,7 @@ def _set(key: str, value: int) -> None:
 
 
 def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: int, scale: float,
-                 direction: str) -> str:
+                 direction: str, show_saved: bool = False) -> str:
     """The centrepiece: pick a backward() call, then walk its nodes in the engine's order.
 
     Returns the DOT text on screen (for the export buttons).
@@ -57,7 +57,7 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
     upto = st.session_state[key]
     wide = scale > 1.0  # presenter mode: controls above, the graph across the whole page
     dot = to_dot(trace.graph, trace.overlay(upto), scale=scale, direction=direction,
-                 max_inches=GRAPH_INCHES_WIDE if wide else GRAPH_INCHES)
+                 show_saved=show_saved, max_inches=GRAPH_INCHES_WIDE if wide else GRAPH_INCHES)
     if wide:
         _controls(key, upto, last, columns=(1, 3, 1, 6))
         _story(trace, upto)
@@ -141,11 +141,12 @@ def _legend() -> None:
         "Arrows point the way the forward pass computed. During backward, gradients travel against "
         "them (orange, with the value that flowed). Blue boxes: leaves that require grad; grey "
         "boxes: PyTorch's backward nodes (`grad_fn`), with the value they made; green boxes: "
-        "`AccumulateGrad`, which adds into a leaf's `.grad`; dashed grey: tensors outside the graph.")
+        "`AccumulateGrad`, which adds into a leaf's `.grad`; dashed grey: tensors outside the graph; "
+        "blue *saved* lines: what a node kept for its backward formula.")
 
 
-def static_graph(model: GraphModel, *, scale: float, direction: str) -> str:
-    dot = to_dot(model, Overlay(), scale=scale, direction=direction,
+def static_graph(model: GraphModel, *, scale: float, direction: str, show_saved: bool = False) -> str:
+    dot = to_dot(model, Overlay(), scale=scale, direction=direction, show_saved=show_saved,
                  max_inches=GRAPH_INCHES_WIDE if scale > 1.0 else GRAPH_INCHES)
     st.graphviz_chart(dot, width="content")
     _legend()

@@ -40,6 +40,7 @@ if fresh or "ag_code" not in st.session_state:
     st.session_state["ag_retain"] = settings.retain
     st.session_state["ag_zero"] = settings.zero
     st.session_state["ag_layout"] = settings.layout
+    st.session_state["ag_saved"] = settings.saved
 
 
 def _load_preset() -> None:
@@ -96,9 +97,16 @@ with controls:
                                       format_func=lambda v: "left to right" if v == "LR" else "top to bottom")
     else:
         layout = settings.layout
+    if visible("saved"):
+        saved = st.toggle("Show saved tensors", key="ag_saved",
+                          help="What each node kept from the forward pass for its backward formula "
+                               "(PyTorch's `grad_fn._saved_*`). backward() frees them unless "
+                               "retain_graph=True.")
+    else:
+        saved = settings.saved
 
 settings = AutogradSettings(code=code or "", backward=int(backward), retain=bool(retain), zero=bool(zero),
-                            layout=layout or "TB")
+                            layout=layout or "TB", saved=bool(saved))
 publish_link(SCHEMA, LINK_KEY, settings)
 
 bindings = None
@@ -141,15 +149,18 @@ scale = graph_scale()
 dot = None
 with st.container(key="autograd_graph_main"):
     if result.traces:
-        signature = hashlib.sha1(repr(settings).encode()).hexdigest()[:10]
+        # The step position survives layout and display changes, not a different run.
+        run_key = (settings.code, settings.backward, settings.retain, settings.zero)
+        signature = hashlib.sha1(repr(run_key).encode()).hexdigest()[:10]
         default = result.page_calls_from if result.page_calls_from < len(result.traces) else 0
         dot = step_through(result.traces, signature=signature, default_trace=default, scale=scale,
-                           direction=settings.layout)
+                           direction=settings.layout, show_saved=settings.saved)
     elif result.final_graph is not None:
         if result.page_calls == 0:
             st.info("No backward() has run yet: set *Call backward()* to 1 or more to step through it.",
                     icon=":material/info:")
-        dot = static_graph(result.final_graph, scale=scale, direction=settings.layout)
+        dot = static_graph(result.final_graph, scale=scale, direction=settings.layout,
+                           show_saved=settings.saved)
     elif result.error is not None:
         st.info("Nothing to draw yet: fix the line named above and the graph appears here.",
                 icon=":material/info:")

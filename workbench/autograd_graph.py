@@ -49,6 +49,7 @@ class Node:
     title: str
     tensor: TensorView | None = None
     note: str = ""
+    saved: tuple[str, ...] = ()     # what the node saved for backward, e.g. "self = 7"
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,29 @@ def pretty_name(grad_fn: Any) -> str:
     return grad_fn.name().split("::")[-1]
 
 
+def saved_for_backward(grad_fn: Any) -> tuple[str, ...]:
+    """What a node keeps for its backward formula (PyTorch exposes it as `_saved_*`).
+
+    `PowBackward0` keeps `self` and `exponent`, `ExpBackward0` its `result`: this is what an
+    in-place change must not touch, and what `backward()` frees unless `retain_graph=True`.
+    """
+    shown = []
+    for attribute in sorted(dir(grad_fn)):
+        if not attribute.startswith("_saved_") or attribute.endswith("_sym_strides"):
+            continue
+        name = attribute.removeprefix("_saved_")
+        try:
+            value = getattr(grad_fn, attribute)
+        except RuntimeError:
+            shown.append(f"{name}: freed")
+            continue
+        if isinstance(value, torch.Tensor):
+            shown.append(f"{name} = {format_tensor(value)}")
+        elif value is not None:
+            shown.append(f"{name} = {value}")
+    return tuple(shown)
+
+
 def build_graph(root: torch.Tensor, catalog: Catalog, named: Mapping[str, Any] | None = None,
                 root_name: str | None = None) -> GraphBuild:
     """Walk `root.grad_fn.next_functions` into a GraphModel.
@@ -183,7 +207,7 @@ def build_graph(root: torch.Tensor, catalog: Catalog, named: Mapping[str, Any] |
                 tensor = view_of(record.result, name)
                 if record.result is not root:
                     drawn_tensors.setdefault(id(record.result), key)
-            nodes.append(Node(key, "op", title, tensor))
+            nodes.append(Node(key, "op", title, tensor, saved=saved_for_backward(grad_fn)))
         for slot, (child, _) in enumerate(grad_fn.next_functions):
             if child is None:
                 continue
@@ -261,7 +285,7 @@ CURRENT_FILL = "#FFC978"
 
 
 def to_dot(model: GraphModel, overlay: Overlay | None = None, *, scale: float = 1.0,
-           direction: str = "TB", show_outside: bool = True,
+           direction: str = "TB", show_outside: bool = True, show_saved: bool = False,
            max_inches: tuple[float, float] | None = None) -> str:
     """DOT text for `model`; `overlay` colours what the backward pass has done so far.
 
@@ -282,14 +306,14 @@ def to_dot(model: GraphModel, overlay: Overlay | None = None, *, scale: float = 
     ]
     inside = [n for n in model.nodes if n.kind != "outside"]
     for node in inside:
-        lines.append("  " + _node_line(node, overlay, scale))
+        lines.append("  " + _node_line(node, overlay, scale, show_saved))
     outside = [n for n in model.nodes if n.kind == "outside"]
     if show_outside and outside:
         lines.append("  subgraph cluster_outside {")
         lines.append(f'    label="Not in the backward graph"; style="dashed,rounded"; color="{EDGE}"; '
                      f'fontcolor="{EDGE}"; penwidth={scale:.1f};')
         for node in outside:
-            lines.append("    " + _node_line(node, overlay, scale))
+            lines.append("    " + _node_line(node, overlay, scale, False))
         lines.append("  }")
     for edge in model.edges:
         lines.append("  " + _edge_line(edge, overlay, scale))
@@ -297,7 +321,7 @@ def to_dot(model: GraphModel, overlay: Overlay | None = None, *, scale: float = 
     return "\n".join(lines)
 
 
-def _node_line(node: Node, overlay: Overlay, scale: float) -> str:
+def _node_line(node: Node, overlay: Overlay, scale: float, show_saved: bool) -> str:
     fill, border = STYLE[node.kind]
     pen = 1.2 * scale
     style = "rounded,filled"
@@ -309,12 +333,12 @@ def _node_line(node: Node, overlay: Overlay, scale: float) -> str:
         fill, border, pen = CURRENT_FILL, GRADIENT, 3.2 * scale
     if node.kind == "leaf" and node.key in overlay.leaf_grads and node.key != overlay.current:
         border, pen = GRADIENT, 2.4 * scale
-    label = _label(node, overlay, scale)
+    label = _label(node, overlay, scale, show_saved)
     return (f'{node.key} [label=<{label}>, shape=box, style="{style}", fillcolor="{fill}", '
             f'color="{border}", penwidth={pen:.1f}, tooltip="{html.escape(_tooltip(node), quote=True)}"];')
 
 
-def _label(node: Node, overlay: Overlay, scale: float) -> str:
+def _label(node: Node, overlay: Overlay, scale: float, show_saved: bool = False) -> str:
     rows: list[str] = []
     tensor = node.tensor
     small = f"{11 * scale:.0f}"
@@ -328,6 +352,10 @@ def _label(node: Node, overlay: Overlay, scale: float) -> str:
         if node.key in overlay.node_grads:
             rows.append(f'<font color="{GRADIENT}"><b>grad {_esc(_short(overlay.node_grads[node.key]))}'
                         "</b></font>")
+        if show_saved:
+            for item in node.saved[:4]:
+                text = _esc(_short(item, 34))
+                rows.append(f'<font color="#0072B2" point-size="{small}">saved {text}</font>')
     else:
         title = _esc(node.title)
         shape = _esc(tensor.shape_text) if tensor else ""

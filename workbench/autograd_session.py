@@ -146,6 +146,7 @@ class AutogradSettings:
     retain: bool = False
     zero: bool = False
     layout: str = "TB"
+    saved: bool = False
 
 
 SCHEMA: LinkSchema[AutogradSettings] = LinkSchema(AutogradSettings, [
@@ -155,11 +156,12 @@ SCHEMA: LinkSchema[AutogradSettings] = LinkSchema(AutogradSettings, [
     BoolParam("retain", help="pass retain_graph=True to those calls"),
     BoolParam("zero", help="set every leaf's .grad to None before each of those calls"),
     ChoiceParam("layout", ["TB", "LR"], help="draw left-to-right or top-to-bottom"),
+    BoolParam("saved", help="show what each node saved for backward"),
 ])
 
 
-def preset_settings(preset: Preset, layout: str = "TB") -> AutogradSettings:
-    return AutogradSettings(preset.code, preset.backward, preset.retain, preset.zero, layout)
+def preset_settings(preset: Preset, layout: str = "TB", saved: bool = False) -> AutogradSettings:
+    return AutogradSettings(preset.code, preset.backward, preset.retain, preset.zero, layout, saved)
 
 
 def matching_preset(code: str) -> Preset | None:

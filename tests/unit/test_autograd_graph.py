@@ -270,3 +270,17 @@ def test_recording_stops_at_its_budget_but_backward_still_runs():
     w = torch.ones(8, requires_grad=True)
     torch.testing.assert_close(outcome.env["w"].grad, 3 * torch.autograd.grad((w * 2).sum(), w)[0])
     torch.testing.assert_close(recorder.traces[2].leaf_grads["w"], outcome.env["w"].grad)
+
+
+def test_saved_tensors_are_what_pytorch_saved():
+    result = run_session(AutogradSettings("w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2\n", 1))
+    node = next(n for n in result.traces[0].graph.nodes if n.title == "PowBackward0")
+    w = torch.tensor(3.0, requires_grad=True)
+    grad_fn = (w ** 2).grad_fn
+    assert f"self = {format_tensor(grad_fn._saved_self)}" in node.saved
+    assert f"exponent = {grad_fn._saved_exponent}" in node.saved
+    dot = to_dot(result.traces[0].graph, show_saved=True)
+    assert "saved self = 3" in dot
+    # After backward() without retain_graph the same node has freed them.
+    assert any("freed" in item for item in build_graph(result.interpreter.env["L"],
+                                                         result.interpreter.catalog).model.node("f0").saved)
