@@ -150,8 +150,9 @@ def saved_for_backward(grad_fn: Any) -> tuple[str, ...]:
         name = attribute.removeprefix("_saved_")
         try:
             value = getattr(grad_fn, attribute)
-        except RuntimeError:
-            shown.append(f"{name}: freed")
+        except RuntimeError as exc:
+            stale = "inplace" in str(exc)
+            shown.append(f"{name}: {'changed in place since saved' if stale else 'freed by backward()'}")
             continue
         if isinstance(value, torch.Tensor):
             shown.append(f"{name} = {format_tensor(value)}")

@@ -284,3 +284,9 @@ def test_saved_tensors_are_what_pytorch_saved():
     # After backward() without retain_graph the same node has freed them.
     assert any("freed" in item for item in build_graph(result.interpreter.env["L"],
                                                          result.interpreter.catalog).model.node("f0").saved)
+
+
+def test_a_saved_tensor_changed_in_place_is_named_as_such():
+    result = run_session(preset_settings(next(p for p in PRESETS if p.key == "err_in_place")))
+    exp_node = next(n for n in result.traces[0].graph.nodes if n.title == "ExpBackward0")
+    assert exp_node.saved == ("result: changed in place since saved",)
