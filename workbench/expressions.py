@@ -161,7 +161,7 @@ def parse_program(source: str, limits: Limits = DEFAULT_LIMITS) -> ast.Module:
         raise ProgramRefused(1, f"the program is too large ({len(nodes)} syntax nodes, at most "
                                 f"{limits.max_nodes})")
     _check_depth(tree, limits)
-    for node in nodes:
+    for node in sorted(nodes, key=_line):  # the first problem reported is the earliest line
         _check_node(node, limits)
     _check_loops(tree.body, 0, limits)
     return tree
