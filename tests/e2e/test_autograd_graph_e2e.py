@@ -26,9 +26,11 @@ def test_lesson_link_draws_the_graph_and_steps_to_the_gradient(page, app_url):
     x, w, b = torch.tensor(2.0), torch.tensor(3.0, requires_grad=True), torch.tensor(1.0, requires_grad=True)
     grad_w = torch.autograd.grad((w * x + b - 10) ** 2, w)[0]
     next_node = page.get_by_role("button", name="Next node")
-    for _ in range(6):  # the engine runs six nodes for this program
+    for step in range(1, 7):  # the engine runs six nodes for this program
         next_node.click()
-        wait_settled(page)
+        # Wait for this step's story before the next click, so no click lands mid-rerun.
+        expect(page.get_by_text(f"Step {step} of 6.", exact=False)).to_be_visible()
+    wait_settled(page)
     expect(next_node).to_be_disabled()
     expect(chart).to_contain_text(f".grad {format_tensor(grad_w)}")
     expect(page.get_by_text("Done.", exact=False)).to_be_visible()
