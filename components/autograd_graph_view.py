@@ -17,6 +17,7 @@ from workbench.expressions import DEFAULT_LIMITS, KEYWORDS, TENSOR_ATTRIBUTES, T
 # the whole page width in presenter mode. Smaller graphs keep their natural size.
 GRAPH_INCHES = (7.0, 20.0)
 GRAPH_INCHES_WIDE = (12.5, 20.0)
+WIDE_GRAPH_NODES = 16
 
 
 def trace_label(trace: BackwardTrace) -> str:
@@ -55,7 +56,9 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
     st.session_state[key] = min(st.session_state[key], last)
 
     upto = st.session_state[key]
-    wide = scale > 1.0  # presenter mode: controls above, the graph across the whole page
+    # Presenter mode, left-to-right drawings and big graphs get the whole page width, with the
+    # controls above; otherwise the graph and the controls sit side by side.
+    wide = scale > 1.0 or direction == "LR" or len(trace.graph.nodes) > WIDE_GRAPH_NODES
     dot = to_dot(trace.graph, trace.overlay(upto), scale=scale, direction=direction,
                  show_saved=show_saved, max_inches=GRAPH_INCHES_WIDE if wide else GRAPH_INCHES)
     if wide:
@@ -147,7 +150,7 @@ def _legend() -> None:
 
 def static_graph(model: GraphModel, *, scale: float, direction: str, show_saved: bool = False) -> str:
     dot = to_dot(model, Overlay(), scale=scale, direction=direction, show_saved=show_saved,
-                 max_inches=GRAPH_INCHES_WIDE if scale > 1.0 else GRAPH_INCHES)
+                 max_inches=GRAPH_INCHES_WIDE)
     st.graphviz_chart(dot, width="content")
     _legend()
     return dot
@@ -180,7 +183,7 @@ def accumulation_panel(traces: list[BackwardTrace], *, zero: bool, retain: bool,
 
 
 def export_buttons(dot: str, key: str) -> None:
-    columns = st.columns([1, 1, 4])
+    columns = st.columns([1, 1, 2], vertical_alignment="center")
     columns[0].download_button("Graph as DOT", dot.encode(), file_name="autograd_graph.dot",
                                mime="text/vnd.graphviz", key=f"{key}_dot", icon=":material/download:")
     if shutil.which("dot"):
