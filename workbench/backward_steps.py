@@ -9,6 +9,7 @@ the post-hook reads the leaf's `.grad` after the addition. The hooks only read a
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -95,6 +96,7 @@ class BackwardStep:
     leaf_name: str | None = None
     leaf_before: torch.Tensor | None = None
     leaf_after: torch.Tensor | None = None
+    arrivals: tuple[tuple[str, str], ...] = ()  # (gradient, sender) for each edge that arrived
 
     @property
     def rule(self) -> str:
@@ -103,6 +105,10 @@ class BackwardStep:
     def story(self) -> str:
         """One or two sentences a learner can read aloud."""
         got = format_tensor(self.received) if self.received is not None else "nothing"
+        if len(self.arrivals) > 1:
+            summed = " and ".join(f"{value} from {sender}" for value, sender in self.arrivals)
+            got += (f", the **sum** of {summed}: its output was used {len(self.arrivals)} times, "
+                    "and the engine adds up every gradient for it before running the node")
         if self.name == "AccumulateGrad":
             before = "None" if self.leaf_before is None else format_tensor(self.leaf_before)
             after = format_tensor(self.leaf_after) if self.leaf_after is not None else "?"
@@ -235,7 +241,9 @@ class BackwardRecorder:
                 step = BackwardStep(step.index, key, step.name, None, step.received, (), (),
                                     leaf_key, titles[leaf_key].title, leaves_before.get(key),
                                     None if grad is None else self._copy(grad))
-            trace.steps.append(step)
+            arrivals = tuple((edge.text, earlier.name) for earlier in trace.steps
+                             for edge in earlier.sent if edge.src == key)
+            trace.steps.append(dataclasses.replace(step, arrivals=arrivals))
 
         leaves_before: dict[str, torch.Tensor | None] = {}
         for grad_fn in build.grad_fns:

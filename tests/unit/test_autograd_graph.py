@@ -290,3 +290,14 @@ def test_a_saved_tensor_changed_in_place_is_named_as_such():
     result = run_session(preset_settings(next(p for p in PRESETS if p.key == "err_in_place")))
     exp_node = next(n for n in result.traces[0].graph.nodes if n.title == "ExpBackward0")
     assert exp_node.saved == ("result: changed in place since saved",)
+
+
+def test_a_tensor_used_twice_receives_the_sum_of_both_gradients():
+    result = run_session(preset_settings(next(p for p in PRESETS if p.key == "polynomial")))
+    step = next(s for s in result.traces[0].steps if s.leaf_name == "x")
+    assert len(step.arrivals) == 2
+    x = torch.tensor(2.0, requires_grad=True)
+    parts = [torch.autograd.grad(x ** 2, x)[0], torch.autograd.grad(3 * x, x)[0]]
+    assert sorted(value for value, _ in step.arrivals) == sorted(format_tensor(p) for p in parts)
+    assert "**sum**" in step.story()
+    torch.testing.assert_close(step.received, parts[0] + parts[1])
