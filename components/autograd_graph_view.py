@@ -119,6 +119,11 @@ def _story(trace: BackwardTrace, upto: int) -> None:
             st.markdown(":material/info: This call ran, but was not recorded step by step: the page "
                         "keeps a limited number of gradient copies per run. Pick an earlier call.")
             return
+        if not trace.steps and trace.error is not None:
+            st.markdown(f":material/error: **`{trace.root_name}.backward()` stopped before running "
+                        "any node**, with PyTorch's error explained above: "
+                        f"{str(trace.error).splitlines()[0][:160]}")
+            return
         if upto == 0:
             seed = "nothing" if trace.seed is None else format_tensor(trace.seed)
             st.markdown(
