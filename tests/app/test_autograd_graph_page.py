@@ -1,10 +1,12 @@
 """The autograd page through the real router, in Streamlit's AppTest."""
 from __future__ import annotations
 
+import pytest
 import torch
 
 from tests.app.apptest import open_page, shown_text
 from workbench.autograd_graph import format_tensor
+from workbench.autograd_session import PRESETS, SCHEMA, preset_settings
 
 PAGE = "pages/autograd_graph.py"
 
@@ -148,3 +150,12 @@ def test_no_grad_knowledge_check_shows_pytorchs_refusal():
     at.button(key="kc_ag_no_grad_update_commit").click().run()
     assert not at.exception
     assert "leaf Variable that requires grad" in shown_text(at)
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.key)
+def test_every_preset_opens_from_its_lesson_link(preset):
+    link = SCHEMA.write(preset_settings(preset))
+    at = open_page(PAGE, query=link)
+    assert not at.exception
+    assert at.get("graphviz_chart"), preset.key
+    assert "unexpected error" not in shown_text(at)
