@@ -150,7 +150,9 @@ def _legend() -> None:
         "them (orange, with the value that flowed). Blue boxes: leaves that require grad; grey "
         "boxes: PyTorch's backward nodes (`grad_fn`), with the value they made; green boxes: "
         "`AccumulateGrad`, which adds into a leaf's `.grad`; dashed grey: tensors outside the graph; "
-        "blue *saved* lines: what a node kept for its backward formula.")
+        "blue *saved* lines: what a node kept for its backward formula. The *grad* on a grey node "
+        "is what the engine passed through it; PyTorch keeps a gradient in `.grad` only for leaves "
+        "(and for tensors that called `retain_grad()`).")
 
 
 def static_graph(model: GraphModel, *, scale: float, direction: str, show_saved: bool = False) -> str:

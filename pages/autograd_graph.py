@@ -135,6 +135,9 @@ if result.error is not None:
         error_panel(result_error, key="ag_error")
     else:
         refusal_panel(result.error, key="ag_error")
+    source_lines = settings.code.splitlines()
+    if result.error_line and 0 < result.error_line <= len(source_lines):
+        st.code(f"{result.error_line:>3} | {source_lines[result.error_line - 1]}", language="python")
 if result.program_calls_backward and settings.backward:
     controls.caption(":material/info: Your program calls `backward()` itself, so the page adds no "
                      "calls of its own: pick one of your program's calls to step through below.")
