@@ -187,6 +187,11 @@ code_panel(program_script(settings, result.output_name, page_calls=result.page_c
            caption="Your program with the page's backward() calls, ready to paste into Python.")
 
 
+NO_GRAD_OPTIONS = ["Only for speed: the result is the same",
+                   "Otherwise PyTorch refuses: w is a leaf that requires grad",
+                   "It zeroes w.grad after the update"]
+
+
 def _three_backward() -> Revealed:
     grad = three_backward_grad()
     return Revealed(f"{grad.item():.1f}", str(grad),
@@ -197,8 +202,9 @@ def _three_backward() -> Revealed:
 
 def _manual_update() -> Revealed:
     message = update_outside_no_grad()
+    refused = not message.startswith("no error")
     return Revealed(
-        "Otherwise PyTorch refuses: w is a leaf that requires grad",
+        NO_GRAD_OPTIONS[1] if refused else NO_GRAD_OPTIONS[0],
         message,
         "An update is not part of the model, so it must not be recorded. Outside `torch.no_grad()` "
         "PyTorch would have to record `w -= ...` in the graph, which for a leaf that requires grad "
@@ -215,6 +221,4 @@ with left:
 with right:
     knowledge_check("ag_no_grad_update",
                     "Why does the manual update `w -= lr * w.grad` go inside `with torch.no_grad():`?",
-                    ["Only for speed: the result is the same",
-                     "Otherwise PyTorch refuses: w is a leaf that requires grad",
-                     "It zeroes w.grad after the update"], _manual_update)
+                    NO_GRAD_OPTIONS, _manual_update)
