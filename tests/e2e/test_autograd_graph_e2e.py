@@ -1,0 +1,37 @@
+"""A lesson link to the autograd page opens in Chromium with the graph drawn and steppable."""
+from urllib.parse import quote
+
+import pytest
+import torch
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import open_path, wait_settled
+from workbench.autograd_graph import format_tensor
+
+pytestmark = pytest.mark.e2e
+
+LESSON = ("x = torch.tensor(2.0)\nw = torch.tensor(3.0, requires_grad=True)\n"
+          "b = torch.tensor(1.0, requires_grad=True)\ny = w * x + b\nL = (y - 10) ** 2\n")
+
+
+def test_lesson_link_draws_the_graph_and_steps_to_the_gradient(page, app_url):
+    open_path(page, app_url, f"/autograd_graph?code={quote(LESSON)}&backward=1&layout=LR")
+    chart = page.locator("[data-testid=stGraphVizChart]").first
+    expect(chart).to_be_visible()
+    expect(chart.locator("svg")).to_be_visible()
+    expect(chart).to_contain_text("MulBackward0")
+    expect(chart).to_contain_text("AccumulateGrad")
+    assert page.locator("[data-testid=stException]").count() == 0
+
+    x, w, b = torch.tensor(2.0), torch.tensor(3.0, requires_grad=True), torch.tensor(1.0, requires_grad=True)
+    grad_w = torch.autograd.grad((w * x + b - 10) ** 2, w)[0]
+    next_node = page.get_by_role("button", name="Next node")
+    for step in range(1, 7):  # the engine runs six nodes for this program
+        next_node.click()
+        # Wait for this step's story before the next click, so no click lands mid-rerun.
+        expect(page.get_by_text(f"Step {step} of 6.", exact=False)).to_be_visible()
+    wait_settled(page)
+    expect(next_node).to_be_disabled()
+    expect(chart).to_contain_text(f".grad {format_tensor(grad_w)}")
+    expect(page.get_by_text("Done.", exact=False)).to_be_visible()
+    assert "Traceback" not in page.inner_text("body")

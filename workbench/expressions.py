@@ -1,0 +1,940 @@
+"""A safe interpreter for the small PyTorch programs a learner types.
+
+The program text is parsed with `ast.parse` and then walked node by node here. Nothing the
+learner types ever reaches `eval`, `exec` or `compile`: a node type, name, attribute or function
+that is not on the lists below is refused before anything runs, with the line and the reason.
+What runs is still real PyTorch; the interpreter only decides *which* PyTorch may run and keeps
+every resource bounded (source length, node count, statements run, loop length, constants,
+exponents, tensor sizes checked before allocating, total elements, wall time).
+
+The accepted language (documented for learners on the page and in README.md):
+
+- `name = expression`, `name += expression` (also `-=`, `*=`, `/=`: in place on tensors)
+- numbers, strings, lists and tuples of them; `+ - * / ** @` and unary minus
+- `torch.<function>(...)` for the functions in TORCH_FUNCTIONS, `t.<method>(...)` for the
+  methods in TENSOR_METHODS, the attributes in TENSOR_ATTRIBUTES, indexing with whole numbers
+  and slices
+- `with torch.no_grad():` / `with torch.enable_grad():`, `for i in range(k):` with k <= 100
+- `print(...)`; `model(X)` when the page provides a model
+"""
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+# ---------------------------------------------------------------------------- the language
+
+TORCH_FUNCTIONS: frozenset[str] = frozenset({
+    # creating tensors
+    "tensor", "ones", "zeros", "full", "randn", "rand", "arange", "linspace", "eye",
+    "ones_like", "zeros_like", "full_like",
+    # elementwise and reductions
+    "sin", "cos", "tan", "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "abs", "neg", "square",
+    "pow", "maximum", "minimum", "clamp", "sum", "mean", "prod", "softmax", "log_softmax",
+    # linear algebra and shapes
+    "matmul", "mm", "dot", "outer", "stack", "cat", "reshape", "flatten", "transpose", "t",
+    "squeeze", "unsqueeze",
+    # losses
+    "binary_cross_entropy_with_logits",
+})
+CREATORS = frozenset({"tensor", "ones", "zeros", "full", "randn", "rand", "arange", "linspace", "eye"})
+RANDOM_CREATORS = frozenset({"randn", "rand"})
+GRAD_MODES = {"no_grad": torch.no_grad, "enable_grad": torch.enable_grad}
+TORCH_CONSTANTS = {"float32": torch.float32, "float64": torch.float64, "float": torch.float32,
+                   "double": torch.float64, "int64": torch.int64, "long": torch.int64,
+                   "pi": math.pi}
+
+TENSOR_METHODS: frozenset[str] = frozenset({
+    "sin", "cos", "tan", "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "abs", "neg", "square",
+    "pow", "clamp", "sum", "mean", "prod", "max", "min", "softmax", "log_softmax",
+    "matmul", "mm", "dot", "t", "view", "reshape", "flatten", "transpose", "squeeze", "unsqueeze",
+    "add", "sub", "mul", "div", "float", "double",
+    "detach", "clone", "item", "numel", "dim", "size",
+    # autograd
+    "backward", "retain_grad", "requires_grad_",
+    # in place
+    "zero_", "add_", "sub_", "mul_", "div_", "clamp_", "fill_", "pow_", "exp_",
+})
+TENSOR_ATTRIBUTES: frozenset[str] = frozenset({
+    "grad", "shape", "requires_grad", "is_leaf", "grad_fn", "T", "dtype", "ndim",
+})
+KEYWORDS: frozenset[str] = frozenset({
+    "requires_grad", "dtype", "dim", "keepdim", "retain_graph", "gradient", "min", "max",
+    "exponent", "steps", "start", "end", "step", "dim0", "dim1", "fill_value", "alpha",
+})
+BINARY_OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.Pow: operator.pow, ast.MatMult: operator.matmul,
+}
+IN_PLACE_OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.iadd, ast.Sub: operator.isub, ast.Mult: operator.imul,
+    ast.Div: operator.itruediv,
+}
+SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
+
+# Friendly words for what is refused, so the message says what the learner wrote.
+REFUSED_NODES: dict[type, str] = {
+    ast.Import: "imports", ast.ImportFrom: "imports", ast.Lambda: "lambda functions",
+    ast.FunctionDef: "defining functions", ast.AsyncFunctionDef: "defining functions",
+    ast.ClassDef: "defining classes", ast.ListComp: "comprehensions",
+    ast.SetComp: "comprehensions", ast.DictComp: "comprehensions",
+    ast.GeneratorExp: "generator expressions", ast.While: "while loops (use `for i in range(k):`)",
+    ast.If: "if statements", ast.IfExp: "conditional expressions", ast.Try: "try blocks",
+    ast.Global: "`global`", ast.Nonlocal: "`nonlocal`", ast.Delete: "`del`",
+    ast.Raise: "`raise`", ast.Assert: "`assert`", ast.Return: "`return`", ast.Yield: "`yield`",
+    ast.YieldFrom: "`yield`", ast.Await: "`await`", ast.NamedExpr: "the walrus operator `:=`",
+    ast.Dict: "dictionaries",
+    ast.Set: "sets", ast.JoinedStr: "f-strings", ast.Starred: "`*` unpacking",
+    ast.Compare: "comparisons", ast.BoolOp: "`and`/`or`", ast.AnnAssign: "annotations",
+}
+if hasattr(ast, "TryStar"):
+    REFUSED_NODES[ast.TryStar] = "try blocks"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every resource a program may use. A shared link is untrusted input."""
+
+    max_source_chars: int = 4000
+    max_lines: int = 80
+    max_nodes: int = 1500
+    max_depth: int = 30
+    max_statements_run: int = 3000
+    max_loop_iterations: int = 100
+    max_loop_nesting: int = 2
+    max_numel: int = 10_000            # elements in any one tensor
+    max_total_numel: int = 2_000_000   # elements created by the whole run
+    max_abs_constant: float = 1e9
+    max_abs_exponent: float = 64
+    max_string_chars: int = 200
+    max_print_lines: int = 200
+    max_backward_calls: int = 60
+    max_seconds: float = 3.0
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class ProgramRefused(Exception):
+    """The program steps outside the accepted language or its limits (nothing of it ran)."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.message = message
+
+
+class ProgramFailed(Exception):
+    """PyTorch (or Python arithmetic) raised while running `line`."""
+
+    def __init__(self, line: int, error: BaseException) -> None:
+        super().__init__(f"line {line}: {error}")
+        self.line = line
+        self.error = error
+
+
+# ---------------------------------------------------------------------------- static check
+
+def parse_program(source: str, limits: Limits = DEFAULT_LIMITS) -> ast.Module:
+    """Parse and check the whole program before any of it runs."""
+    if len(source) > limits.max_source_chars:
+        raise ProgramRefused(1, f"the program is longer than {limits.max_source_chars} characters")
+    if "\x00" in source:
+        raise ProgramRefused(1, "the program contains a NUL character")
+    if source.count("\n") + 1 > limits.max_lines:
+        raise ProgramRefused(limits.max_lines, f"the program has more than {limits.max_lines} lines")
+    try:
+        tree = ast.parse(source, mode="exec")
+    except SyntaxError as exc:
+        raise ProgramRefused(exc.lineno or 1, f"this is not valid Python: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError):
+        raise ProgramRefused(1, "the program could not be parsed") from None
+    nodes = list(ast.walk(tree))
+    if len(nodes) > limits.max_nodes:
+        raise ProgramRefused(1, f"the program is too large ({len(nodes)} syntax nodes, at most "
+                                f"{limits.max_nodes})")
+    _check_depth(tree, limits)
+    for node in sorted(nodes, key=_line):  # the first problem reported is the earliest line
+        _check_node(node, limits)
+    _check_loops(tree.body, 0, limits)
+    return tree
+
+
+def _line(node: ast.AST) -> int:
+    return getattr(node, "lineno", 1)
+
+
+def _check_depth(tree: ast.AST, limits: Limits) -> None:
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limits.max_depth:
+            raise ProgramRefused(_line(node), "the expression is nested too deeply")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _is_name(name: str) -> bool:
+    return name == "_" or not name.startswith("_")
+
+
+def _check_node(node: ast.AST, limits: Limits) -> None:
+    line = _line(node)
+    if type(node) in REFUSED_NODES:
+        raise ProgramRefused(line, f"not allowed here: {REFUSED_NODES[type(node)]}")
+    if isinstance(node, ast.Name) and not _is_name(node.id):
+        raise ProgramRefused(line, f"names starting with `_` are not allowed (`{node.id}`)")
+    if isinstance(node, ast.Attribute):
+        if node.attr.startswith("_"):
+            raise ProgramRefused(line, f"attributes starting with `_` are not allowed (`.{node.attr}`)")
+        if isinstance(node.value, ast.Name) and node.value.id == "torch":
+            allowed = TORCH_FUNCTIONS | set(GRAD_MODES) | set(TORCH_CONSTANTS)
+            if node.attr not in allowed:
+                raise ProgramRefused(line, f"`torch.{node.attr}` is not in the accepted list")
+        elif node.attr not in TENSOR_METHODS | TENSOR_ATTRIBUTES:
+            raise ProgramRefused(line, f"`.{node.attr}` is not in the accepted list of tensor "
+                                       "methods and attributes")
+    if isinstance(node, ast.keyword):
+        if node.arg is None:
+            raise ProgramRefused(line, "`**` unpacking is not allowed")
+        if node.arg not in KEYWORDS:
+            raise ProgramRefused(line, f"the keyword argument `{node.arg}=` is not accepted")
+    if isinstance(node, ast.Constant):
+        _check_constant(node.value, line, limits)
+    if isinstance(node, ast.Assign):
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            raise ProgramRefused(line, "assign to one plain name, such as `y = w * x`")
+    if isinstance(node, ast.AugAssign):
+        if not isinstance(node.target, ast.Name):
+            raise ProgramRefused(line, "in-place updates need a plain name, such as `w -= lr * w.grad`")
+        if type(node.op) not in IN_PLACE_OPERATORS:
+            raise ProgramRefused(line, "only `+=`, `-=`, `*=` and `/=` are accepted")
+    if isinstance(node, ast.BinOp) and type(node.op) not in BINARY_OPERATORS:
+        raise ProgramRefused(line, "only the operators + - * / ** @ are accepted")
+    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.USub | ast.UAdd):
+        raise ProgramRefused(line, "only unary minus is accepted")
+    if isinstance(node, ast.With):
+        for item in node.items:
+            if item.optional_vars is not None or not _is_grad_mode(item.context_expr):
+                raise ProgramRefused(line, "only `with torch.no_grad():` and "
+                                           "`with torch.enable_grad():` are accepted")
+    if isinstance(node, ast.For):
+        if not isinstance(node.target, ast.Name) or node.orelse:
+            raise ProgramRefused(line, "loops look like `for i in range(3):`")
+        if not (isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name)
+                and node.iter.func.id == "range" and not node.iter.keywords
+                and 1 <= len(node.iter.args) <= 3):
+            raise ProgramRefused(line, "a loop may only run over `range(k)`")
+    if isinstance(node, ast.Call):
+        _check_call(node)
+    if not isinstance(node, ALLOWED_NODES):
+        raise ProgramRefused(line, f"`{type(node).__name__}` is not part of the accepted language")
+
+
+def _is_grad_mode(expr: ast.AST) -> bool:
+    return (isinstance(expr, ast.Call) and not expr.args and not expr.keywords
+            and isinstance(expr.func, ast.Attribute) and expr.func.attr in GRAD_MODES
+            and isinstance(expr.func.value, ast.Name) and expr.func.value.id == "torch")
+
+
+def _check_call(node: ast.Call) -> None:
+    func = node.func
+    if isinstance(func, ast.Name):
+        if func.id not in ("print", "range", "model"):
+            raise ProgramRefused(_line(node), f"calling `{func.id}(...)` is not allowed; the accepted "
+                                              "calls are torch functions, tensor methods and print")
+    elif not isinstance(func, ast.Attribute):
+        raise ProgramRefused(_line(node), "only torch functions, tensor methods and print can be called")
+    elif isinstance(func.value, ast.Name) and func.value.id == "torch" and func.attr in TORCH_CONSTANTS:
+        raise ProgramRefused(_line(node), f"`torch.{func.attr}` is not a function")
+    elif func.attr in TENSOR_ATTRIBUTES and func.attr not in TENSOR_METHODS:
+        raise ProgramRefused(_line(node), f"`.{func.attr}` is an attribute, not a method")
+
+
+def _check_constant(value: Any, line: int, limits: Limits) -> None:
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int | float):
+        if isinstance(value, float) and not math.isfinite(value):
+            return
+        if abs(value) > limits.max_abs_constant:
+            raise ProgramRefused(line, f"the number {value!r:.20} is larger than "
+                                       f"{limits.max_abs_constant:g}")
+        return
+    if isinstance(value, str):
+        if len(value) > limits.max_string_chars:
+            raise ProgramRefused(line, f"strings are limited to {limits.max_string_chars} characters")
+        return
+    if value is Ellipsis:
+        return
+    raise ProgramRefused(line, f"the constant {type(value).__name__} is not accepted")
+
+
+def _check_loops(body: list[ast.stmt], depth: int, limits: Limits) -> None:
+    for statement in body:
+        if isinstance(statement, ast.For):
+            if depth + 1 > limits.max_loop_nesting:
+                raise ProgramRefused(_line(statement), f"loops may be nested at most "
+                                                       f"{limits.max_loop_nesting} deep")
+            _check_loops(statement.body, depth + 1, limits)
+        elif isinstance(statement, ast.With):
+            _check_loops(statement.body, depth, limits)
+
+
+ALLOWED_NODES = (
+    ast.Module, ast.Assign, ast.AugAssign, ast.Expr, ast.With, ast.withitem, ast.For, ast.Pass,
+    ast.BinOp, ast.UnaryOp, ast.Call, ast.Attribute, ast.Name, ast.Constant, ast.List, ast.Tuple,
+    ast.Subscript, ast.Slice, ast.keyword, ast.Load, ast.Store, ast.USub, ast.UAdd,
+    *BINARY_OPERATORS,
+)
+
+
+# ---------------------------------------------------------------------------- running
+
+@dataclass
+class OpRecord:
+    """One tensor the program computed, and the tensors it was computed from."""
+
+    line: int
+    label: str                      # e.g. "w * x", "torch.relu", ".sum"
+    result: torch.Tensor
+    inputs: tuple[torch.Tensor, ...]
+    grad_enabled: bool
+
+
+@dataclass
+class Catalog:
+    """What the interpreter saw: names from the program, and how each tensor was made.
+
+    The graph walker uses it to put the learner's names on PyTorch's nodes and to say why a
+    tensor is not in the backward graph.
+    """
+
+    names: dict[int, str] = field(default_factory=dict)            # id(tensor) -> latest name
+    tensors: dict[int, torch.Tensor] = field(default_factory=dict)  # keeps ids valid
+    ops: list[OpRecord] = field(default_factory=list)
+    reasons: dict[int, str] = field(default_factory=dict)          # id(tensor) -> why no graph
+    order: list[str] = field(default_factory=list)                 # names, last-assigned last
+    made_by: dict[int, OpRecord] = field(default_factory=dict)     # id(grad_fn) -> its op
+
+    def keep(self, tensor: torch.Tensor) -> None:
+        self.tensors[id(tensor)] = tensor
+
+    def name(self, tensor: torch.Tensor, name: str) -> None:
+        self.keep(tensor)
+        self.names[id(tensor)] = name
+        if name in self.order:
+            self.order.remove(name)
+        self.order.append(name)
+
+    def name_of(self, tensor: torch.Tensor) -> str | None:
+        return self.names.get(id(tensor))
+
+    def reason_of(self, tensor: torch.Tensor) -> str | None:
+        return self.reasons.get(id(tensor))
+
+    def add(self, record: OpRecord) -> None:
+        self.ops.append(record)
+        if record.result.grad_fn is not None:
+            self.made_by[id(record.result.grad_fn)] = record
+
+    def producer(self, grad_fn: Any) -> OpRecord | None:
+        """The op record whose result still carries this grad_fn (not after an in-place change)."""
+        record = self.made_by.get(id(grad_fn))
+        if record is not None and record.result.grad_fn is grad_fn:
+            return record
+        return None
+
+
+@dataclass(frozen=True)
+class Printed:
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something worth saying about a line that is not an error (e.g. `.grad` of a non-leaf)."""
+
+    line: int
+    title: str
+    text: str
+
+
+BackwardRunner = Callable[[torch.Tensor, "torch.Tensor | None", bool, int, "Interpreter"], None]
+
+
+def plain_backward(tensor: torch.Tensor, gradient: torch.Tensor | None, retain_graph: bool,
+                   line: int, interpreter: Interpreter) -> None:
+    tensor.backward(gradient=gradient, retain_graph=retain_graph)
+
+
+class Interpreter:
+    """Runs a checked program statement by statement, with every limit enforced."""
+
+    def __init__(self, *, limits: Limits = DEFAULT_LIMITS, seed: int = 0,
+                 device: torch.device | None = None, bindings: dict[str, Any] | None = None,
+                 backward: BackwardRunner = plain_backward) -> None:
+        self.limits = limits
+        self.device = device or torch.device("cpu")
+        # Random numbers are drawn on the CPU and then moved, so a lesson link shows the same
+        # numbers on every server, GPU or not, and `torch.manual_seed(seed)` reproduces them.
+        self.generator = torch.Generator().manual_seed(seed)
+        self.env: dict[str, Any] = {}
+        self.catalog = Catalog()
+        self.printed: list[Printed] = []
+        self.notes: list[Note] = []
+        self.backward_runner = backward
+        self.backward_calls = 0
+        self.statements_run = 0
+        self.total_numel = 0
+        self.deadline = 0.0
+        self.line = 1
+        self.model: torch.nn.Module | None = None
+        for name, value in (bindings or {}).items():
+            self._bind_given(name, value)
+
+    # ---- bindings the page provides (the moons model and its batch)
+    def _bind_given(self, name: str, value: Any) -> None:
+        if isinstance(value, torch.nn.Module):
+            if name != "model":
+                raise ValueError("a module can only be bound as `model`")
+            self.model = value.to(self.device)
+            for pname, param in value.named_parameters():
+                self.catalog.name(param, f"model.{pname}")
+            return
+        if isinstance(value, torch.Tensor):
+            value = value.to(self.device)
+            self.catalog.name(value, name)
+        self.env[name] = value
+
+    # ---- entry point
+    def run(self, tree: ast.Module) -> None:
+        """Run the program; raises ProgramRefused or ProgramFailed at the first problem."""
+        self.deadline = time.monotonic() + self.limits.max_seconds
+        self._run_block(tree.body)
+
+    def _run_block(self, body: list[ast.stmt]) -> None:
+        for statement in body:
+            self._run_statement(statement)
+
+    def _tick(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise ProgramRefused(self.line, f"the program ran longer than {self.limits.max_seconds:g} s")
+
+    def _run_statement(self, statement: ast.stmt) -> None:
+        self.line = _line(statement)
+        self.statements_run += 1
+        if self.statements_run > self.limits.max_statements_run:
+            raise ProgramRefused(self.line, f"the program ran more than "
+                                            f"{self.limits.max_statements_run} statements")
+        self._tick()
+        try:
+            if isinstance(statement, ast.For):
+                self._run_for(statement)
+            elif isinstance(statement, ast.With):
+                self._run_with(statement)
+            elif isinstance(statement, ast.Assign):
+                target = statement.targets[0]
+                assert isinstance(target, ast.Name)
+                self._assign(target.id, self._eval(statement.value))
+            elif isinstance(statement, ast.AugAssign):
+                self._aug_assign(statement)
+            elif isinstance(statement, ast.Expr):
+                self._eval(statement.value)
+            elif isinstance(statement, ast.Pass):
+                pass
+            else:  # pragma: no cover - parse_program refuses everything else
+                raise ProgramRefused(self.line, f"`{type(statement).__name__}` is not accepted")
+        except (ProgramRefused, ProgramFailed):
+            raise
+        except RecursionError:
+            raise ProgramRefused(self.line, "the program nests too deeply") from None
+        except Exception as exc:  # PyTorch's and Python's own errors are content for the page
+            raise ProgramFailed(self.line, exc) from None
+
+    def _run_for(self, statement: ast.For) -> None:
+        assert isinstance(statement.iter, ast.Call) and isinstance(statement.target, ast.Name)
+        bounds = [self._eval(arg) for arg in statement.iter.args]
+        if not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+            raise ProgramRefused(self.line, "range(...) needs whole numbers")
+        try:
+            steps = range(*bounds)
+        except ValueError as exc:
+            raise ProgramFailed(self.line, exc) from None
+        if len(steps) > self.limits.max_loop_iterations:
+            raise ProgramRefused(self.line, f"a loop may run at most {self.limits.max_loop_iterations} "
+                                            f"times (this one: {len(steps)})")
+        for value in steps:
+            self.env[statement.target.id] = value
+            self._run_block(statement.body)
+
+    def _run_with(self, statement: ast.With) -> None:
+        expr = statement.items[0].context_expr
+        assert isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+        with GRAD_MODES[expr.func.attr]():
+            self._run_block(statement.body)
+
+    # ---- names
+    def _assign(self, name: str, value: Any) -> None:
+        if name == "torch" or name in ("print", "range", "model"):
+            raise ProgramRefused(self.line, f"`{name}` is a reserved name")
+        self.env[name] = value
+        if isinstance(value, torch.Tensor):
+            self.catalog.name(value, name)
+
+    def _aug_assign(self, statement: ast.AugAssign) -> None:
+        assert isinstance(statement.target, ast.Name)
+        name = statement.target.id
+        if name not in self.env:
+            raise ProgramRefused(self.line, f"`{name}` is used before it is given a value")
+        current = self.env[name]
+        value = self._eval(statement.value)
+        op = IN_PLACE_OPERATORS[type(statement.op)]
+        if isinstance(current, torch.Tensor):
+            self._check_operand(value)
+            self._dry_run(op, (current, value))
+            op(current, value)  # in place: the tensor object keeps its identity, version += 1
+            self._record(f"{name} {SYMBOLS[type(statement.op)]}= ...", current, (current, value))
+        else:
+            self._assign(name, self._number_op(op, current, value))
+
+    # ---- expressions
+    def _eval(self, node: ast.expr) -> Any:
+        self._tick()
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self._lookup(node.id)
+        if isinstance(node, ast.List | ast.Tuple):
+            items = [self._eval(item) for item in node.elts]
+            if _count_leaves(items) > self.limits.max_numel:
+                raise ProgramRefused(self.line, f"a list may hold at most {self.limits.max_numel} numbers")
+            return items if isinstance(node, ast.List) else tuple(items)
+        if isinstance(node, ast.UnaryOp):
+            operand = self._eval(node.operand)
+            if isinstance(node.op, ast.UAdd):
+                return operand
+            return self._apply(operator.neg, (operand,), {}, "-", check=True)
+        if isinstance(node, ast.BinOp):
+            return self._binary(node)
+        if isinstance(node, ast.Attribute):
+            return self._attribute(node)
+        if isinstance(node, ast.Subscript):
+            return self._subscript(node)
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        if isinstance(node, ast.Slice):
+            raise ProgramRefused(self.line, "slices only appear inside [...]")
+        raise ProgramRefused(self.line, f"`{type(node).__name__}` is not accepted")  # pragma: no cover
+
+    def _lookup(self, name: str) -> Any:
+        if name == "torch":
+            return TORCH
+        if name in self.env:
+            return self.env[name]
+        if name == "model" and self.model is not None:
+            return self.model
+        raise ProgramRefused(self.line, f"`{name}` is not defined yet")
+
+    def _binary(self, node: ast.BinOp) -> Any:
+        left, right = self._eval(node.left), self._eval(node.right)
+        op = BINARY_OPERATORS[type(node.op)]
+        symbol = SYMBOLS[type(node.op)]
+        if not isinstance(left, torch.Tensor) and not isinstance(right, torch.Tensor):
+            return self._number_op(op, left, right)
+        if isinstance(node.op, ast.Pow):
+            exponent = right
+            if _is_number(exponent) and abs(exponent) > self.limits.max_abs_exponent:
+                raise ProgramRefused(self.line, f"exponents are limited to ±{self.limits.max_abs_exponent:g}")
+        label = f"{_describe(node.left)} {symbol} {_describe(node.right)}"
+        return self._apply(op, (left, right), {}, label, check=True)
+
+    def _number_op(self, op: Callable[[Any, Any], Any], left: Any, right: Any) -> Any:
+        if not (_is_number(left) and _is_number(right)):
+            raise ProgramRefused(self.line, f"cannot combine {_kind(left)} and {_kind(right)}")
+        if op is operator.pow:
+            if abs(right) > self.limits.max_abs_exponent:
+                raise ProgramRefused(self.line, f"exponents are limited to ±{self.limits.max_abs_exponent:g}")
+            if abs(left) > self.limits.max_abs_constant:
+                raise ProgramRefused(self.line, "the base of ** is too large")
+            left = float(left) if isinstance(right, int) and right < 0 else left
+        result = op(left, right)
+        if isinstance(result, complex):
+            raise ProgramRefused(self.line, "complex numbers are not accepted")
+        if abs(result) > 1e300 or (isinstance(result, int) and result.bit_length() > 256):
+            raise ProgramRefused(self.line, "that number is too large")
+        return result
+
+    def _attribute(self, node: ast.Attribute) -> Any:
+        owner = self._eval(node.value)
+        name = node.attr
+        if owner is TORCH:
+            if name in TORCH_CONSTANTS:
+                return TORCH_CONSTANTS[name]
+            raise ProgramRefused(self.line, f"`torch.{name}` must be called")
+        if not isinstance(owner, torch.Tensor):
+            raise ProgramRefused(self.line, f"`.{name}` needs a tensor, not {_kind(owner)}")
+        if name not in TENSOR_ATTRIBUTES:
+            raise ProgramRefused(self.line, f"`.{name}` is a method: call it with `()`")
+        if name == "grad" and not owner.is_leaf and not owner.retains_grad:
+            # Asking PyTorch would print a UserWarning on the server; the answer is None and the
+            # reason is part of the lesson, so say it here.
+            shown = self.catalog.name_of(owner) or "this tensor"
+            self.notes.append(Note(self.line, f"`{shown}.grad` is None",
+                                   f"`{shown}` is not a leaf: it was computed from other tensors, so "
+                                   "PyTorch does not keep its gradient after backward(). Call "
+                                   f"`{shown}.retain_grad()` before `backward()` to keep it."))
+            return None
+        value = owner.T if name == "T" else getattr(owner, name)
+        if isinstance(value, torch.Tensor) and name == "T":
+            self._record(_describe(node), value, (owner,))
+        return value
+
+    def _subscript(self, node: ast.Subscript) -> Any:
+        owner = self._eval(node.value)
+        index = self._index(node.slice)
+        if isinstance(owner, torch.Size | tuple | list) and isinstance(index, int):
+            return owner[index]
+        if not isinstance(owner, torch.Tensor):
+            raise ProgramRefused(self.line, f"indexing needs a tensor, not {_kind(owner)}")
+        return self._apply(operator.getitem, (owner, index), {}, _describe(node), check=True)
+
+    def _index(self, node: ast.expr) -> Any:
+        if isinstance(node, ast.Slice):
+            bounds = (node.lower, node.upper, node.step)
+            parts = [None if part is None else self._eval(part) for part in bounds]
+            if not all(p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in parts):
+                raise ProgramRefused(self.line, "slice bounds must be whole numbers")
+            return slice(*parts)
+        if isinstance(node, ast.Tuple):
+            return tuple(self._index(element) for element in node.elts)
+        value = self._eval(node)
+        if value is Ellipsis or value is None or (isinstance(value, int) and not isinstance(value, bool)):
+            return value
+        raise ProgramRefused(self.line, "an index must be a whole number or a slice")
+
+    def _call(self, node: ast.Call) -> Any:
+        args = [self._eval(arg) for arg in node.args]
+        kwargs = {kw.arg: self._eval(kw.value) for kw in node.keywords if kw.arg is not None}
+        func = node.func
+        if isinstance(func, ast.Name):
+            if func.id == "print":
+                return self._print(args, kwargs)
+            if func.id == "model" and self.model is not None:
+                return self._call_model(args, kwargs)
+            if func.id == "range":
+                raise ProgramRefused(self.line, "`range(...)` only appears in a loop header: "
+                                                "`for i in range(k):`")
+            raise ProgramRefused(self.line, f"`{func.id}(...)` is not available here")
+        assert isinstance(func, ast.Attribute)
+        owner = self._eval(func.value)
+        if owner is TORCH:
+            return self._torch_function(func.attr, args, kwargs)
+        if isinstance(owner, torch.Tensor):
+            return self._tensor_method(owner, func.attr, args, kwargs, node)
+        if owner is None:
+            raise ProgramRefused(self.line, f"`{_describe(func.value)}` is None, so `.{func.attr}()` "
+                                            "cannot be called on it (a `.grad` stays None until "
+                                            "backward() has filled it)")
+        raise ProgramRefused(self.line, f"`.{func.attr}(...)` needs a tensor, not {_kind(owner)}")
+
+    def _print(self, args: list[Any], kwargs: dict[str, Any]) -> None:
+        if kwargs:
+            raise ProgramRefused(self.line, "print(...) takes no keyword arguments here")
+        if len(self.printed) >= self.limits.max_print_lines:
+            raise ProgramRefused(self.line, f"at most {self.limits.max_print_lines} lines may be printed")
+        self.printed.append(Printed(self.line, " ".join(_show(arg) for arg in args)[:2000]))
+        return None
+
+    def _call_model(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        assert self.model is not None
+        if kwargs or len(args) != 1 or not isinstance(args[0], torch.Tensor):
+            raise ProgramRefused(self.line, "call the model with one tensor: `model(X)`")
+        features = args[0]
+        widest = max((p.shape[0] for p in self.model.parameters()), default=1)
+        if features.dim() != 2 or features.shape[0] * widest > self.limits.max_total_numel // 4:
+            raise ProgramRefused(self.line, "the model takes a batch of shape (N, features) of modest size")
+        result = self.model(features)
+        self._account(result)
+        self._record("model(...)", result, (features,))
+        return result
+
+    def _torch_function(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if name in GRAD_MODES:
+            raise ProgramRefused(self.line, f"`torch.{name}()` is used as `with torch.{name}():`")
+        if name not in TORCH_FUNCTIONS:  # pragma: no cover - parse_program refuses it first
+            raise ProgramRefused(self.line, f"`torch.{name}` is not accepted")
+        function = getattr(torch, name)
+        if name in CREATORS:
+            self._check_creation(name, args, kwargs)
+            try:
+                if name in RANDOM_CREATORS:
+                    wants_grad = bool(kwargs.pop("requires_grad", False))
+                    drawn = function(*args, **kwargs, generator=self.generator).to(self.device)
+                    result = drawn.requires_grad_(wants_grad)
+                else:
+                    result = function(*args, **kwargs, device=self.device)
+            except (RuntimeError, ValueError, TypeError) as exc:
+                raise ProgramFailed(self.line, exc) from None
+            self._account(result)
+            self._record(f"torch.{name}", result, ())
+            return result
+        return self._apply(function, tuple(args), kwargs, f"torch.{name}", check=True)
+
+    def _tensor_method(self, owner: torch.Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
+                       node: ast.Call) -> Any:
+        if name not in TENSOR_METHODS:
+            raise ProgramRefused(self.line, f"`.{name}(...)` is not accepted")
+        if name == "backward":
+            return self._backward(owner, args, kwargs)
+        if name == "retain_grad":
+            owner.retain_grad()
+            return None
+        if name in ("numel", "dim", "size", "item"):
+            return getattr(owner, name)(*args, **kwargs)
+        method = getattr(owner, name)
+        result = self._apply(lambda *a, **k: method(*a, **k), tuple(args), kwargs, _describe(node),
+                             check=True, dry=lambda *a, **k: getattr(a[0], name)(*a[1:], **k),
+                             owner=owner)
+        if name == "detach" and isinstance(result, torch.Tensor):
+            self.catalog.reasons[id(result)] = "made by detach(): cut from the graph"
+        return result
+
+    def _backward(self, owner: torch.Tensor, args: list[Any], kwargs: dict[str, Any]) -> None:
+        unknown = set(kwargs) - {"gradient", "retain_graph"}
+        if unknown or len(args) > 1:
+            raise ProgramRefused(self.line, "backward() accepts `gradient=` and `retain_graph=` only")
+        gradient = args[0] if args else kwargs.get("gradient")
+        if gradient is not None and not isinstance(gradient, torch.Tensor):
+            raise ProgramRefused(self.line, "the gradient passed to backward() must be a tensor")
+        retain = bool(kwargs.get("retain_graph", False))
+        self.backward_calls += 1
+        if self.backward_calls > self.limits.max_backward_calls:
+            raise ProgramRefused(self.line, f"at most {self.limits.max_backward_calls} backward() calls")
+        self.backward_runner(owner, gradient, retain, self.line, self)
+        return None
+
+    # ---- the one place tensors are computed
+    def _apply(self, function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+               label: str, *, check: bool, dry: Callable[..., Any] | None = None,
+               owner: torch.Tensor | None = None) -> Any:
+        for value in (*args, *kwargs.values()):
+            self._check_operand(value)
+        operands = ((owner,) if owner is not None else ()) + args
+        if check:
+            self._dry_run(dry or function, operands if dry else args, kwargs)
+        result = function(*args, **kwargs)
+        if isinstance(result, tuple) and not isinstance(result, torch.Size):
+            raise ProgramRefused(self.line, f"`{label}` returns several tensors; that is not supported here")
+        if isinstance(result, torch.Tensor):
+            if result is not owner:
+                self._account(result)
+            self._record(label, result, tuple(t for t in operands if isinstance(t, torch.Tensor)))
+        return result
+
+    def _check_operand(self, value: Any) -> None:
+        if isinstance(value, list | tuple) and not isinstance(value, torch.Size):
+            for item in value:
+                self._check_operand(item)
+            return
+        if not (value is None or isinstance(value, torch.Tensor | int | float | bool | str | slice
+                                            | torch.dtype | torch.Size) or value is Ellipsis):
+            raise ProgramRefused(self.line, f"{_kind(value)} cannot be passed to PyTorch here")
+
+    def _dry_run(self, function: Callable[..., Any], args: tuple[Any, ...],
+                 kwargs: dict[str, Any] | None = None) -> None:
+        """Run the op on the `meta` device first: the result's shape, without allocating.
+
+        Skipped when the operands are so small that no accepted operation can exceed the limit:
+        broadcasting, matmul, outer, cat and stack all make at most the product of the input
+        sizes (each counted as at least 2) elements.
+        """
+        tensors = _flat_tensors(list(args) + list((kwargs or {}).values()))
+        if math.prod(max(t.numel(), 2) for t in tensors) <= self.limits.max_numel:
+            return
+        meta_args = tuple(_to_meta(a) for a in args)
+        meta_kwargs = {k: _to_meta(v) for k, v in (kwargs or {}).items()}
+        try:
+            with torch.no_grad():
+                shape_probe = function(*meta_args, **meta_kwargs)
+        except Exception:  # noqa: BLE001 - the real call raises PyTorch's own error; inputs are bounded
+            return
+        if isinstance(shape_probe, torch.Tensor) and shape_probe.numel() > self.limits.max_numel:
+            raise ProgramRefused(self.line, f"the result would have {shape_probe.numel():,} elements; "
+                                            f"at most {self.limits.max_numel:,} are allowed here")
+
+    def _check_creation(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
+        limit = self.limits.max_numel
+        if "device" in kwargs or "generator" in kwargs:  # pragma: no cover - KEYWORDS refuses both
+            raise ProgramRefused(self.line, "device and generator are chosen by the page")
+        if name == "tensor":
+            if len(args) != 1:
+                raise ProgramRefused(self.line, "torch.tensor takes one value or list")
+            count = _count_leaves(args[0])
+        elif name == "arange":
+            bounds = {"start": 0, "end": None, "step": 1}
+            given = dict(zip(("end",) if len(args) == 1 else ("start", "end", "step"), args, strict=False))
+            bounds.update(given)
+            bounds.update({k: v for k, v in kwargs.items() if k in bounds})
+            start, end, step = bounds["start"], bounds["end"], bounds["step"]
+            if not (_is_number(start) and _is_number(end) and _is_number(step)) or step == 0:
+                raise ProgramRefused(self.line, "torch.arange takes numbers and a non-zero step")
+            count = max(0, math.ceil((end - start) / step))
+        elif name == "linspace":
+            steps = args[2] if len(args) > 2 else kwargs.get("steps")
+            if not isinstance(steps, int) or isinstance(steps, bool):
+                raise ProgramRefused(self.line, "torch.linspace needs `steps`, a whole number")
+            count = steps
+        else:
+            shape_args = args[:-1] if name == "full" and "fill_value" not in kwargs else args
+            if len(shape_args) == 1 and isinstance(shape_args[0], list | tuple | torch.Size):
+                shape_args = list(shape_args[0])
+            if name == "eye":
+                shape_args = [args[0], args[1] if len(args) > 1 else args[0]] if args else []
+            if not all(isinstance(s, int) and not isinstance(s, bool) for s in shape_args):
+                raise ProgramRefused(self.line, f"torch.{name} takes whole-number sizes")
+            if any(s < 0 for s in shape_args):
+                raise ProgramRefused(self.line, "sizes cannot be negative")
+            count = math.prod(shape_args)
+        if count > limit:
+            raise ProgramRefused(self.line, f"torch.{name} would make {count:,} elements; at most "
+                                            f"{limit:,} are allowed here")
+
+    def _account(self, tensor: torch.Tensor) -> None:
+        self.total_numel += tensor.numel()
+        if tensor.numel() > self.limits.max_numel:
+            raise ProgramRefused(self.line, f"a tensor of {tensor.numel():,} elements is larger than "
+                                            f"the {self.limits.max_numel:,} allowed")
+        if self.total_numel > self.limits.max_total_numel:
+            raise ProgramRefused(self.line, f"the program created more than "
+                                            f"{self.limits.max_total_numel:,} tensor elements in all")
+
+    def _record(self, label: str, result: torch.Tensor, inputs: tuple[Any, ...]) -> None:
+        self.catalog.keep(result)
+        tensors = tuple(_flat_tensors(inputs))
+        for tensor in tensors:
+            self.catalog.keep(tensor)
+        self.catalog.add(OpRecord(self.line, label, result, tensors, torch.is_grad_enabled()))
+        if not result.requires_grad and id(result) not in self.catalog.reasons:
+            if not torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+                self.catalog.reasons[id(result)] = "made inside torch.no_grad(): not recorded"
+
+
+class _TorchNamespace:
+    """Stands for the name `torch` inside programs; it has no attributes of its own."""
+
+    def __repr__(self) -> str:
+        return "torch"
+
+
+TORCH = _TorchNamespace()
+
+
+def _to_meta(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device="meta")
+    if isinstance(value, list | tuple) and not isinstance(value, torch.Size):
+        return type(value)(_to_meta(v) for v in value)
+    return value
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float)
+
+
+def _flat_tensors(values: Any) -> list[torch.Tensor]:
+    if isinstance(values, torch.Tensor):
+        return [values]
+    if isinstance(values, list | tuple) and not isinstance(values, torch.Size):
+        return [t for v in values for t in _flat_tensors(v)]
+    return []
+
+
+def _count_leaves(value: Any) -> int:
+    if isinstance(value, list | tuple):
+        return sum(_count_leaves(v) for v in value)
+    return 1
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, torch.Tensor):
+        return "a tensor"
+    if isinstance(value, bool | int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return str(value.detach()) if value.numel() <= 100 else f"tensor of shape {tuple(value.shape)}"
+    if value is TORCH:
+        return "<module 'torch'>"
+    return str(value)
+
+
+def _describe(node: ast.AST) -> str:
+    """Short source text of an expression, for labels (ast.unparse writes; it never runs code)."""
+    text = ast.unparse(node)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def warm_up() -> None:
+    """Load PyTorch's meta-device kernels once per process (about 2 s the first time), so a
+    learner's first run is not charged for it against the time limit."""
+    probe = torch.empty(2, 2, device="meta")
+    with torch.no_grad():
+        ((probe * probe + 1) ** 2 @ probe).sum().view(1)
+
+
+warm_up()
+
+
+@dataclass
+class RunOutcome:
+    """Everything one run produced, whether it finished or stopped at a line."""
+
+    interpreter: Interpreter
+    refused: ProgramRefused | None = None
+    failed: ProgramFailed | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.refused is None and self.failed is None
+
+    @property
+    def env(self) -> dict[str, Any]:
+        return self.interpreter.env
+
+
+def run_program(source: str, *, limits: Limits = DEFAULT_LIMITS, seed: int = 0,
+                device: torch.device | None = None, bindings: dict[str, Any] | None = None,
+                backward: BackwardRunner = plain_backward) -> RunOutcome:
+    """Check then run `source`; problems come back in the outcome, never as exceptions."""
+    interpreter = Interpreter(limits=limits, seed=seed, device=device, bindings=bindings,
+                              backward=backward)
+    try:
+        tree = parse_program(source, limits)
+    except ProgramRefused as refused:
+        return RunOutcome(interpreter, refused=refused)
+    try:
+        interpreter.run(tree)
+    except ProgramRefused as refused:
+        return RunOutcome(interpreter, refused=refused)
+    except ProgramFailed as failed:
+        return RunOutcome(interpreter, failed=failed)
+    except RecursionError:
+        return RunOutcome(interpreter, refused=ProgramRefused(interpreter.line, "the program is too deep"))
+    return RunOutcome(interpreter)
