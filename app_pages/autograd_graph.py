@@ -5,7 +5,7 @@ import streamlit as st
 
 from components.autograd_graph_view import (accumulation_panel, export_buttons, language_help,
                                             refusal_panel, static_graph, step_through)
-from components.classroom import visible
+from components.classroom import share_panel, visible
 from components.code_panel import code_panel
 from components.device import learner_device
 from components.error_panel import error_panel
@@ -181,9 +181,9 @@ if any(trace.leaf_grads for trace in result.traces):
 if dot is not None:
     export_buttons(dot, "ag_export")
 
-code_panel(program_script(settings, result.output_name, page_calls=result.page_calls,
-                          uses_trainer_model=uses_trainer),
-           filename="autograd_program.py", key="ag_code_panel",
+script = program_script(settings, result.output_name, page_calls=result.page_calls,
+                        uses_trainer_model=uses_trainer)
+code_panel(script, filename="autograd_program.py", key="ag_code_panel",
            caption="Your program with the page's backward() calls, ready to paste into Python.")
 
 
@@ -222,3 +222,6 @@ with right:
     knowledge_check("ag_no_grad_update",
                     "Why does the manual update `w -= lr * w.grad` go inside `with torch.no_grad():`?",
                     NO_GRAD_OPTIONS, _manual_update)
+
+share_panel(schema=SCHEMA, settings=settings, url_path="autograd_graph", script=script,
+            title="Autograd graph", key="ag_share")

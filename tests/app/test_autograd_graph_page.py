@@ -8,7 +8,7 @@ from tests.app.apptest import open_page, shown_text
 from workbench.autograd_graph import format_tensor
 from workbench.autograd_session import PRESETS, SCHEMA, preset_settings
 
-PAGE = "pages/autograd_graph.py"
+PAGE = "app_pages/autograd_graph.py"
 
 
 def _dot(at) -> str:

@@ -30,7 +30,17 @@ def _tensor_script() -> str:
     return tensor_script(settings, materialized=report.materialized, failing_step=None)
 
 
-SCRIPTS = {"tensor_inspector": _tensor_script}
+def _autograd_script() -> str:
+    from workbench.autograd_session import SCHEMA, program_script, run_session
+
+    code = ("x = torch.tensor(2.0)\nw = torch.tensor(3.0, requires_grad=True)\n"
+            "b = torch.tensor(1.0, requires_grad=True)\ny = w * x + b\nL = (y - 10) ** 2")
+    settings, _ = SCHEMA.read({"code": code, "backward": "2", "retain": "1"})
+    result = run_session(settings)
+    return program_script(settings, result.output_name, page_calls=result.page_calls)
+
+
+SCRIPTS = {"tensor_inspector": _tensor_script, "autograd_graph": _autograd_script}
 
 
 @pytest.mark.parametrize("tool", sorted(SCRIPTS))
