@@ -556,3 +556,36 @@ def identical_streams(run: LoaderRun) -> bool:
 def batches_per_epoch(n: int, batch_size: int, drop_last: bool) -> int:
     """What len(DataLoader) says, by asking it."""
     return len(DataLoader(range(n), batch_size=batch_size, drop_last=drop_last))
+
+
+# %% The pipeline in words, for the picture of it --------------------------------------------
+
+def describe_sampler(settings: BatchSettings, dataset_size: int) -> str:
+    draws = draws_per_epoch(settings, dataset_size)
+    if settings.batch_sampler == "bucket":
+        return f"(inside the batch sampler)\nrandperm({dataset_size}) with the generator"
+    text = {
+        "default": ("RandomSampler, made by DataLoader\nfrom shuffle=True" if settings.shuffle
+                    else "SequentialSampler, made by DataLoader\nfrom shuffle=False"),
+        "sequential": "SequentialSampler\n0, 1, 2, … in order",
+        "random": "RandomSampler\na permutation per epoch",
+        "replacement": "RandomSampler(replacement=True)\nindependent draws",
+        "subset": "SubsetRandomSampler\na permutation of the subset",
+        "weighted": "WeightedRandomSampler\nweights 1 / class size",
+    }[settings.sampler]
+    seeded = "" if settings.sampler == "sequential" or (
+        settings.sampler == "default" and not settings.shuffle) else f"\ngenerator seed {settings.seed}"
+    return f"{text}{seeded}\n{draws} indices per epoch"
+
+
+def describe_batch_sampler(settings: BatchSettings) -> str:
+    if settings.batch_sampler == "bucket":
+        return (f"BucketBatchSampler (custom)\nbatch_size={settings.batch_size}, "
+                f"drop_last={settings.drop_last}\nsorted by length in pools of {BUCKET_POOL}")
+    return f"BatchSampler\nbatch_size={settings.batch_size}, drop_last={settings.drop_last}"
+
+
+def describe_collate(settings: BatchSettings) -> str:
+    if settings.collate == "pad":
+        return "pad_collate (custom)\npad_sequence(x, padding_value=0)\n+ lengths, stack the rest"
+    return "default_collate\ntorch.stack per key"
