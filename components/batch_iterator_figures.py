@@ -126,7 +126,9 @@ def class_counts_figure(run: LoaderRun, current: BatchRecord | None) -> go.Figur
                       xaxis={"title": {"text": "batch (epoch · number)"},
                              "showticklabels": len(labels) <= 40, "type": "category"},
                       yaxis={"title": {"text": "samples"}},
-                      legend={"orientation": "h", "y": 1.12, "x": 0})
+                      legend={"orientation": "h", "y": 1.02, "x": 0, "yanchor": "bottom",
+                              "traceorder": "normal"},
+                      title={"text": "Classes in each batch"})
     return style_figure(fig, uirevision="batch_class_counts")
 
 
@@ -193,14 +195,13 @@ def pipeline_dot(run: LoaderRun, current: BatchRecord | None, sampler_text: str,
                                f"class 0: {classes[0]}, class 1: {classes[1]}"),
         ("sampler", "Sampler", sampler_text),
         ("batch_sampler", "BatchSampler", f"{batch_sampler_text}\n→ {_short(indices)}"),
-        ("getitem", "__getitem__", f"dataset[{first}], … ({len(indices)} calls)\n"
-                                   f"in {where}\n→ {len(indices)} dicts"),
+        ("getitem", "__getitem__", f"dataset[{first}], …\n{len(indices)} calls in\n{where}"),
         ("collate", "collate_fn", collate_text),
         ("batch", "batch", f"epoch {current.epoch}, batch {current.number}\n{shapes}"
                            if current is not None else "no batch"),
     ]
-    font = 12 * scale
-    lines = ["digraph pipeline {", "rankdir=LR;", 'graph [bgcolor="transparent", nodesep=0.3];',
+    font = 15 * scale
+    lines = ["digraph pipeline {", "rankdir=LR;", 'graph [bgcolor="transparent", nodesep=0.25, ranksep=0.3];',
              f'node [shape=box, style="rounded,filled", fillcolor="#F4F6FA", color="#0072B2", '
              f'fontname="Helvetica", fontsize={font:g}, penwidth={1.5 * scale:g}];',
              f'edge [color="#555555", penwidth={1.5 * scale:g}, arrowsize={0.8 * scale:g}];']

@@ -54,8 +54,9 @@ def tensor_listing(record: BatchRecord) -> str:
     """Each tensor of the batch as PyTorch prints it, with its shape and dtype."""
     parts = []
     for key, value in record.tensors.items():
-        parts.append(f'batch["{key}"]  # shape {list(value.shape)}, {value.dtype}\n{value!r}')
-    parts.append(f'batch["worker"]  # added by collate_fn\ntensor({record.worker})')
+        dtype = str(value.dtype).replace("torch.", "")
+        parts.append(f'batch["{key}"]  # {list(value.shape)} {dtype}\n{value!r}')
+    parts.append(f'batch["worker"]  # from collate_fn\ntensor({record.worker})')
     return "\n\n".join(parts)
 
 
@@ -167,10 +168,10 @@ def cost_section(page: BatchPageState) -> None:
     cost = page.cost
     assert cost is not None
     a, b, c, d = st.columns(4)
-    a.metric("per sample + collate", f"{cost.per_sample_us:.2f} µs/sample")
-    b.metric("whole batch at once", f"{cost.whole_batch_us:.2f} µs/sample")
+    a.metric("per sample + collate (µs/sample)", f"{cost.per_sample_us:.2f}")
+    b.metric("whole batch at once (µs/sample)", f"{cost.whole_batch_us:.2f}")
     c.metric("ratio", f"{cost.ratio:.1f}×")
-    d.metric("bare X[idx] loop", f"{cost.bare_us:.2f} µs/sample")
+    d.metric("bare X[idx] loop (µs/sample)", f"{cost.bare_us:.2f}")
     st.caption(f"One epoch of {cost.samples} samples, batch_size={cost.batch_size}, best of 3. "
                f"Identical batches from both loaders: **{cost.same_batches}**. The bare loop "
                "(`X[perm[i:i+32]]`, no DataLoader) is the floor.")

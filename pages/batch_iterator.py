@@ -242,11 +242,11 @@ with main, st.container(key=f"{KEY}_main"):
         st.plotly_chart(index_grid(run, current), key="bi_index_grid", config=PLOTLY_CONFIG)
         summaries = run.summaries()
         summary = summaries[current.epoch]
-        back, forward, where = st.columns([1, 1, 4], vertical_alignment="center")
-        back.button("Previous", key="bi_prev", on_click=_step, args=(-1,),
+        back, forward, where = st.columns([1.1, 1.1, 3], vertical_alignment="center")
+        back.button("Back", key="bi_prev", on_click=_step, args=(-1,),
                     disabled=page.position == 0, icon=":material/skip_previous:",
                     use_container_width=True)
-        forward.button("Next batch", key="bi_next", on_click=_step, args=(1,),
+        forward.button("Next", key="bi_next", on_click=_step, args=(1,),
                        disabled=page.position == len(records) - 1, icon=":material/skip_next:",
                        use_container_width=True, type="primary")
         where.markdown(f"**Epoch {current.epoch}, batch {current.number}** of "
@@ -261,7 +261,7 @@ with main, st.container(key=f"{KEY}_main"):
                         f"built by {built_by}")
             st.code(record_line(current.epoch, current.number, current.indices, current.worker),
                     language="text")
-            left, right = st.columns([1.2, 1])
+            left, right = st.columns([1.25, 1])
             with left:
                 st.markdown("**The batch's tensors**")
                 st.code(tensor_listing(current), language="python")
@@ -270,6 +270,8 @@ with main, st.container(key=f"{KEY}_main"):
                     if current_settings.dataset != "sequences" else None
                 st.plotly_chart(dataset_figure(run, features, current), key="bi_dataset_fig",
                                 config=PLOTLY_CONFIG)
+        st.plotly_chart(class_counts_figure(run, current), key="bi_class_counts",
+                        config=PLOTLY_CONFIG)
         if run.truncated:
             st.warning("The run was stopped early to keep the server responsive; the batches "
                        "shown are the ones it made.", icon=":material/timer:")
@@ -306,7 +308,6 @@ if run is not None and run.records and page.error is None and not page.busy:
                    if current_settings.sampler == "weighted" else
                    "Try `sampler=` WeightedRandomSampler (with shuffle off) to balance the "
                    "classes in every batch."))
-    st.plotly_chart(class_counts_figure(run, current), key="bi_class_counts", config=PLOTLY_CONFIG)
 
     pitfall_section(page, current_settings, run)
 

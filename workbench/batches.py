@@ -565,27 +565,27 @@ def describe_sampler(settings: BatchSettings, dataset_size: int) -> str:
     if settings.batch_sampler == "bucket":
         return f"(inside the batch sampler)\nrandperm({dataset_size}) with the generator"
     text = {
-        "default": ("RandomSampler, made by DataLoader\nfrom shuffle=True" if settings.shuffle
-                    else "SequentialSampler, made by DataLoader\nfrom shuffle=False"),
+        "default": ("RandomSampler\n(DataLoader's, for\nshuffle=True)" if settings.shuffle
+                    else "SequentialSampler\n(DataLoader's, for\nshuffle=False)"),
         "sequential": "SequentialSampler\n0, 1, 2, … in order",
         "random": "RandomSampler\na permutation per epoch",
-        "replacement": "RandomSampler(replacement=True)\nindependent draws",
+        "replacement": "RandomSampler\nreplacement=True",
         "subset": "SubsetRandomSampler\na permutation of the subset",
         "weighted": "WeightedRandomSampler\nweights 1 / class size",
     }[settings.sampler]
     seeded = "" if settings.sampler == "sequential" or (
-        settings.sampler == "default" and not settings.shuffle) else f"\ngenerator seed {settings.seed}"
-    return f"{text}{seeded}\n{draws} indices per epoch"
+        settings.sampler == "default" and not settings.shuffle) else f"\nseed {settings.seed}"
+    return f"{text}{seeded}\n{draws} indices/epoch"
 
 
 def describe_batch_sampler(settings: BatchSettings) -> str:
     if settings.batch_sampler == "bucket":
-        return (f"BucketBatchSampler (custom)\nbatch_size={settings.batch_size}, "
-                f"drop_last={settings.drop_last}\nsorted by length in pools of {BUCKET_POOL}")
-    return f"BatchSampler\nbatch_size={settings.batch_size}, drop_last={settings.drop_last}"
+        return (f"BucketBatchSampler\n(custom, by length)\nbatch_size={settings.batch_size}\n"
+                f"drop_last={settings.drop_last}")
+    return f"BatchSampler\nbatch_size={settings.batch_size}\ndrop_last={settings.drop_last}"
 
 
 def describe_collate(settings: BatchSettings) -> str:
     if settings.collate == "pad":
-        return "pad_collate (custom)\npad_sequence(x, padding_value=0)\n+ lengths, stack the rest"
-    return "default_collate\ntorch.stack per key"
+        return "pad_collate (custom)\npad_sequence for x,\nstack the rest"
+    return "default_collate\ntorch.stack\nper key"
