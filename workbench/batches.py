@@ -14,12 +14,17 @@ custom batch sampler) is defined at module level, so it can be pickled into a wo
 from __future__ import annotations
 
 import dataclasses
+import io
 import multiprocessing
+import os
 import re
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from multiprocessing import context as mp_context
+from multiprocessing import forkserver, reduction, spawn, util
+from multiprocessing.context import set_spawning_popen
 
 import numpy as np
 import torch
@@ -273,10 +278,58 @@ def seed_worker(worker_id: int) -> None:
         info.dataset.rng = np.random.default_rng(info.seed % 2**32)
 
 
+try:
+    from multiprocessing.popen_forkserver import Popen as _ForkServerPopen
+except ImportError:  # Windows: no forkserver; workers are spawned instead
+    _ForkServerPopen = object  # type: ignore[assignment,misc]
+
+
+class _ScriptSafePopen(_ForkServerPopen):  # type: ignore[misc,valid-type]
+    """Starts a worker from the forkserver without re-running the parent's main script.
+
+    Inside Streamlit, `sys.modules["__main__"]` is the app script, so multiprocessing would
+    run the whole app again in every worker before it could load a batch (and AppTest's
+    router fails there). This is CPython's `popen_forkserver.Popen._launch` with the
+    instructions to import the parent's main module removed: the workers need only the
+    importable `workbench` modules their pickled dataset and functions name.
+    """
+
+    def _launch(self, process_obj) -> None:
+        prep_data = spawn.get_preparation_data(process_obj._name)
+        prep_data.pop("init_main_from_path", None)
+        prep_data.pop("init_main_from_name", None)
+        buf = io.BytesIO()
+        set_spawning_popen(self)
+        try:
+            reduction.dump(prep_data, buf)
+            reduction.dump(process_obj, buf)
+        finally:
+            set_spawning_popen(None)
+        self.sentinel, w = forkserver.connect_to_new_process(self._fds)
+        parent_w = os.dup(w)
+        self.finalizer = util.Finalize(self, util.close_fds, (parent_w, self.sentinel))
+        with open(w, "wb", closefd=True) as f:
+            f.write(buf.getbuffer())
+        self.pid = forkserver.read_signed(self.sentinel)
+
+
+class _WorkerProcess(getattr(mp_context, "ForkServerProcess", mp_context.Process)):  # type: ignore[misc]
+    @staticmethod
+    def _Popen(process_obj):  # noqa: N802 (the name multiprocessing calls)
+        return _ScriptSafePopen(process_obj)
+
+
+class WorkerContext(getattr(mp_context, "ForkServerContext", mp_context.BaseContext)):  # type: ignore[misc]
+    """forkserver: workers are forks of a clean, single-threaded server process, never of
+    the threaded web server (forking that can deadlock)."""
+
+    Process = _WorkerProcess
+
+
 def worker_context() -> multiprocessing.context.BaseContext:
-    """Where worker processes come from: forkserver (a clean, single-threaded parent), else spawn."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
+    """Where DataLoader worker processes come from (forkserver; spawn where it is missing)."""
+    if _ForkServerPopen is not object and "forkserver" in multiprocessing.get_all_start_methods():
+        context = WorkerContext()
         # The server imports torch and this module once; each worker is a cheap fork of it.
         context.set_forkserver_preload(["workbench.batches"])
         return context
