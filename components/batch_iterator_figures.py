@@ -125,10 +125,8 @@ def class_counts_figure(run: LoaderRun, current: BatchRecord | None) -> go.Figur
     fig.update_layout(barmode="stack", height=260,
                       xaxis={"title": {"text": "batch (epoch · number)"},
                              "showticklabels": len(labels) <= 40, "type": "category"},
-                      yaxis={"title": {"text": "samples"}},
-                      legend={"orientation": "h", "y": 1.02, "x": 0, "yanchor": "bottom",
-                              "traceorder": "normal"},
-                      title={"text": "Classes in each batch"})
+                      yaxis={"title": {"text": "samples in the batch"}},
+                      legend={"traceorder": "normal"})
     return style_figure(fig, uirevision="batch_class_counts")
 
 
@@ -165,7 +163,8 @@ def dataset_figure(run: LoaderRun, features, current: BatchRecord | None) -> go.
                              hovertemplate="index %{x}: length %{y}<extra></extra>"))
         fig.update_layout(xaxis={"title": {"text": "dataset index (black: this batch)"}},
                           yaxis={"title": {"text": "length of x"}})
-    fig.update_layout(height=300, legend={"orientation": "h", "y": 1.15, "x": 0})
+    fig.update_layout(height=340, legend={"orientation": "h", "y": -0.3, "x": 0,
+                                          "yanchor": "top"})
     return style_figure(fig, uirevision="batch_dataset")
 
 
@@ -201,7 +200,7 @@ def pipeline_dot(run: LoaderRun, current: BatchRecord | None, sampler_text: str,
                            if current is not None else "no batch"),
     ]
     font = 15 * scale
-    lines = ["digraph pipeline {", "rankdir=LR;", 'graph [bgcolor="transparent", nodesep=0.25, ranksep=0.3];',
+    lines = ["digraph pipeline {", "rankdir=TB;", 'graph [bgcolor="transparent", nodesep=0.25, ranksep=0.3];',
              f'node [shape=box, style="rounded,filled", fillcolor="#F4F6FA", color="#0072B2", '
              f'fontname="Helvetica", fontsize={font:g}, penwidth={1.5 * scale:g}];',
              f'edge [color="#555555", penwidth={1.5 * scale:g}, arrowsize={0.8 * scale:g}];']
@@ -210,5 +209,8 @@ def pipeline_dot(run: LoaderRun, current: BatchRecord | None, sampler_text: str,
         lines.append(f'{key} [label="{_escape(label)}"];')
     for (a, *_), (b, *_) in zip(stages, stages[1:], strict=False):
         lines.append(f"{a} -> {b};")
+    # Two rows of three, so the text stays readable in a page-wide picture.
+    lines.append("{rank=same; dataset; sampler; batch_sampler;}")
+    lines.append("{rank=same; getitem; collate; batch;}")
     lines.append("}")
     return "\n".join(lines)

@@ -213,8 +213,10 @@ def accumulation_section(run: LoaderRun | None, settings: BatchSettings,
         "Autograd is linear: the gradient of a sum is the sum of the gradients.")
     features, labels, source = _accumulation_data(run, settings, moons)
     model = moons.model if settings.dataset == "moons" and moons.ready else None
-    result: AccumulationResult = compare_accumulation(features, labels, micro_batches=4,
-                                                      model=model, seed=settings.seed)
+    result: AccumulationResult = compare_accumulation(
+        features, labels, micro_batches=4, model=model, seed=settings.seed,
+        model_name=f"your trained moons model ({type(model).__name__})" if model is not None
+        else None)
     st.dataframe(pd.DataFrame([{
         "parameter": p.name, "shape": str(list(p.shape)),
         "‖grad‖ one batch of 32": f"{p.full_norm:.6f}",

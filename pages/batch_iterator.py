@@ -22,7 +22,7 @@ from components.batch_iterator_panels import (
 from components.classroom import visible
 from components.code_panel import code_panel
 from components.error_panel import error_panel
-from components.figures import PLOTLY_CONFIG
+from components.figures import PLOTLY_CONFIG, presenting
 from components.lesson_link import link_settings, publish_link
 from components.state import learner_state, session_id, shared_model
 from workbench.batch_codegen import loader_script, record_line
@@ -38,6 +38,7 @@ from workbench.batches import (
     describe_collate,
     describe_sampler,
     explain_loader_error,
+    grid_story,
     make_dataset,
     run_loader,
 )
@@ -101,7 +102,7 @@ def control(param: str, widget_key: str, draw):
     return st.session_state[widget_key]
 
 
-controls, main = st.columns([1, 2.6], gap="medium")
+controls, main = st.columns([1.25, 2.6] if presenting() else [1, 2.6], gap="medium")
 with controls:
     st.subheader("Dataset", divider="gray")
     dataset_options = ["points", "sequences"] + (["moons"] if moons_ready else [])
@@ -119,7 +120,7 @@ with controls:
         st.caption(f"{moons.description or 'Your moons training split'}: labels and scaled "
                    "features from the Moons trainer.")
     augment = control("augment", "bi_augment", lambda: st.toggle(
-        "Random augmentation (NumPy)", key="bi_augment",
+        "Random augmentation", key="bi_augment",
         help="Each item carries `noise` from the dataset's own np.random.Generator, as a random "
              "crop or flip would. See the worker pitfall below."))
 
@@ -127,7 +128,7 @@ with controls:
     sampler = control("sampler", "bi_sampler", lambda: st.selectbox(
         "sampler=", list(SAMPLER_LABELS), key="bi_sampler", format_func=SAMPLER_LABELS.get))
     shuffle = control("shuffle", "bi_shuffle", lambda: st.toggle(
-        "shuffle=True", key="bi_shuffle",
+        "shuffle", key="bi_shuffle",
         help="Shorthand for a RandomSampler: a new order every epoch. Mutually exclusive with "
              "your own sampler."))
     if sampler in ("random", "replacement", "weighted"):
@@ -145,7 +146,7 @@ with controls:
     batch_size = control("batch", "bi_batch", lambda: st.number_input(
         "batch_size", 1, MAX_BATCH, key="bi_batch"))
     drop_last = control("drop_last", "bi_drop_last", lambda: st.toggle(
-        "drop_last=True", key="bi_drop_last",
+        "drop_last", key="bi_drop_last",
         help="Throw away the last batch when it is smaller than batch_size."))
     batch_sampler = control("batch_sampler", "bi_batch_sampler", lambda: st.selectbox(
         "batch_sampler=", ["none", "bucket"], key="bi_batch_sampler",
@@ -165,16 +166,17 @@ with controls:
         help="0: the main process loads every batch. 1-2: real worker processes started with "
              "the forkserver method, each building whole batches.")) or 0
     worker_init = control("worker_init", "bi_worker_init", lambda: st.toggle(
-        "worker_init_fn=seed_worker", key="bi_worker_init", disabled=workers == 0,
-        help="Runs once in each worker as it starts: reseeds the dataset's NumPy generator."))
+        "worker_init_fn", key="bi_worker_init", disabled=workers == 0,
+        help="worker_init_fn=seed_worker runs once in each worker as it starts and reseeds the "
+             "dataset's NumPy generator."))
     prefetch = control("prefetch", "bi_prefetch", lambda: st.slider(
         "prefetch_factor", 1, 8, key="bi_prefetch", disabled=workers == 0,
         help="Batches each worker prepares ahead of time (only with workers)."))
     persistent = control("persistent", "bi_persistent", lambda: st.toggle(
-        "persistent_workers=True", key="bi_persistent", disabled=workers == 0,
+        "persistent_workers", key="bi_persistent", disabled=workers == 0,
         help="Keep the worker processes alive between epochs instead of starting new ones."))
     pin_memory = control("pin_memory", "bi_pin_memory", lambda: st.toggle(
-        "pin_memory=True", key="bi_pin_memory",
+        "pin_memory", key="bi_pin_memory",
         help="Copies each batch into page-locked memory so a later .to('cuda', non_blocking=True) "
              "can overlap with compute. Only useful with a GPU."))
 
@@ -240,6 +242,8 @@ with main, st.container(key=f"{KEY}_main"):
             page.position = min(max(page.position + delta, 0), len(records) - 1)
 
         st.plotly_chart(index_grid(run, current), key="bi_index_grid", config=PLOTLY_CONFIG)
+        st.caption(" ".join(grid_story(run)) + " Cell numbers are batch numbers; the framed "
+                   "cells are the batch below.")
         summaries = run.summaries()
         summary = summaries[current.epoch]
         back, forward, where = st.columns([1.1, 1.1, 3], vertical_alignment="center")
@@ -261,7 +265,8 @@ with main, st.container(key=f"{KEY}_main"):
                         f"built by {built_by}")
             st.code(record_line(current.epoch, current.number, current.indices, current.worker),
                     language="text")
-            left, right = st.columns([1.25, 1])
+            left, right = (st.container(), st.container()) if presenting() \
+                else st.columns([1.25, 1])
             with left:
                 st.markdown("**The batch's tensors**")
                 st.code(tensor_listing(current), language="python")
@@ -270,6 +275,7 @@ with main, st.container(key=f"{KEY}_main"):
                     if current_settings.dataset != "sequences" else None
                 st.plotly_chart(dataset_figure(run, features, current), key="bi_dataset_fig",
                                 config=PLOTLY_CONFIG)
+        st.markdown("**Classes in each batch** (the current one framed)")
         st.plotly_chart(class_counts_figure(run, current), key="bi_class_counts",
                         config=PLOTLY_CONFIG)
         if run.truncated:

@@ -81,19 +81,22 @@ def _accumulate(model: nn.Module, dataset: TensorDataset, micro_batch: int,
 
 
 def compare_accumulation(features: torch.Tensor, labels: torch.Tensor, micro_batches: int = 4,
-                         model: nn.Module | None = None, seed: int = 0) -> AccumulationResult:
+                         model: nn.Module | None = None, seed: int = 0,
+                         model_name: str | None = None) -> AccumulationResult:
     """One batch of all samples versus `micro_batches` scaled micro-batches, gradient by gradient.
 
     `model` (e.g. the learner's trained moons model) is copied, never changed.
     """
-    name = type(model).__name__ if model is not None else "a seeded 2-8-2 MLP"
+    name = model_name or (type(model).__name__ if model is not None else "a seeded 2-8-2 MLP")
     net = copy.deepcopy(model) if model is not None else small_mlp(seed, inputs=features.shape[1])
     net.train()
-    dataset = TensorDataset(features.float(), labels.long())
+    device = next(net.parameters()).device
+    features, labels = features.float().to(device), labels.long().to(device)
+    dataset = TensorDataset(features, labels)
     micro_batch = -(-len(dataset) // micro_batches)
 
     net.zero_grad()
-    loss_full = _loss(net, features.float(), labels.long())
+    loss_full = _loss(net, features, labels)
     loss_full.backward()
     full = _gradients(net)
     accumulated, loss_accumulated, sizes = _accumulate(net, dataset, micro_batch, scaled=True)

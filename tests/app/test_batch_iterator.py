@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import torch
+
 from tests.app.apptest import open_page, shown_text
 from workbench.batch_codegen import record_line
 from workbench.batches import LINK_SCHEMA, BatchSettings, run_loader
@@ -129,3 +131,41 @@ def test_pitfall_button_runs_both_worker_runs():
     text = shown_text(at)
     assert "**Without worker_init_fn**: repeated streams: **yes**" in text
     assert "**With worker_init_fn=seed_worker**: repeated streams: **no**" in text
+
+
+def test_moons_training_split_is_offered_once_the_trainer_published_it():
+    from streamlit.testing.v1 import AppTest
+    from torch import nn
+
+    from components.state import SharedModel
+    from tests.app.apptest import APP
+
+    generator = torch.Generator().manual_seed(1)
+    features = torch.randn(50, 2, generator=generator)
+    labels = (features[:, 0] > 0.8).long()
+    model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["learner::shared_model"] = SharedModel(model, features, labels, "a test split")
+    at.query_params["dataset"] = "moons"
+    at.query_params["sampler"] = "weighted"
+    at.query_params["shuffle"] = "0"
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="bi_dataset").value == "moons"
+    settings = BatchSettings(dataset="moons", sampler="weighted", shuffle=False)
+    record = run_loader(settings, (features, labels)).records[0]
+    assert _batch_line(at) == record_line(record.epoch, record.number, record.indices,
+                                          record.worker)
+    text = shown_text(at)
+    assert "a test split" in text and "your trained moons model (Sequential)" in text
+    code = "".join(c.value for c in at.code)
+    assert f"labels = torch.tensor({labels.tolist()})" in code
+
+
+def test_moons_link_without_a_trained_model_falls_back_to_points():
+    at = open_page(PAGE, query={"dataset": "moons"})
+    assert not at.exception
+    assert "train one on the Moons trainer page" in shown_text(at)
+    assert _batch_line(at) == _expected(BatchSettings(), 0)
