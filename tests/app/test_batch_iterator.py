@@ -169,3 +169,21 @@ def test_moons_link_without_a_trained_model_falls_back_to_points():
     assert not at.exception
     assert "train one on the Moons trainer page" in shown_text(at)
     assert _batch_line(at) == _expected(BatchSettings(), 0)
+
+
+def test_worker_runs_wait_for_a_free_heavy_job_slot():
+    from workbench.jobs import HEAVY_JOBS
+
+    others = [f"other-learner-{i}" for i in range(HEAVY_JOBS.capacity)]
+    try:
+        for owner in others:
+            assert HEAVY_JOBS.acquire(owner)
+        at = open_page(PAGE, query={"workers": "1"})
+        assert not at.exception
+        assert "The server is busy" in shown_text(at)
+    finally:
+        for owner in others:
+            HEAVY_JOBS.release(owner)
+    at.button(key="bi_retry").click().run()
+    assert "worker process 0" in shown_text(at)
+    assert HEAVY_JOBS.holders() == 0
