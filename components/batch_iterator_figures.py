@@ -24,9 +24,9 @@ def _stepped_scale(colours: tuple[str, ...]) -> list[list]:
     return scale
 
 
-def _missing_reason(run: LoaderRun, epoch: int, index: int) -> str:
+def _missing_reason(run: LoaderRun, epoch: int, index: int, pool: set[int]) -> str:
     settings = run.settings
-    if index not in run.pool:
+    if index not in pool:
         return "not in the subset SubsetRandomSampler draws from"
     summary = run.summaries()[epoch]
     with_replacement = settings.sampler in ("replacement", "weighted")
@@ -42,6 +42,7 @@ def index_grid(run: LoaderRun, current: BatchRecord | None) -> go.Figure:
     n, epochs = run.dataset_size, run.settings.epochs
     show_text = n <= MAX_CELL_TEXT
     columns = list(range(n))
+    pool = set(run.pool)
     fig = go.Figure()
     fig.add_trace(go.Heatmap(
         x=columns, y=[0], z=[list(run.labels)], zmin=-0.5, zmax=1.5,
@@ -63,8 +64,8 @@ def index_grid(run: LoaderRun, current: BatchRecord | None) -> go.Figure:
             batches = landed.get(index)
             if batches is None:
                 row_z.append(None)
-                row_text.append("✕" if index in run.pool else "")
-                row_hover.append(f"index {index}: {_missing_reason(run, epoch, index)}")
+                row_text.append("")
+                row_hover.append(f"index {index}: {_missing_reason(run, epoch, index, pool)}")
                 continue
             row_z.append(batches[0] % len(BATCH_COLOURS))
             row_text.append(str(batches[0]) if len(batches) == 1 else f"{batches[0]}×{len(batches)}")
@@ -83,7 +84,7 @@ def index_grid(run: LoaderRun, current: BatchRecord | None) -> go.Figure:
     missing_x, missing_y, missing_hover = [], [], []
     for row, row_z in enumerate(z, start=1):
         for index, value in enumerate(row_z):
-            if value is None:
+            if value is None and index in pool:
                 missing_x.append(index)
                 missing_y.append(row)
                 missing_hover.append(hover[row - 1][index])

@@ -279,8 +279,9 @@ with main, st.container(key=f"{KEY}_main"):
         st.plotly_chart(class_counts_figure(run, current), key="bi_class_counts",
                         config=PLOTLY_CONFIG)
         if run.truncated:
-            st.warning("The run was stopped early to keep the server responsive; the batches "
-                       "shown are the ones it made.", icon=":material/timer:")
+            st.warning(f"The run stopped early because {run.stopped}, to keep the server "
+                       "responsive for everyone; the batches shown are the ones it made.",
+                       icon=":material/timer:")
         for note in run.notes:
             st.info(f"PyTorch warned: {note}", icon=":material/info:")
 

@@ -14,6 +14,7 @@ custom batch sampler) is defined at module level, so it can be pickled into a wo
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
 import multiprocessing
 import os
@@ -55,11 +56,12 @@ MIN_N, MAX_N = 4, 500
 MAX_BATCH = 500
 MAX_EPOCHS = 5
 MAX_WORKERS = 2
-MAX_NUM_SAMPLES = 2000
+MAX_NUM_SAMPLES = 1000
+MAX_RUN_BATCHES = 2000      # a run records at most this many batches (memory per learner)
 DATA_SEED = 2024            # the dataset is fixed; `seed` only drives the loader's generator
 PAD_VALUE = 0               # token ids start at 1, so 0 is free to mean "padding"
 WORKER_TIMEOUT_S = 20.0     # DataLoader(timeout=...): a worker that stalls raises, never hangs
-RUN_TIME_LIMIT_S = 30.0     # a whole run stops (marked truncated) after this much wall time
+RUN_TIME_LIMIT_S = 10.0     # a whole run stops (marked truncated) after this much wall time
 BUCKET_POOL = 4             # the bucket batch sampler sorts pools of 4 batches by length
 
 
@@ -413,7 +415,11 @@ class LoaderRun:
     pool: tuple[int, ...]            # the indices the sampler can draw from
     notes: tuple[str, ...]           # warnings PyTorch raised, in its words
     seconds: float
-    truncated: bool
+    stopped: str = ""                # why the run ended early ("" when it ran every epoch)
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.stopped)
 
     @property
     def dataset_size(self) -> int:
@@ -422,7 +428,14 @@ class LoaderRun:
     def epoch_records(self, epoch: int) -> list[BatchRecord]:
         return [r for r in self.records if r.epoch == epoch]
 
+    @functools.cached_property
+    def _summaries(self) -> tuple[EpochSummary, ...]:
+        return tuple(self._summarise())
+
     def summaries(self) -> list[EpochSummary]:
+        return list(self._summaries)
+
+    def _summarise(self) -> list[EpochSummary]:
         draws = draws_per_epoch(self.settings, self.dataset_size)
         out = []
         for epoch in range(self.settings.epochs):
@@ -457,7 +470,7 @@ def run_loader(settings: BatchSettings, moons: tuple[torch.Tensor, torch.Tensor]
     generator = torch.Generator().manual_seed(settings.seed)
     started = time.perf_counter()
     records: list[BatchRecord] = []
-    truncated = False
+    stopped = ""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         loader = make_loader(settings, dataset, generator)
@@ -466,14 +479,13 @@ def run_loader(settings: BatchSettings, moons: tuple[torch.Tensor, torch.Tensor]
             for epoch in range(settings.epochs):
                 iterator = iter(loader)
                 for number, batch in enumerate(iterator):
-                    if (tick is not None and not tick()) or \
-                            time.perf_counter() - started > time_limit_s:
-                        truncated = True
+                    stopped = _stop_reason(len(records), started, time_limit_s, tick)
+                    if stopped:
                         break
                     indices = tuple(batch["index"].tolist())
                     records.append(BatchRecord(epoch, number, indices, tuple(batch["y"].tolist()),
                                                int(batch["worker"]), _plain(batch)))
-                if truncated:
+                if stopped:
                     break
         finally:
             _shut_down(loader, iterator)
@@ -481,7 +493,18 @@ def run_loader(settings: BatchSettings, moons: tuple[torch.Tensor, torch.Tensor]
     pool = subset_indices(len(dataset)) if settings.sampler == "subset" else range(len(dataset))
     return LoaderRun(settings, tuple(records), tuple(dataset.labels.tolist()),
                      tuple(dataset.lengths), tuple(pool), notes,
-                     time.perf_counter() - started, truncated)
+                     time.perf_counter() - started, stopped)
+
+
+def _stop_reason(recorded: int, started: float, time_limit_s: float,
+                 tick: Callable[[], bool] | None) -> str:
+    if recorded >= MAX_RUN_BATCHES:
+        return f"it reached {MAX_RUN_BATCHES} batches"
+    if time.perf_counter() - started > time_limit_s:
+        return f"it ran for {time_limit_s:g} s"
+    if tick is not None and not tick():
+        return "its heavy-job slot was taken back"
+    return ""
 
 
 def _shut_down(loader: DataLoader, iterator: object | None) -> None:
