@@ -106,6 +106,8 @@ controls, main = st.columns([1.25, 2.6] if presenting() else [1, 2.6], gap="medi
 with controls:
     st.subheader("Dataset", divider="gray")
     dataset_options = ["points", "sequences"] + (["moons"] if moons_ready else [])
+    if st.session_state["bi_dataset"] not in dataset_options:  # the trained model went away
+        st.session_state["bi_dataset"] = "points"
     dataset_name = control("dataset", "bi_dataset", lambda: st.selectbox(
         "Dataset", dataset_options, key="bi_dataset", format_func=DATASET_LABELS.get,
         help="Each item is a dict {index, x, y}: it says which sample it is and its class."))
@@ -172,6 +174,9 @@ with controls:
     prefetch = control("prefetch", "bi_prefetch", lambda: st.slider(
         "prefetch_factor", 1, 8, key="bi_prefetch", disabled=workers == 0,
         help="Batches each worker prepares ahead of time (only with workers)."))
+    if workers:
+        st.caption(f"At most prefetch_factor × num_workers = {prefetch * workers} batches are "
+                   "loaded ahead of the training loop.")
     persistent = control("persistent", "bi_persistent", lambda: st.toggle(
         "persistent_workers", key="bi_persistent", disabled=workers == 0,
         help="Keep the worker processes alive between epochs instead of starting new ones."))

