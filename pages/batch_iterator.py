@@ -245,6 +245,10 @@ with main, st.container(key=f"{KEY}_main"):
 
         def _step(delta: int) -> None:
             page.position = min(max(page.position + delta, 0), len(records) - 1)
+            st.session_state["bi_jump"] = page.position + 1
+
+        def _jump() -> None:
+            page.position = st.session_state["bi_jump"] - 1
 
         st.plotly_chart(index_grid(run, current), key="bi_index_grid", config=PLOTLY_CONFIG)
         st.caption(" ".join(grid_story(run)) + " Cell numbers are batch numbers; the framed "
@@ -254,13 +258,18 @@ with main, st.container(key=f"{KEY}_main"):
         back, forward, where = st.columns([1.1, 1.1, 3], vertical_alignment="center")
         back.button("Back", key="bi_prev", on_click=_step, args=(-1,),
                     disabled=page.position == 0, icon=":material/skip_previous:",
-                    use_container_width=True)
+                    width="stretch", shortcut="B", help="The previous batch (key B)")
         forward.button("Next", key="bi_next", on_click=_step, args=(1,),
                        disabled=page.position == len(records) - 1, icon=":material/skip_next:",
-                       use_container_width=True, type="primary")
+                       width="stretch", type="primary", shortcut="N",
+                       help="`next(iterator)`: the next batch (key N)")
         where.markdown(f"**Epoch {current.epoch}, batch {current.number}** of "
                        f"{summary.batches} in this epoch · {page.position + 1} of {len(records)} "
                        "batches in the run")
+        if len(records) > 1:
+            st.session_state["bi_jump"] = page.position + 1
+            st.slider("Jump to batch (in the order the loader yields them)", 1, len(records),
+                      key="bi_jump", on_change=_jump)
         built_by = ("the main process (`get_worker_info()` is None)" if current.worker < 0
                     else f"worker process {current.worker} (`get_worker_info().id`)")
         counts = current.class_counts()
@@ -289,6 +298,14 @@ with main, st.container(key=f"{KEY}_main"):
                        icon=":material/timer:")
         for note in run.notes:
             st.info(f"PyTorch warned: {note}", icon=":material/info:")
+    elif run is not None:
+        st.plotly_chart(index_grid(run, None), key="bi_index_grid", config=PLOTLY_CONFIG)
+        st.warning(f"This DataLoader yields **no batches**: `len(loader)` is 0. Every epoch has "
+                   f"{run.summaries()[0].draws} indices, fewer than `batch_size="
+                   f"{current_settings.batch_size}`, and `drop_last=True` drops the only, "
+                   "short, batch.", icon=":material/block:")
+        st.button("Turn drop_last off", key="bi_fix_0", on_click=_fix,
+                  kwargs={"drop_last": False}, icon=":material/build:")
 
 if run is not None and run.records and page.error is None and not page.busy:
     st.header("The pipeline, for this batch", divider="gray")

@@ -187,3 +187,21 @@ def test_worker_runs_wait_for_a_free_heavy_job_slot():
     at.button(key="bi_retry").click().run()
     assert "worker process 0" in shown_text(at)
     assert HEAVY_JOBS.holders() == 0
+
+
+def test_a_loader_that_yields_no_batch_says_why():
+    at = open_page(PAGE, query={"n": "4", "batch": "6", "drop_last": "1"})
+    assert not at.exception
+    assert "no batches" in shown_text(at)
+    at.button(key="bi_fix_0").click().run()
+    assert _batch_line(at) == _expected(BatchSettings(n=4, batch_size=6), 0)
+
+
+def test_jumping_to_a_batch_with_the_slider():
+    at = open_page(PAGE, query={"n": "10", "batch": "4"})
+    at.slider(key="bi_jump").set_value(5).run()
+    settings = BatchSettings(n=10, batch_size=4)
+    assert _batch_line(at) == _expected(settings, 4)
+    at.button(key="bi_prev").click().run()
+    assert _batch_line(at) == _expected(settings, 3)
+    assert at.slider(key="bi_jump").value == 4
