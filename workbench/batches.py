@@ -13,6 +13,7 @@ custom batch sampler) is defined at module level, so it can be pickled into a wo
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import io
@@ -436,14 +437,13 @@ class LoaderRun:
         return list(self._summaries)
 
     def _summarise(self) -> list[EpochSummary]:
-        draws = draws_per_epoch(self.settings, self.dataset_size)
+        draws = self.dataset_size if self.settings.batch_sampler == "bucket" \
+            else draws_per_epoch(self.settings, self.dataset_size)
         out = []
         for epoch in range(self.settings.epochs):
             records = self.epoch_records(epoch)
             seen = [i for r in records for i in r.indices]
             labels = [c for r in records for c in r.labels]
-            if self.settings.batch_sampler == "bucket":
-                draws = self.dataset_size
             out.append(EpochSummary(
                 epoch, len(records), len(seen), len(set(seen)), draws,
                 tuple(sorted(set(self.pool) - set(seen))),
@@ -471,8 +471,12 @@ def run_loader(settings: BatchSettings, moons: tuple[torch.Tensor, torch.Tensor]
     started = time.perf_counter()
     records: list[BatchRecord] = []
     stopped = ""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    # Recording warnings swaps process-wide state, so only when one is expected: PyTorch's
+    # pin_memory warning on a machine without an accelerator.
+    recording = settings.pin_memory and not torch.accelerator.is_available()
+    with warnings.catch_warnings(record=True) if recording else contextlib.nullcontext() as caught:
+        if recording:
+            warnings.simplefilter("always")
         loader = make_loader(settings, dataset, generator)
         iterator = None
         try:
@@ -489,7 +493,7 @@ def run_loader(settings: BatchSettings, moons: tuple[torch.Tensor, torch.Tensor]
                     break
         finally:
             _shut_down(loader, iterator)
-    notes = tuple(dict.fromkeys(str(w.message) for w in caught))
+    notes = tuple(dict.fromkeys(str(w.message) for w in caught or ()))
     pool = subset_indices(len(dataset)) if settings.sampler == "subset" else range(len(dataset))
     return LoaderRun(settings, tuple(records), tuple(dataset.labels.tolist()),
                      tuple(dataset.lengths), tuple(pool), notes,
@@ -675,7 +679,8 @@ def grid_story(run: LoaderRun) -> list[str]:
         or (s.sampler == "default" and s.shuffle)
     lines = []
     if random_order:
-        differ = s.epochs > 1 and run.epoch_records(0) != run.epoch_records(1)
+        differ = s.epochs > 1 and [r.indices for r in run.epoch_records(0)] != \
+            [r.indices for r in run.epoch_records(1)]
         lines.append(
             f"Each epoch calls `iter(loader)` again and the sampler draws a new order from the "
             f"same `torch.Generator` (seed {s.seed}), whose state has moved on"

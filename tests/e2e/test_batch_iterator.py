@@ -30,7 +30,7 @@ def test_stepping_through_batches_in_the_browser(page, app_url, query):
     expect(page.locator(".st-key-batch_iterator_main")).to_be_visible()
     expect(_current(page)).to_contain_text(expected[0])
     for line in expected[1:4]:
-        page.locator(".st-key-bi_next button").click()
+        page.locator(".st-key-bi_next").get_by_role("button", name="Next").click()
         wait_settled(page)
         expect(_current(page)).to_contain_text(line)
     assert page.locator("[data-testid=stException]").count() == 0
