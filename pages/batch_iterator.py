@@ -19,6 +19,7 @@ from components.batch_iterator_panels import (
     pitfall_section,
     tensor_listing,
 )
+from components import classroom
 from components.classroom import visible
 from components.code_panel import code_panel
 from components.error_panel import error_panel
@@ -354,9 +355,18 @@ st.markdown(
        if run is not None and run.records and page.error is None and not page.busy else ".")
 )
 
-code_settings = current_settings
 moons_labels = run.labels if run is not None and current_settings.dataset == "moons" else None
-code_panel(loader_script(code_settings, moons_labels), filename="batch_iterator.py",
-           key="bi_code", caption="Run it: it prints each batch's sample indices, epoch by "
-           "epoch, the same batches as this page.")
+script = loader_script(current_settings, moons_labels)
+code_panel(script, filename="batch_iterator.py", key="bi_code",
+           caption="Run it: it prints each batch's sample indices, epoch by epoch, the same "
+           "batches as this page.")
+# The share panel (lesson link with hidden controls, notebook export) arrives with the
+# classroom component; until it is there the address bar alone is the lesson link.
+share_panel = getattr(classroom, "share_panel", None)
+if share_panel is not None:
+    share_panel(schema=LINK_SCHEMA, settings=current_settings, url_path=KEY, script=script,
+                title="Batch iterator", key="bi_share",
+                labels={"batch": "batch_size", "workers": "num_workers",
+                        "prefetch": "prefetch_factor", "persistent": "persistent_workers",
+                        "worker_init": "worker_init_fn", "minority": "class 1 share"})
 knowledge_section()

@@ -211,7 +211,12 @@ def _loader(settings: BatchSettings) -> str:
     body = ""
     for arg in args:
         body += f"    {arg}\n" if arg.startswith("#") else f"    {arg},\n"
-    return "# %% The DataLoader, with the options exactly as set on the page\n" \
+    note = ""
+    if settings.num_workers > 0:
+        note = ("# Workers receive the dataset and collate by pickling, which finds them by the\n"
+                "# module that defines them: run this as a file (python batch_iterator.py). In a\n"
+                "# notebook, move them into a .py module or use num_workers=0.\n")
+    return "# %% The DataLoader, with the options exactly as set on the page\n" + note + \
         f"loader = DataLoader(\n{body})"
 
 
