@@ -13,7 +13,7 @@ from workbench.batches import BatchRecord, LoaderRun
 # Batch colours: Okabe & Ito without black, so the batch number stays readable on every cell.
 BATCH_COLOURS = (*OKABE_ITO[:7], "#999999")
 CLASS_COLOURS = ("#E6E6E6", "#4D4D4D")
-GAP_COLOUR = "#FFFFFF"
+GAP_COLOUR = "rgba(0,0,0,0)"  # the theme shows through the gaps
 MAX_CELL_TEXT = 60          # above this many samples a row is too narrow for numbers
 
 
@@ -95,10 +95,12 @@ def index_grid(run: LoaderRun, current: BatchRecord | None) -> go.Figure:
                     "line": {"width": 2, "color": "#D55E00"}},
             customdata=missing_hover, hovertemplate="%{customdata}<extra></extra>"))
     if current is not None:
-        for index in set(current.indices):
-            for row in (0, current.epoch + 1):
-                fig.add_shape(type="rect", x0=index - 0.5, x1=index + 0.5, y0=row - 0.5,
-                              y1=row + 0.5, line={"color": "#000000", "width": 3 * graph_scale()})
+        # One layout update for all frames: add_shape validates the whole layout each call.
+        frame = {"color": "#000000", "width": 3 * graph_scale()}
+        fig.update_layout(shapes=[
+            {"type": "rect", "x0": index - 0.5, "x1": index + 0.5, "y0": row - 0.5,
+             "y1": row + 0.5, "line": frame}
+            for index in sorted(set(current.indices)) for row in (0, current.epoch + 1)])
     row_height = 46 if presenting() else 36
     fig.update_layout(
         height=90 + row_height * (epochs + 1), showlegend=False, plot_bgcolor=GAP_COLOUR,

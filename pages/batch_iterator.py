@@ -337,7 +337,7 @@ if run is not None and run.records and page.error is None and not page.busy:
                    "**repeated**, the common one **left out** at random."
                    if current_settings.sampler == "weighted" else
                    "Try `sampler=` WeightedRandomSampler (with shuffle off) to balance the "
-                   "classes in every batch."))
+                   "classes in every batch." if current_settings.batch_sampler == "none" else ""))
 
     pitfall_section(page, current_settings, run)
 

@@ -205,3 +205,10 @@ def test_jumping_to_a_batch_with_the_slider():
     at.button(key="bi_prev").click().run()
     assert _batch_line(at) == _expected(settings, 3)
     assert at.slider(key="bi_jump").value == 4
+
+
+def test_presenter_mode_draws_the_same_batches():
+    at = open_page(PAGE, query={"present": "1", "n": "16", "batch": "5", "drop_last": "1"})
+    assert not at.exception
+    assert _batch_line(at) == _expected(BatchSettings(n=16, batch_size=5, drop_last=True), 0)
+    assert "drop_last=True" in shown_text(at)
