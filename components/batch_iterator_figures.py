@@ -206,7 +206,7 @@ def pipeline_dot(run: LoaderRun, current: BatchRecord | None, sampler_text: str,
     lines = ["digraph pipeline {", "rankdir=TB;", 'graph [bgcolor="transparent", nodesep=0.25, ranksep=0.3];',
              f'node [shape=box, style="rounded,filled", fillcolor="#F4F6FA", color="#0072B2", '
              f'fontname="Helvetica", fontsize={font:g}, penwidth={1.5 * scale:g}];',
-             f'edge [color="#555555", penwidth={1.5 * scale:g}, arrowsize={0.8 * scale:g}];']
+             f'edge [color="#8A8A8A", penwidth={1.5 * scale:g}, arrowsize={0.8 * scale:g}];']
     for key, title, body in stages:
         label = f"{title}\n\n{body}"
         lines.append(f'{key} [label="{_escape(label)}"];')
