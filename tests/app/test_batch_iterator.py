@@ -212,3 +212,23 @@ def test_presenter_mode_draws_the_same_batches():
     assert not at.exception
     assert _batch_line(at) == _expected(BatchSettings(n=16, batch_size=5, drop_last=True), 0)
     assert "drop_last=True" in shown_text(at)
+
+
+def test_the_loader_runs_once_per_settings_change_not_per_step(monkeypatch):
+    import workbench.batches as batches
+
+    calls = []
+    real = batches.run_loader
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(batches, "run_loader", counting)
+    at = open_page(PAGE)
+    for _ in range(3):
+        at.button(key="bi_next").click().run()
+    main_runs = [s for s in calls if s == BatchSettings()]
+    assert len(main_runs) == 1
+    at.toggle(key="bi_drop_last").set_value(True).run()
+    assert [s for s in calls if s.drop_last] == [BatchSettings(drop_last=True)]
