@@ -158,7 +158,9 @@ def make_dataset(settings: BatchSettings, moons: tuple[torch.Tensor, torch.Tenso
     noise_seed = settings.seed if settings.augment else None
     if settings.dataset == "moons" and moons is not None:
         features, labels = moons
-        return IndexedDataset(features[:MAX_N].float(), labels[:MAX_N].long(), noise_seed)
+        # Worker processes receive the dataset by pickling: keep it in ordinary CPU memory.
+        return IndexedDataset(features[:MAX_N].detach().float().cpu(),
+                              labels[:MAX_N].detach().long().cpu(), noise_seed)
     n = settings.n
     labels = class_labels(n, settings.minority_percent)
     generator = torch.Generator().manual_seed(DATA_SEED + 1)
