@@ -256,7 +256,9 @@ with main, st.container(key=f"{KEY}_main"):
                    "cells are the batch below.")
         summaries = run.summaries()
         summary = summaries[current.epoch]
-        back, forward, where = st.columns([1.1, 1.1, 3], vertical_alignment="center")
+        st.markdown(f"**Epoch {current.epoch}, batch {current.number}** of {summary.batches} "
+                    f"in this epoch · {page.position + 1} of {len(records)} batches in the run")
+        back, forward = st.columns(2)
         back.button("Back", key="bi_prev", on_click=_step, args=(-1,),
                     disabled=page.position == 0, icon=":material/skip_previous:",
                     width="stretch", shortcut="B", help="The previous batch (key B)")
@@ -264,9 +266,6 @@ with main, st.container(key=f"{KEY}_main"):
                        disabled=page.position == len(records) - 1, icon=":material/skip_next:",
                        width="stretch", type="primary", shortcut="N",
                        help="`next(iterator)`: the next batch (key N)")
-        where.markdown(f"**Epoch {current.epoch}, batch {current.number}** of "
-                       f"{summary.batches} in this epoch · {page.position + 1} of {len(records)} "
-                       "batches in the run")
         if len(records) > 1:
             st.session_state["bi_jump"] = page.position + 1
             st.slider("Jump to batch (in the order the loader yields them)", 1, len(records),
