@@ -17,6 +17,7 @@ from workbench.batch_cost import BatchingCost, measure_batching_cost
 from workbench.batches import (
     EXCLUSIVE_COMBINATIONS,
     BatchRecord,
+    IndexedDataset,
     BatchSettings,
     LoaderRun,
     batches_per_epoch,
@@ -58,6 +59,19 @@ def tensor_listing(record: BatchRecord) -> str:
         parts.append(f'batch["{key}"]  # {list(value.shape)} {dtype}\n{value!r}')
     parts.append(f'batch["worker"]  # from collate_fn\ntensor({record.worker})')
     return "\n\n".join(parts)
+
+
+def items_listing(dataset: IndexedDataset, record: BatchRecord, limit: int = 4) -> str:
+    """What `__getitem__` returns for the batch's first indices: the list collate_fn receives."""
+    lines = []
+    for index in record.indices[:limit]:
+        item = dataset[index]
+        item.pop("noise", None)  # a fresh random draw each call: the batch shows the real one
+        shown = ", ".join(f"{k!r}: {v!r}" for k, v in item.items())
+        lines.append(f"dataset[{index}]\n# -> {{{shown}}}")
+    if record.size > limit:
+        lines.append(f"# ... {record.size - limit} more items")
+    return "\n".join(lines)
 
 
 # %% Worker pitfall ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from components.batch_iterator_panels import (
     accumulation_section,
     cost_section,
     exclusive_section,
+    items_listing,
     knowledge_section,
     pitfall_section,
     tensor_listing,
@@ -317,6 +318,15 @@ if run is not None and run.records and page.error is None and not page.busy:
     st.caption("The sampler yields indices in the main process; the batch sampler groups them; "
                "`__getitem__` and `collate_fn` run where the batch is built: in the main "
                "process with `num_workers=0`, in a worker process otherwise.")
+    before, after = st.columns(2)
+    with before:
+        st.markdown("**`__getitem__` returns one item per index** (what `collate_fn` receives)")
+        st.code(items_listing(make_dataset(current_settings, moons_data), current),
+                language="python")
+    with after:
+        st.markdown(f"**`{'pad_collate' if current_settings.collate == 'pad' else 'default_collate'}"
+                    "` makes one batch** (one tensor per key, a new first dimension)")
+        st.code(tensor_listing(current), language="python")
 
     st.header("Epoch by epoch", divider="gray")
     table = pd.DataFrame([{

@@ -664,7 +664,8 @@ def describe_batch_sampler(settings: BatchSettings) -> str:
     if settings.batch_sampler == "bucket":
         return (f"BucketBatchSampler\n(custom, by length)\nbatch_size={settings.batch_size}\n"
                 f"drop_last={settings.drop_last}")
-    return f"BatchSampler\nbatch_size={settings.batch_size}\ndrop_last={settings.drop_last}"
+    return (f"made by DataLoader from\nbatch_size={settings.batch_size}\n"
+            f"drop_last={settings.drop_last}")
 
 
 def describe_collate(settings: BatchSettings) -> str:
