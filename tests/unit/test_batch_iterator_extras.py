@@ -119,3 +119,18 @@ def test_grid_story_explains_reshuffling_and_drop_last():
     assert "drop_last=True" in shuffled[1]
     ordered = grid_story(run_loader(BatchSettings(shuffle=False)))
     assert "same batches" in ordered[0]
+
+
+def test_item_and_tensor_listings_show_what_getitem_and_collate_made():
+    from components.batch_iterator_panels import items_listing, tensor_listing
+
+    s = BatchSettings(n=12, batch_size=5, augment=True)
+    dataset = make_dataset(s)
+    record = run_loader(s).records[0]
+    items = items_listing(dataset, record, limit=4)
+    for index in record.indices[:4]:
+        assert f"dataset[{index}]\n# -> {{'index': tensor({index})" in items
+    assert "1 more items" in items and "noise" not in items
+    tensors = tensor_listing(record)
+    assert repr(record.tensors["x"]) in tensors and "# [5, 2] float32" in tensors
+    assert repr(record.tensors["noise"]) in tensors
