@@ -4,6 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from components import classroom
 from components.batch_iterator_figures import (
     class_counts_figure,
     dataset_figure,
@@ -20,7 +21,6 @@ from components.batch_iterator_panels import (
     pitfall_section,
     tensor_listing,
 )
-from components import classroom
 from components.classroom import visible
 from components.code_panel import code_panel
 from components.error_panel import error_panel
