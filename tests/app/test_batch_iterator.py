@@ -1,0 +1,234 @@
+"""The batch iterator page through the real router: controls, lesson links, stepping, errors."""
+from __future__ import annotations
+
+import json
+
+import torch
+
+from tests.app.apptest import open_page, shown_text
+from workbench.batch_codegen import record_line
+from workbench.batches import LINK_SCHEMA, BatchSettings, run_loader
+
+PAGE = "pages/batch_iterator.py"
+
+
+def _batch_line(at) -> str:
+    lines = [c.value for c in at.code if c.value.startswith("epoch ")]
+    assert len(lines) == 1
+    return lines[0]
+
+
+def _expected(settings: BatchSettings, position: int) -> str:
+    record = run_loader(settings).records[position]
+    return record_line(record.epoch, record.number, record.indices, record.worker)
+
+
+def test_default_page_shows_the_first_batch_dataloader_yields():
+    at = open_page(PAGE)
+    assert not at.exception
+    assert _batch_line(at) == _expected(BatchSettings(), 0)
+    text = shown_text(at)
+    assert "Epoch 0, batch 0" in text and "main process" in text
+    charts = at.get("plotly_chart")
+    assert len(charts) >= 3
+    grid = json.loads(charts[0].proto.spec)
+    assert [t["name"] for t in grid["data"]][:2] == ["class", "batches"]
+
+
+def test_lesson_link_sets_the_controls_and_the_batches():
+    query = {"n": "40", "batch": "8", "shuffle": "0", "drop_last": "true", "sampler": "weighted",
+             "seed": "3", "workers": "0", "epochs": "3"}
+    at = open_page(PAGE, query=query)
+    assert not at.exception
+    expected = LINK_SCHEMA.read(query)[0]
+    assert at.slider(key="bi_n").value == 40
+    assert at.number_input(key="bi_batch").value == 8
+    assert at.toggle(key="bi_shuffle").value is False
+    assert at.toggle(key="bi_drop_last").value is True
+    assert at.selectbox(key="bi_sampler").value == "weighted"
+    assert at.number_input(key="bi_seed").value == 3
+    assert at.slider(key="bi_epochs").value == 3
+    assert _batch_line(at) == _expected(expected, 0)
+    assert "balance" in shown_text(at) or "WeightedRandomSampler" in shown_text(at)
+
+
+def test_stepping_through_batches_follows_the_records():
+    at = open_page(PAGE, query={"n": "10", "batch": "4"})
+    settings = LINK_SCHEMA.read({"n": "10", "batch": "4"})[0]
+    for position in range(1, 5):
+        at.button(key="bi_next").click().run()
+        assert _batch_line(at) == _expected(settings, position)
+    assert "Epoch 1, batch 1" in shown_text(at)
+    at.button(key="bi_prev").click().run()
+    assert _batch_line(at) == _expected(settings, 3)
+
+
+def test_changing_a_control_updates_the_url_and_restarts_the_stepper():
+    at = open_page(PAGE)
+    at.button(key="bi_next").click().run()
+    at.number_input(key="bi_batch").set_value(5).run()
+    assert at.query_params["batch"] == ["5"] or at.query_params["batch"] == "5"
+    assert _batch_line(at) == _expected(BatchSettings(batch_size=5), 0)
+
+
+def test_bad_link_values_are_named_and_fall_back():
+    at = open_page(PAGE, query={"n": "many", "sampler": "magic", "shuffle": "maybe"})
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert "`n=many` was ignored" in warnings and "`sampler=magic`" in warnings
+    assert _batch_line(at) == _expected(BatchSettings(), 0)
+
+
+def test_sampler_with_shuffle_shows_pytorchs_error_and_a_fix():
+    at = open_page(PAGE, query={"sampler": "sequential", "shuffle": "1"})
+    assert not at.exception
+    text = shown_text(at)
+    assert "sampler option is mutually exclusive with shuffle" in text
+    assert "Traceback" not in text
+    at.button(key="bi_fix_0").click().run()
+    assert at.toggle(key="bi_shuffle").value is False
+    assert _batch_line(at) == _expected(BatchSettings(sampler="sequential", shuffle=False), 0)
+
+
+def test_default_collate_on_sequences_is_explained():
+    at = open_page(PAGE, query={"dataset": "sequences", "batch": "8"})
+    text = shown_text(at)
+    assert "stack expects each tensor to be equal size" in text
+    at.button(key="bi_fix_0").click().run()
+    assert at.selectbox(key="bi_collate").value == "pad"
+    assert "lengths" in "".join(c.value for c in at.code)
+
+
+def test_worker_processes_build_the_batches():
+    at = open_page(PAGE, query={"workers": "2", "n": "12", "batch": "3"})
+    assert not at.exception
+    assert "worker process 0" in shown_text(at)
+    at.button(key="bi_next").click().run()
+    assert "worker process 1" in shown_text(at)
+    settings = BatchSettings(n=12, batch_size=3, num_workers=2)
+    assert _batch_line(at) == _expected(settings, 1)
+
+
+def test_hide_removes_the_named_controls_and_keeps_their_values():
+    at = open_page(PAGE, query={"batch": "4", "shuffle": "0", "hide": "batch,shuffle"})
+    assert not at.exception
+    keys = {w.key for w in at.number_input} | {w.key for w in at.toggle}
+    assert "bi_batch" not in keys and "bi_shuffle" not in keys
+    assert _batch_line(at) == _expected(BatchSettings(batch_size=4, shuffle=False), 0)
+
+
+def test_knowledge_check_reveals_what_pytorch_computes():
+    at = open_page(PAGE)
+    at.radio(key="kc_batch_iterator_count_choice").set_value("3 with drop_last, 4 without").run()
+    at.button(key="kc_batch_iterator_count_commit").click().run()
+    assert any("Right" in s.value for s in at.success)
+
+
+def test_pitfall_button_runs_both_worker_runs():
+    at = open_page(PAGE)
+    at.button(key="bi_pitfall_run").click().run()
+    assert not at.exception
+    text = shown_text(at)
+    assert "**Without worker_init_fn**: repeated streams: **yes**" in text
+    assert "**With worker_init_fn=seed_worker**: repeated streams: **no**" in text
+
+
+def test_moons_training_split_is_offered_once_the_trainer_published_it():
+    from streamlit.testing.v1 import AppTest
+    from torch import nn
+
+    from components.state import SharedModel
+    from tests.app.apptest import APP
+
+    generator = torch.Generator().manual_seed(1)
+    features = torch.randn(50, 2, generator=generator)
+    labels = (features[:, 0] > 0.8).long()
+    model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["learner::shared_model"] = SharedModel(model, features, labels, "a test split")
+    at.query_params["dataset"] = "moons"
+    at.query_params["sampler"] = "weighted"
+    at.query_params["shuffle"] = "0"
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="bi_dataset").value == "moons"
+    settings = BatchSettings(dataset="moons", sampler="weighted", shuffle=False)
+    record = run_loader(settings, (features, labels)).records[0]
+    assert _batch_line(at) == record_line(record.epoch, record.number, record.indices,
+                                          record.worker)
+    text = shown_text(at)
+    assert "a test split" in text and "your trained moons model (Sequential)" in text
+    code = "".join(c.value for c in at.code)
+    assert "labels = torch.tensor([" in code
+
+
+def test_moons_link_without_a_trained_model_falls_back_to_points():
+    at = open_page(PAGE, query={"dataset": "moons"})
+    assert not at.exception
+    assert "train one on the Moons trainer page" in shown_text(at)
+    assert _batch_line(at) == _expected(BatchSettings(), 0)
+
+
+def test_worker_runs_wait_for_a_free_heavy_job_slot():
+    from workbench.jobs import HEAVY_JOBS
+
+    others = [f"other-learner-{i}" for i in range(HEAVY_JOBS.capacity)]
+    try:
+        for owner in others:
+            assert HEAVY_JOBS.acquire(owner)
+        at = open_page(PAGE, query={"workers": "1"})
+        assert not at.exception
+        assert "The server is busy" in shown_text(at)
+    finally:
+        for owner in others:
+            HEAVY_JOBS.release(owner)
+    at.button(key="bi_retry").click().run()
+    assert "worker process 0" in shown_text(at)
+    assert HEAVY_JOBS.holders() == 0
+
+
+def test_a_loader_that_yields_no_batch_says_why():
+    at = open_page(PAGE, query={"n": "4", "batch": "6", "drop_last": "1"})
+    assert not at.exception
+    assert "no batches" in shown_text(at)
+    at.button(key="bi_fix_0").click().run()
+    assert _batch_line(at) == _expected(BatchSettings(n=4, batch_size=6), 0)
+
+
+def test_jumping_to_a_batch_with_the_slider():
+    at = open_page(PAGE, query={"n": "10", "batch": "4"})
+    at.slider(key="bi_jump").set_value(5).run()
+    settings = BatchSettings(n=10, batch_size=4)
+    assert _batch_line(at) == _expected(settings, 4)
+    at.button(key="bi_prev").click().run()
+    assert _batch_line(at) == _expected(settings, 3)
+    assert at.slider(key="bi_jump").value == 4
+
+
+def test_presenter_mode_draws_the_same_batches():
+    at = open_page(PAGE, query={"present": "1", "n": "16", "batch": "5", "drop_last": "1"})
+    assert not at.exception
+    assert _batch_line(at) == _expected(BatchSettings(n=16, batch_size=5, drop_last=True), 0)
+    assert "drop_last=True" in shown_text(at)
+
+
+def test_the_loader_runs_once_per_settings_change_not_per_step(monkeypatch):
+    import workbench.batches as batches
+
+    calls = []
+    real = batches.run_loader
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(batches, "run_loader", counting)
+    at = open_page(PAGE)
+    for _ in range(3):
+        at.button(key="bi_next").click().run()
+    main_runs = [s for s in calls if s == BatchSettings()]
+    assert len(main_runs) == 1
+    at.toggle(key="bi_drop_last").set_value(True).run()
+    assert [s for s in calls if s.drop_last] == [BatchSettings(drop_last=True)]

@@ -1,0 +1,136 @@
+"""Gradient accumulation, the cost of batching, and the pictures drawn from a run."""
+from __future__ import annotations
+
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from components.batch_iterator_figures import class_counts_figure, index_grid, pipeline_dot
+from workbench.accumulation import compare_accumulation, small_mlp
+from workbench.batch_cost import (
+    measure_batching_cost,
+    per_sample_loader,
+    tensor_dataset,
+    whole_batch_loader,
+)
+from workbench.batches import (
+    BatchSettings,
+    describe_batch_sampler,
+    describe_collate,
+    describe_sampler,
+    grid_story,
+    make_dataset,
+    run_loader,
+)
+
+
+def _data(n: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    dataset = make_dataset(BatchSettings(n=n, seed=seed))
+    return dataset.features, dataset.labels
+
+
+def test_four_micro_batches_of_eight_give_the_gradient_of_one_batch_of_32():
+    features, labels = _data(32)
+    result = compare_accumulation(features, labels, micro_batches=4)
+    assert result.micro_batch_sizes == (8, 8, 8, 8)
+    assert result.allclose
+    assert abs(result.loss_full - result.loss_accumulated) < 1e-5
+    for p in result.parameters:
+        # Forgetting to scale each micro-batch's mean loss multiplies the gradient by 4.
+        assert abs(p.unscaled_norm - 4 * p.full_norm) <= 1e-4 * max(1.0, p.full_norm)
+
+
+def test_uneven_micro_batches_still_agree_when_scaled_by_their_share():
+    features, labels = _data(30)
+    result = compare_accumulation(features, labels, micro_batches=4)
+    assert result.micro_batch_sizes == (8, 8, 8, 6)
+    assert result.allclose
+
+
+def test_accumulation_leaves_the_learners_model_untouched():
+    model = small_mlp(3)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    features, labels = _data(32)
+    compare_accumulation(features, labels, model=model)
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+    assert all(p.grad is None for p in model.parameters())
+
+
+def test_a_single_logit_model_uses_binary_cross_entropy():
+    model = torch.nn.Sequential(torch.nn.Linear(2, 1))
+    features, labels = _data(32)
+    assert compare_accumulation(features, labels, model=model).allclose
+
+
+@settings(max_examples=30, deadline=None)
+@given(samples=st.integers(1, 200), batch_size=st.integers(1, 64), seed=st.integers(0, 10_000))
+def test_whole_batch_fetching_yields_the_same_batches(samples, batch_size, seed):
+    dataset = tensor_dataset(samples, seed=seed)
+    slow = list(per_sample_loader(dataset, batch_size, seed))
+    fast = list(whole_batch_loader(dataset, batch_size, seed))
+    assert len(slow) == len(fast)
+    for (x1, y1), (x2, y2) in zip(slow, fast, strict=True):
+        assert torch.equal(x1, x2) and torch.equal(y1, y2)
+
+
+def test_cost_measurement_reports_every_figure():
+    cost = measure_batching_cost(samples=256, batch_size=16, repeats=1)
+    assert cost.same_batches
+    assert min(cost.per_sample_us, cost.whole_batch_us, cost.bare_us) > 0
+    assert cost.ratio == cost.per_sample_us / cost.whole_batch_us
+
+
+def test_index_grid_colours_each_sample_by_the_batch_it_landed_in():
+    run = run_loader(BatchSettings(n=20, batch_size=6, drop_last=True, epochs=2))
+    current = run.records[1]
+    fig = index_grid(run, current)
+    classes, batches = fig.data[0], fig.data[1]
+    assert list(classes.z[0]) == list(run.labels)
+    for record in run.records:
+        for index in record.indices:
+            assert batches.customdata[record.epoch][index].startswith(
+                f"index {index} · epoch {record.epoch} · batch {record.number}")
+    dropped = fig.data[2]
+    assert len(dropped.x) == sum(s.dropped for s in run.summaries())
+    assert len(fig.layout.shapes) == 2 * len(set(current.indices))
+
+
+def test_class_counts_figure_adds_up_to_each_batch():
+    run = run_loader(BatchSettings(n=30, sampler="weighted", shuffle=False))
+    fig = class_counts_figure(run, run.records[0])
+    totals = [a + b for a, b in zip(fig.data[0].y, fig.data[1].y, strict=True)]
+    assert totals == [r.size for r in run.records]
+
+
+def test_pipeline_names_every_stage_with_the_current_values():
+    s = BatchSettings(n=20, batch_size=6)
+    run = run_loader(s)
+    dot = pipeline_dot(run, run.records[0], describe_sampler(s, 20), describe_batch_sampler(s),
+                       describe_collate(s))
+    for stage in ("Dataset", "Sampler", "BatchSampler", "__getitem__", "collate_fn", "batch"):
+        assert stage in dot
+    assert str(list(run.records[0].indices)).replace("'", "") in dot
+    assert dot.count("->") == 5 and dot.strip().endswith("}")
+
+
+def test_grid_story_explains_reshuffling_and_drop_last():
+    shuffled = grid_story(run_loader(BatchSettings(drop_last=True)))
+    assert "differ from epoch 0" in shuffled[0]
+    assert "drop_last=True" in shuffled[1]
+    ordered = grid_story(run_loader(BatchSettings(shuffle=False)))
+    assert "same batches" in ordered[0]
+
+
+def test_item_and_tensor_listings_show_what_getitem_and_collate_made():
+    from components.batch_iterator_panels import items_listing, tensor_listing
+
+    s = BatchSettings(n=12, batch_size=5, augment=True)
+    dataset = make_dataset(s)
+    record = run_loader(s).records[0]
+    items = items_listing(dataset, record, limit=4)
+    for index in record.indices[:4]:
+        assert f"dataset[{index}]\n# -> {{'index': tensor({index})" in items
+    assert "1 more items" in items and "noise" not in items
+    tensors = tensor_listing(record)
+    assert repr(record.tensors["x"]) in tensors and "# [5, 2] float32" in tensors
+    assert repr(record.tensors["noise"]) in tensors
