@@ -4,7 +4,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import classroom
 from components.batch_iterator_figures import (
     class_counts_figure,
     dataset_figure,
@@ -21,7 +20,7 @@ from components.batch_iterator_panels import (
     pitfall_section,
     tensor_listing,
 )
-from components.classroom import visible
+from components.classroom import share_panel, visible
 from components.code_panel import code_panel
 from components.error_panel import error_panel
 from components.figures import PLOTLY_CONFIG, presenting
@@ -369,13 +368,9 @@ script = loader_script(current_settings, moons_labels)
 code_panel(script, filename="batch_iterator.py", key="bi_code",
            caption="Run it: it prints each batch's sample indices, epoch by epoch, the same "
            "batches as this page.")
-# The share panel (lesson link with hidden controls, notebook export) arrives with the
-# classroom component; until it is there the address bar alone is the lesson link.
-share_panel = getattr(classroom, "share_panel", None)
-if share_panel is not None:
-    share_panel(schema=LINK_SCHEMA, settings=current_settings, url_path=KEY, script=script,
-                title="Batch iterator", key="bi_share",
-                labels={"batch": "batch_size", "workers": "num_workers",
-                        "prefetch": "prefetch_factor", "persistent": "persistent_workers",
-                        "worker_init": "worker_init_fn", "minority": "class 1 share"})
+share_panel(schema=LINK_SCHEMA, settings=current_settings, url_path=KEY, script=script,
+            title="Batch iterator", key="bi_share",
+            labels={"batch": "batch_size", "workers": "num_workers",
+                    "prefetch": "prefetch_factor", "persistent": "persistent_workers",
+                    "worker_init": "worker_init_fn", "minority": "class 1 share"})
 knowledge_section()

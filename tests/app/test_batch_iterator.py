@@ -9,7 +9,7 @@ from tests.app.apptest import open_page, shown_text
 from workbench.batch_codegen import record_line
 from workbench.batches import LINK_SCHEMA, BatchSettings, run_loader
 
-PAGE = "pages/batch_iterator.py"
+PAGE = "app_pages/batch_iterator.py"
 
 
 def _batch_line(at) -> str:

@@ -40,7 +40,16 @@ def _autograd_script() -> str:
     return program_script(settings, result.output_name, page_calls=result.page_calls)
 
 
-SCRIPTS = {"tensor_inspector": _tensor_script, "autograd_graph": _autograd_script}
+def _batch_script() -> str:
+    from workbench.batch_codegen import loader_script
+    from workbench.batches import LINK_SCHEMA
+
+    settings, _ = LINK_SCHEMA.read({"n": "20", "batch": "6", "shuffle": "1", "epochs": "2", "seed": "3"})
+    return loader_script(settings, None)
+
+
+SCRIPTS = {"tensor_inspector": _tensor_script, "autograd_graph": _autograd_script,
+           "batch_iterator": _batch_script}
 
 
 @pytest.mark.parametrize("tool", sorted(SCRIPTS))
