@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from workbench.checks import Revealed
+from workbench.formatting import human_bytes
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Step:
     tool: str                         # the page's url_path
     params: dict[str, str] = field(default_factory=dict)
     check: Check | None = None
+    # A fact the opened page must show, computed by PyTorch (the lessons' tests look for it).
+    shows: Callable[[], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -202,22 +205,27 @@ LESSONS: tuple[Lesson, ...] = (
                Step("Make a (2, 3) tensor", "A tensor is a view of a flat storage: its shape and "
                     "strides say how to walk it.", "tensor_inspector", {"shape": "2,3"},
                     Check("What is x.stride() for a fresh (2, 3) tensor?", ("(3, 1)", "(1, 3)", "(2, 3)"),
-                          _stride_of_2x3)),
+                          _stride_of_2x3),
+                    shows=lambda: str(torch.zeros(2, 3).stride())),
                Step("Transpose it", "`t()` copies nothing: watch the logical grid jump through "
                     "the storage strip.", "tensor_inspector", {"shape": "2,3", "ops": "t()"},
-                    Check("What is x.t().stride()?", ("(3, 1)", "(1, 3)", "(1, 2)"), _stride_after_t)),
+                    Check("What is x.t().stride()?", ("(3, 1)", "(1, 3)", "(1, 2)"), _stride_after_t),
+                    shows=lambda: str(torch.zeros(2, 3).t().stride())),
                Step("Try view(-1)", "Flattening the transposed tensor with `view`: why does it fail?",
                     "tensor_inspector", {"shape": "2,3", "ops": "t().view(-1)"},
                     Check("What does x.t().view(-1) do?", ("a flat view of 6 elements", "RuntimeError"),
-                          _view_after_t)),
+                          _view_after_t),
+                    shows=lambda: _view_after_t().shown_value[:60]),
                Step("Fix it with reshape", "`reshape` returns a view when it can and a copy when it "
                     "must.", "tensor_inspector", {"shape": "2,3", "ops": "t().reshape(-1)"},
                     Check("Does x.t().reshape(-1) share x's storage?",
-                          ("it shares x's storage", "it is a copy"), _reshape_copies)),
+                          ("it shares x's storage", "it is a copy"), _reshape_copies),
+                    shows=lambda: str(tuple(torch.zeros(2, 3).t().reshape(-1).shape))),
                Step("Count the bytes", "dtype decides the bytes per element.", "tensor_inspector",
                     {"shape": "64,128", "dtype": "bfloat16"},
                     Check("How many bytes does a (64, 128) bfloat16 tensor take?",
-                          ("8,192 bytes", "16,384 bytes", "32,768 bytes"), _bf16_bytes)),
+                          ("8,192 bytes", "16,384 bytes", "32,768 bytes"), _bf16_bytes),
+                    shows=lambda: human_bytes(torch.empty(64, 128, dtype=torch.bfloat16, device="meta").nbytes)),
            )),
     Lesson("autograd", "Autograd and the chain rule", "autograd_graph",
            "The graph PyTorch records, gradients flowing back, accumulation and no_grad.", (
@@ -232,9 +240,11 @@ LESSONS: tuple[Lesson, ...] = (
                              "b = torch.tensor(1.0, requires_grad=True)\ny = w * x + b\nL = (y - 10) ** 2",
                      "backward": "1"},
                     Check("What is w.grad?", ("-12", "-6", "12"), _w_grad_linear)),
-               Step("Gradients accumulate", "Call backward() three times on L = w^2 at w = 3.",
+               Step("Gradients accumulate", "Call backward() three times on L = w^2 at w = 3 (with "
+                    "retain_graph=True, so the graph survives each call).",
                     "autograd_graph",
-                    {"code": "w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2", "backward": "3"},
+                    {"code": "w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2", "backward": "3",
+                     "retain": "1"},
                     Check("What is w.grad after three backward() calls?", ("6", "18", "27"),
                           _grad_after_three_backwards)),
                Step("Updates go inside no_grad", "A manual update changes a leaf in place; autograd "
