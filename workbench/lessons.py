@@ -225,7 +225,8 @@ LESSONS: tuple[Lesson, ...] = (
                     {"shape": "64,128", "dtype": "bfloat16"},
                     Check("How many bytes does a (64, 128) bfloat16 tensor take?",
                           ("8,192 bytes", "16,384 bytes", "32,768 bytes"), _bf16_bytes),
-                    shows=lambda: human_bytes(torch.empty(64, 128, dtype=torch.bfloat16, device="meta").nbytes)),
+                    shows=lambda: human_bytes(
+                        torch.empty(64, 128, dtype=torch.bfloat16, device="meta").nbytes)),
            )),
     Lesson("autograd", "Autograd and the chain rule", "autograd_graph",
            "The graph PyTorch records, gradients flowing back, accumulation and no_grad.", (
