@@ -563,8 +563,9 @@ class TrainingSession:
         self.best_val_loss = min(self.best_val_loss, val.loss)
         self._batches = None
 
-    def run_for(self, max_steps: int, max_seconds: float) -> SliceReport:
-        """Train until `max_steps` optimizer steps or `max_seconds` have passed, or the run ends.
+    def run_for(self, max_steps: int, max_seconds: float, stop_at_epoch_end: bool = False) -> SliceReport:
+        """Train until `max_steps` optimizer steps or `max_seconds` have passed, or the run ends
+        (or, with `stop_at_epoch_end`, the current epoch ends).
 
         Stops mid-epoch if it must; the next call carries on with the same batches, so slicing
         never changes the result.
@@ -572,7 +573,7 @@ class TrainingSession:
         started = time.perf_counter()
         steps = epochs = 0
         self.model.train()
-        while not self.done and steps < max_steps:
+        while not self.done and steps < max_steps and not (stop_at_epoch_end and epochs):
             if self._batches is None:
                 self._batches = iter(self.loader)
                 self._epoch_loss_sum, self._epoch_seen = 0.0, 0
@@ -592,13 +593,7 @@ class TrainingSession:
 
     def step_epoch(self) -> SliceReport:
         """Finish the current epoch (or train one whole epoch), however long it takes."""
-        target = self.epoch + 1
-        total = SliceReport(0, 0, 0.0, self.done)
-        while self.epoch < target and not self.done:
-            part = self.run_for(self.steps_per_epoch + 1, math.inf)
-            total = SliceReport(total.steps + part.steps, total.epochs_finished + part.epochs_finished,
-                                total.seconds + part.seconds, part.done)
-        return total
+        return self.run_for(MAX_STEPS_PER_RUN, math.inf, stop_at_epoch_end=True)
 
     def run_to_end(self) -> None:
         while not self.done:
