@@ -159,11 +159,11 @@ def make_dataset(name: str, n: int, noise: float, seed: int) -> Dataset:
             x = rng.uniform(-1.0, 1.0, size=(n, 2))
             y = (x[:, 0] * x[:, 1] > 0).astype(np.int64)
         elif name == "spiral":
-            t = torch.from_numpy(rng.uniform(0.0, 1.0, size=n))
-            x = np.empty((n, 2))
-            for label in (0, 1):
-                mask = y == label
-                x[mask] = _spiral_curve(t[torch.from_numpy(mask)], label).numpy()
+            # Two arms of an Archimedean spiral, t uniform along each arm (see _spiral_curve).
+            t = rng.uniform(0.0, 1.0, size=n)
+            radius = 0.2 + 1.8 * t
+            angle = 3.0 * np.pi * t + np.pi * y
+            x = np.column_stack([radius * np.cos(angle), radius * np.sin(angle)])
         else:  # gaussians: the noise is each blob's standard deviation
             x = np.asarray(GAUSSIAN_CENTRES)[y].astype(np.float64)
         x = x + rng.normal(scale=noise, size=(n, 2))

@@ -1,0 +1,94 @@
+"""The moons trainer's pictures: decision boundary, learning curves, activation plot.
+
+Frames are kept small because the boundary redraws several times a second: a coarse grid of
+probabilities rounded to 2 decimals, point coordinates rounded to 3, and one contour trace that
+draws both the probability shading and the 0.5 line from the same numbers.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from components.figures import OKABE_ITO, style_figure
+from workbench.moons import History, TrainingSession, plot_extent
+
+CLASS_COLOURS = (OKABE_ITO[0], OKABE_ITO[1])          # class 0 blue, class 1 orange
+# Probability of class 1: blue (0) through white (0.5) to orange (1), matching the points.
+PROBABILITY_SCALE = [[0.0, "#4C9BD0"], [0.5, "#FFFFFF"], [1.0, "#F2B84B"]]
+GRID_RESOLUTION = 48
+UIREVISION = "moons-trainer"
+
+
+def _points(fig: go.Figure, x: np.ndarray, y: np.ndarray, split: str, symbol: str, size: float,
+            show_legend: bool = True) -> None:
+    for label in (0, 1):
+        mask = y == label
+        fig.add_trace(go.Scatter(
+            x=np.round(x[mask, 0], 3), y=np.round(x[mask, 1], 3), mode="markers",
+            name=f"{split}, class {label}", legendgroup=split, showlegend=show_legend,
+            marker={"color": CLASS_COLOURS[label], "size": size, "symbol": symbol,
+                    "line": {"color": "#1A1D23", "width": 0.6}},
+            hovertemplate=f"{split} class {label}<br>x=%{{x}}<br>y=%{{y}}<extra></extra>"))
+
+
+def boundary_figure(session: TrainingSession, *, show_test: bool = False,
+                    resolution: int = GRID_RESOLUTION) -> go.Figure:
+    """P(class 1) over the plane, the 0.5 contour, and the train/val (and test) points."""
+    x0, x1, y0, y1 = extent = plot_extent(session.data)
+    probs = np.round(session.grid(resolution), 2)
+    fig = go.Figure()
+    fig.add_trace(go.Contour(
+        z=probs, x=np.round(np.linspace(x0, x1, resolution), 3),
+        y=np.round(np.linspace(y0, y1, resolution), 3),
+        zmin=0, zmax=1, colorscale=PROBABILITY_SCALE, opacity=0.85,
+        contours={"coloring": "heatmap", "start": 0.5, "end": 0.5, "size": 1, "showlabels": False},
+        line={"width": 3, "color": "#1A1D23"},
+        colorbar={"title": {"text": "P(class 1)", "side": "right"}, "thickness": 14, "len": 0.8,
+                  "tickvals": [0, 0.25, 0.5, 0.75, 1]},
+        hovertemplate="x=%{x}<br>y=%{y}<br>P(class 1)=%{z}<extra></extra>", name="P(class 1)"))
+    split = session.split
+    _points(fig, split.x_train, split.y_train, "train", "circle", 5)
+    _points(fig, split.x_val, split.y_val, "val", "diamond", 7)
+    if show_test:
+        _points(fig, split.x_test, split.y_test, "test", "x", 7)
+    fig.update_layout(
+        height=520, xaxis={"range": list(extent[:2]), "title": "x₁ (raw)", "constrain": "domain"},
+        yaxis={"range": list(extent[2:]), "title": "x₂ (raw)", "scaleanchor": "x", "scaleratio": 1},
+        legend={"orientation": "h", "y": -0.14, "x": 0},
+        title={"text": f"Epoch {session.epoch}: black line = decision boundary (P = 0.5)"})
+    return style_figure(fig, uirevision=UIREVISION)
+
+
+def curves_figure(history: History, epochs: int, bayes_accuracy: float) -> go.Figure:
+    """Train/val loss and accuracy per epoch, with the Bayes-optimal accuracy as a ceiling."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("Loss (BCE)", "Accuracy"),
+                        horizontal_spacing=0.12)
+    blue, orange = OKABE_ITO[0], OKABE_ITO[3]
+    for values, name, colour, dash, col in (
+            (history.train_loss, "train loss", blue, "solid", 1),
+            (history.val_loss, "val loss", orange, "dash", 1),
+            (history.train_acc, "train accuracy", blue, "solid", 2),
+            (history.val_acc, "val accuracy", orange, "dash", 2)):
+        fig.add_trace(go.Scatter(x=history.epoch, y=[round(v, 4) for v in values], name=name,
+                                 mode="lines", line={"color": colour, "dash": dash, "width": 2}),
+                      row=1, col=col)
+    fig.add_trace(go.Scatter(x=[0, epochs], y=[bayes_accuracy, bayes_accuracy], mode="lines",
+                             name=f"Bayes-optimal (test) {100 * bayes_accuracy:.1f}%",
+                             line={"color": OKABE_ITO[2], "dash": "dot", "width": 2}), row=1, col=2)
+    low = min([0.5, *history.train_acc, *history.val_acc])
+    fig.update_xaxes(range=[0, max(epochs, 1)], title_text="epoch")
+    fig.update_yaxes(range=[low - 0.02, 1.005], row=1, col=2, tickformat=".0%")
+    fig.update_yaxes(rangemode="tozero", row=1, col=1)
+    fig.update_layout(height=300, legend={"orientation": "h", "y": -0.3, "x": 0})
+    return style_figure(fig, uirevision=UIREVISION + "-curves")
+
+
+def activation_figure(name: str, x: list[float], y: list[float], dy: list[float]) -> go.Figure:
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=x, y=y, name=f"{name}(x)", mode="lines", line={"color": OKABE_ITO[0]}))
+    fig.add_trace(go.Scatter(x=x, y=dy, name="derivative (autograd)", mode="lines",
+                             line={"color": OKABE_ITO[3], "dash": "dash"}))
+    fig.update_layout(height=220, xaxis_title="x", legend={"orientation": "h", "y": -0.35},
+                      title={"text": f"{name} and its derivative"})
+    return style_figure(fig)
