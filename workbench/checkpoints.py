@@ -363,3 +363,36 @@ def load_into_fresh(fresh: torch.nn.Module, loaded: LoadedCheckpoint) -> torch.n
     device = next(fresh.parameters()).device
     fresh.load_state_dict({k: v.to(device) for k, v in loaded.state_dict.items()}, strict=True)
     return fresh
+
+
+@dataclass(frozen=True)
+class ReloadCheck:
+    """The lesson's last step: save the state_dict, reload it into a fresh model, compare."""
+
+    identical_predictions: bool
+    max_logit_difference: float
+    accuracy: float
+    f1: float
+    file_bytes: int
+
+
+def save_and_reload(model: torch.nn.Module, fresh: torch.nn.Module, x_test: torch.Tensor,
+                    y_test: torch.Tensor) -> ReloadCheck:
+    """Round-trip `model` through `torch.save` bytes and the safe loader into `fresh`."""
+    data = state_dict_pt(model)
+    load_into_fresh(fresh, read_checkpoint(data, model))
+    model.eval()
+    fresh.eval()
+    with torch.no_grad():
+        before, after = model(x_test), fresh(x_test)
+    predicted = (after > 0).long()
+    target = y_test.long()
+    tp = int(((predicted == 1) & (target == 1)).sum())
+    fp = int(((predicted == 1) & (target == 0)).sum())
+    fn = int(((predicted == 0) & (target == 1)).sum())
+    return ReloadCheck(
+        identical_predictions=bool(torch.equal((before > 0).long(), predicted)),
+        max_logit_difference=float((before - after).abs().max()) if len(before) else 0.0,
+        accuracy=float((predicted == target).float().mean()),
+        f1=2 * tp / (2 * tp + fp + fn) if tp else 0.0,
+        file_bytes=len(data))

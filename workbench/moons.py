@@ -608,6 +608,27 @@ class TrainingSession:
     def grid(self, resolution: int = 50) -> np.ndarray:
         return probability_grid(self.model, self.split, plot_extent(self.data), resolution, self.device)
 
+    def replace_weights(self, state_dict: dict[str, torch.Tensor], optimizer_state: dict | None = None,
+                        epoch: int | None = None, best_val_loss: float | None = None) -> None:
+        """Adopt checked weights (and, for a resume checkpoint, optimizer state and epoch).
+
+        A fresh model takes them with `strict=True`; only if that succeeds does it replace the
+        current one. The optimizer is rebuilt for the new parameters.
+        """
+        fresh = self.fresh_model()
+        fresh.load_state_dict({k: v.to(self.device) for k, v in state_dict.items()}, strict=True)
+        optimizer = build_optimizer(self.settings.opt, fresh.parameters(), self.settings.lr, self.settings.wd)
+        if optimizer_state is not None:
+            optimizer.load_state_dict(optimizer_state)
+        fresh.set_dropout_generator(self.dropout_generator)
+        self.model, self.optimizer = fresh, optimizer
+        self._batches = None
+        if epoch is not None:
+            self.epoch = min(epoch, self.settings.epochs)
+            self.history = History()
+        if best_val_loss is not None:
+            self.best_val_loss = best_val_loss
+
     def fresh_model(self) -> MLP:
         """An untrained model of the same architecture on the same device (for reloading)."""
         return build_model(self.settings, self.device, torch.Generator().manual_seed(0))

@@ -1,0 +1,178 @@
+"""Moons trainer: a real PyTorch training loop, live, with honest metrics and safe checkpoints."""
+import streamlit as st
+
+from components.code_panel import code_panel
+from components.device import learner_device
+from components.figures import PLOTLY_CONFIG
+from components.knowledge_check import knowledge_check
+from components.lesson_link import link_settings, publish_link
+from components.moons_trainer_figures import boundary_figure, curves_figure
+from components.moons_trainer_panels import (
+    MoonsTrainerState,
+    activation_panel,
+    checkpoint_panel,
+    device_mismatch_panel,
+    model_summary,
+    publish_shared,
+    results_panel,
+)
+from components.moons_trainer_pitfalls import pitfall_lab
+from components.moons_trainer_settings import seed_widgets, settings_panel
+from components.state import learner_state, session_id
+from workbench.jobs import HEAVY_JOBS, busy_message
+from workbench.moons import LINK_SCHEMA, TrainingSession
+from workbench.moons_codegen import moons_script
+from components.moons_trainer_quiz import ZERO_GRAD_OPTIONS, ZERO_GRAD_QUESTION, zero_grad_reveal
+
+KEY = "moons_trainer"
+TICK_SECONDS = 0.3            # a frame about three times a second
+SLICE_SECONDS = 0.12          # training work per frame; the rest is drawing
+SLICE_STEPS = 500
+STEP_SECONDS = 5.0            # the most one "Step" (one epoch) may take
+
+
+def state() -> MoonsTrainerState:
+    return learner_state(KEY, MoonsTrainerState)
+
+
+def play() -> None:
+    state().running = True
+
+
+def pause() -> None:
+    state().running = False
+    HEAVY_JOBS.release(session_id())
+
+
+def request_step() -> None:
+    state().step_requested = True
+    state().running = False
+
+
+def request_reset() -> None:
+    state().reset_requested = True
+    state().running = False
+
+
+def new_session(settings, device) -> TrainingSession:
+    session = TrainingSession(settings, device)
+    publish_shared(session)
+    return session
+
+
+st.title("Moons trainer", anchor=False)
+st.caption("A real `nn.Module` trained with `BCEWithLogitsLoss`, a seeded `DataLoader` and a real "
+           "optimizer, live. Every number is computed by PyTorch while you watch.")
+
+linked, fresh = link_settings(LINK_SCHEMA, KEY)
+if fresh:
+    seed_widgets(linked)
+me = state()
+device = learner_device()
+
+settings_column, main_column = st.columns([1, 3.2], gap="medium")
+with settings_column:
+    settings = settings_panel(linked)
+publish_link(LINK_SCHEMA, KEY, settings)
+
+if me.session is None or me.session.settings != settings or me.session.device != device:
+    me.session = new_session(settings, device)
+    me.running = False
+    me.reload_check = None
+if me.reset_requested:
+    me.reset_requested = False
+    me.session = new_session(settings, device)
+session = me.session
+
+if me.step_requested:
+    me.step_requested = False
+    if HEAVY_JOBS.acquire(session_id()):
+        try:
+            report = session.run_for(10**9, STEP_SECONDS, stop_at_epoch_end=True)
+            if report.epochs_finished == 0 and not session.done:
+                st.toast("That epoch is long: it was cut after 5 s. Press Step again to finish it.")
+        finally:
+            HEAVY_JOBS.release(session_id())
+        publish_shared(session)
+        me.busy = False
+    else:
+        me.busy = True
+
+
+def controls() -> None:
+    cols = st.columns([1, 1, 1, 1, 2.2])
+    cols[0].button("Play", on_click=play, icon=":material/play_arrow:", key="mt_play", type="primary",
+                   disabled=me.running or session.done, width="stretch")
+    cols[1].button("Pause", on_click=pause, icon=":material/pause:", key="mt_pause",
+                   disabled=not me.running, width="stretch")
+    cols[2].button("Step", on_click=request_step, icon=":material/skip_next:", key="mt_step",
+                   disabled=session.done, width="stretch", help="Train one epoch, then stop.")
+    cols[3].button("Reset", on_click=request_reset, icon=":material/restart_alt:", key="mt_reset",
+                   width="stretch", help="A fresh model with the same seed: the same run again.")
+    cols[4].toggle("Show test points", key="mt_show_test",
+                   help="The test split is for the final report only; look, but do not tune on it.")
+
+
+@st.fragment(run_every=TICK_SECONDS if me.running else None)
+def live_view() -> None:
+    """One frame: a bounded slice of training, then the boundary and the curves redrawn."""
+    me = state()
+    session = me.session
+    if me.running:
+        if HEAVY_JOBS.acquire(session_id()):
+            me.busy = False
+            session.run_for(SLICE_STEPS, SLICE_SECONDS)
+            if session.done:
+                me.running = False
+                HEAVY_JOBS.release(session_id())
+                publish_shared(session)
+                st.rerun()
+        else:
+            me.running = False
+            me.busy = True
+            st.rerun()
+    s = session.settings
+    status = st.columns([1.2, 3])
+    status[0].metric("Epoch", f"{session.epoch} / {s.epochs}", border=False)
+    with status[1]:
+        st.progress(session.progress,
+                    text=f"{session.steps:,} optimizer steps, {session.steps_per_epoch} per epoch"
+                         + (" · training" if me.running else ""))
+    st.plotly_chart(boundary_figure(session, show_test=st.session_state.get("mt_show_test", False)),
+                    key="mt_boundary", config=PLOTLY_CONFIG)
+    st.plotly_chart(curves_figure(session.history, s.epochs, session.bayes_test_accuracy),
+                    key="mt_curves", config=PLOTLY_CONFIG)
+
+
+with main_column:
+    with st.container(key="moons_trainer_main"):
+        controls()
+        if me.busy:
+            st.warning(busy_message(), icon=":material/hourglass_top:")
+        live_view()
+
+if session.epoch > 0 and not me.running:
+    with main_column:
+        results_panel(session, me)
+
+st.divider()
+tabs = st.tabs(["Checkpoints", "Model", "Code", "Pitfall lab", "Check yourself"])
+with tabs[0]:
+    checkpoint_panel(session, me)
+with tabs[1]:
+    left, right = st.columns([3, 2])
+    with left:
+        model_summary(session)
+    with right:
+        activation_panel(settings.act)
+        with st.expander("Device mismatch: PyTorch's own error", icon=":material/memory:"):
+            device_mismatch_panel(device, session.model)
+with tabs[2]:
+    code_panel(moons_script(settings, str(device)), filename="moons_trainer.py", key="mt_code",
+               expanded=True,
+               caption="The whole pipeline for the current settings. Run as is, it prints the same "
+                       "final test accuracy as this page for the same seed.")
+with tabs[3]:
+    pitfall_lab(me, device)
+with tabs[4]:
+    knowledge_check("mt_zero_grad", ZERO_GRAD_QUESTION, ZERO_GRAD_OPTIONS, zero_grad_reveal)
