@@ -27,8 +27,8 @@ def _points(fig: go.Figure, x: np.ndarray, y: np.ndarray, split: str, symbol: st
         fig.add_trace(go.Scatter(
             x=np.round(x[mask, 0], 3), y=np.round(x[mask, 1], 3), mode="markers",
             name=f"{split}, class {label}", legendgroup=split, showlegend=show_legend,
-            marker={"color": CLASS_COLOURS[label], "size": size, "symbol": symbol,
-                    "line": {"color": "#1A1D23", "width": 0.6}},
+            marker={"color": CLASS_COLOURS[label], "size": size, "symbol": symbol, "opacity": 0.8,
+                    "line": {"color": "#1A1D23", "width": 0.5}},
             hovertemplate=f"{split} class {label}<br>x=%{{x}}<br>y=%{{y}}<extra></extra>"))
 
 
@@ -48,8 +48,8 @@ def boundary_figure(session: TrainingSession, *, show_test: bool = False,
                   "tickvals": [0, 0.25, 0.5, 0.75, 1]},
         hovertemplate="x=%{x}<br>y=%{y}<br>P(class 1)=%{z}<extra></extra>", name="P(class 1)"))
     split = session.split
-    _points(fig, split.x_train, split.y_train, "train", "circle", 5)
-    _points(fig, split.x_val, split.y_val, "val", "diamond", 7)
+    _points(fig, split.x_train, split.y_train, "train", "circle", 4)
+    _points(fig, split.x_val, split.y_val, "val", "diamond", 6)
     if show_test:
         _points(fig, split.x_test, split.y_test, "test", "x", 7)
     fig.update_layout(

@@ -56,7 +56,7 @@ def settings_panel(linked: MoonsSettings) -> MoonsSettings:
     """Draw the controls; return the settings they describe."""
     for f in dataclasses.fields(MoonsSettings):
         st.session_state.setdefault(PREFIX + f.name, _widget_value(linked, f.name))
-    st.button("Lesson's assignment preset", on_click=load_preset, icon=":material/school:",
+    st.button("Lesson preset", on_click=load_preset, icon=":material/school:",
               key="mt_preset", width="stretch",
               help="make_moons(3000, noise=0.25, random_state=42), 70/15/15, 2 -> 64 -> 32 -> 1 "
                    "ReLU, batch 64, AdamW(lr=0.003, weight_decay=1e-4), 50 epochs")
