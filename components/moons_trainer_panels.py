@@ -116,7 +116,8 @@ def checkpoint_panel(session: TrainingSession, state: MoonsTrainerState) -> None
                 "(epoch, model, optimizer state, best validation loss).")
     cols = st.columns(3)
     cols[0].download_button(
-        "state_dict (.safetensors)", state_dict_safetensors(session.model, {"architecture": settings.architecture}),
+        "state_dict (.safetensors)",
+        state_dict_safetensors(session.model, {"architecture": settings.architecture}),
         file_name=stem + ".safetensors", mime="application/octet-stream", key="mt_dl_safetensors",
         icon=":material/download:", on_click="ignore")
     cols[1].download_button("state_dict (.pt)", state_dict_pt(session.model), file_name=stem + ".pt",
@@ -176,8 +177,9 @@ def model_summary(session: TrainingSession) -> None:
     table = pd.DataFrame([{"parameter": r.name, "shape": str(r.shape), "numel": r.numel,
                            "dtype": r.dtype, "init": r.init} for r in rows])
     st.dataframe(table, hide_index=True, width="stretch")
-    st.caption(f"{sum(r.numel for r in rows):,} parameters. `nn.Linear(in, out)` stores its weight as "
-               "`(out_features, in_features)`, so `x @ weight.T + bias` maps a batch `(N, in)` to `(N, out)`.")
+    st.caption(f"{sum(r.numel for r in rows):,} parameters. `nn.Linear(in, out)` stores its weight "
+               "as `(out_features, in_features)`, so `x @ weight.T + bias` maps a batch `(N, in)` "
+               "to `(N, out)`.")
     inspector = next((t for t in TOOLS if t.url_path == "tensor_inspector"), None)
     if inspector is not None and inspector.built:
         picked = st.selectbox("Parameter to open in the tensor inspector", [r.name for r in rows],

@@ -267,7 +267,8 @@ def _check_optimizer_state(opt_state: Any, expected: Mapping[str, TensorSpec]) -
     shapes = [spec.shape for spec in expected.values()]
     if not (isinstance(opt_state, Mapping) and isinstance(opt_state.get("state"), Mapping)
             and isinstance(opt_state.get("param_groups"), list) and len(opt_state["param_groups"]) == 1):
-        raise CheckpointRefused("The optimizer state is malformed", "expected {'state': ..., 'param_groups': [...]}",
+        raise CheckpointRefused("The optimizer state is malformed",
+                                "expected {'state': ..., 'param_groups': [...]}",
                                 "`optimizer.state_dict()` has a `state` per parameter and a list of "
                                 "parameter groups; this page's optimizer has one group.")
     group = opt_state["param_groups"][0]
@@ -303,7 +304,8 @@ def read_checkpoint(data: bytes, model: torch.nn.Module, optimizer_name: str | N
             if name == "__metadata__":
                 continue
             if not isinstance(entry, dict) or entry.get("dtype") not in SAFETENSORS_DTYPES:
-                raise CheckpointRefused("Not a readable safetensors file", f"entry {name!r} has no known dtype",
+                raise CheckpointRefused("Not a readable safetensors file",
+                                        f"entry {name!r} has no known dtype",
                                         "Each safetensors entry names a dtype such as F32.")
             found[name] = TensorSpec(tuple(int(d) for d in entry.get("shape", [])),
                                      SAFETENSORS_DTYPES[entry["dtype"]])

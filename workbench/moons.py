@@ -336,6 +336,16 @@ def per_sample_loader(dataset: TensorDataset, batch_size: int, generator: torch.
     return DataLoader(dataset, batch_size=batch_size, shuffle=True, generator=generator)
 
 
+class BatchIndexedTensorDataset(TensorDataset):
+    """A TensorDataset that also accepts a whole list of indices: one index tensor, one gather
+    per tensor (TensorDataset itself would convert the list once per tensor)."""
+
+    def __getitem__(self, index):
+        if isinstance(index, list):
+            index = torch.as_tensor(index)
+        return tuple(tensor[index] for tensor in self.tensors)
+
+
 def batched_loader(dataset: TensorDataset, batch_size: int, generator: torch.Generator) -> DataLoader:
     """The same batches as `per_sample_loader` (same generator draws, same indices), but each
     batch is one indexing call: the BatchSampler is the sampler and automatic batching is off
@@ -516,7 +526,7 @@ class TrainingSession:
         self.loss_fn = nn.BCEWithLogitsLoss()
         # The training tensors stay on the CPU for the loader (its indices are CPU tensors);
         # each batch moves to the device in the loop, as the lesson writes it.
-        self.train_set = TensorDataset(self.x_train.cpu(), self.y_train.cpu())
+        self.train_set = BatchIndexedTensorDataset(self.x_train.cpu(), self.y_train.cpu())
         self.loader = batched_loader(self.train_set, settings.batch, self.shuffle_generator)
 
         self.epoch = 0
@@ -582,7 +592,9 @@ class TrainingSession:
                 self._finish_epoch()
                 epochs += 1
             else:
-                xb, yb = (t.to(self.device) for t in batch)
+                xb, yb = batch
+                if self.device.type != "cpu":
+                    xb, yb = xb.to(self.device, non_blocking=True), yb.to(self.device, non_blocking=True)
                 self._epoch_loss_sum += self.train_step(xb, yb) * len(yb)
                 self._epoch_seen += len(yb)
                 self.steps += 1

@@ -76,10 +76,10 @@ def moons_script(settings: MoonsSettings, device: str = "cpu") -> str:
             layers.append(f"            SeededDropout({s.dropout!r}, dropout_gen),")
         width = out
     layers.append(f"            nn.Linear({width}, 1),")
-    dropout_gen = (f"dropout_gen = torch.Generator(device=DEVICE).manual_seed(SEED + 2)  # dropout masks\n"
+    dropout_gen = ("dropout_gen = torch.Generator(device=DEVICE).manual_seed(SEED + 2)  # dropout masks\n"
                    if dropout else "")
     mlp_args = "dropout_gen" if dropout else ""
-    return f'''"""Train an MLP on {s.dataset}: {s.architecture}, {s.act}, {s.opt}, as the PyTorch Workbench does.
+    return f'''"""Train an MLP on {s.dataset}: {s.architecture}, {s.act}, {s.opt}, like the PyTorch Workbench.
 
 Run it as is: it prints the same final test accuracy as the page for seed {s.seed}.
 """
