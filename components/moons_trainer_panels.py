@@ -60,7 +60,9 @@ def verdict(report: TestReport, noise: float) -> str:
     lines = [f"The Bayes-optimal classifier of the generative process, which knows exactly how "
              f"the points were drawn, scores **{100 * report.bayes_accuracy:.1f}%** on these same "
              f"{report.n} test points."]
-    if gap <= 0:
+    if gap == 0:
+        lines.append(f"Your model scores **{100 * report.accuracy:.1f}%** too: it is at the ceiling.")
+    elif gap < 0:
         lines.append(f"Your model scores **{100 * report.accuracy:.1f}%**: at the ceiling "
                      f"({-gap:.1f} points above it on this finite sample, which is luck, not skill).")
     elif gap <= 1.5:
@@ -84,10 +86,11 @@ def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
                    "only to report, never to choose settings.")
     cols = st.columns(4)
     cols[0].metric("Test accuracy", f"{100 * report.accuracy:.2f}%")
-    cols[1].metric("Test F1 (class 1)", f"{report.f1:.3f}")
-    cols[2].metric("Bayes-optimal accuracy", f"{100 * report.bayes_accuracy:.2f}%")
-    cols[3].metric("Gap to the ceiling", f"{report.gap_points:+.2f} pts".replace("+-", "-"),
-                   delta=None)
+    cols[1].metric("Test F1", f"{report.f1:.3f}", help="F1 of class 1: 2·TP / (2·TP + FP + FN)")
+    cols[2].metric("Best possible", f"{100 * report.bayes_accuracy:.2f}%",
+                   help="Accuracy of the Bayes-optimal classifier on the same test points.")
+    cols[3].metric("Gap", f"{abs(report.gap_points):.2f} pts",
+                   help="Percentage points between your model and the best possible accuracy.")
     st.markdown(verdict(report, session.settings.noise))
 
     key = (session.epoch, session.steps)

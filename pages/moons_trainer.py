@@ -1,4 +1,6 @@
 """Moons trainer: a real PyTorch training loop, live, with honest metrics and safe checkpoints."""
+import dataclasses
+
 import streamlit as st
 
 from components.code_panel import code_panel
@@ -75,6 +77,11 @@ with settings_column:
     settings = settings_panel(linked)
 publish_link(LINK_SCHEMA, KEY, settings)
 
+if (me.session is not None and me.session.device == device
+        and dataclasses.replace(me.session.settings, epochs=settings.epochs) == settings):
+    # More (or fewer) epochs continue the same run: training 50 epochs and then 50 more is
+    # exactly the 100-epoch run, so the generated script still reproduces it.
+    me.session.settings = settings
 if me.session is None or me.session.settings != settings or me.session.device != device:
     me.session = new_session(settings, device)
     me.running = False

@@ -293,10 +293,11 @@ def parameter_table(model: nn.Module) -> list[ParameterRow]:
     """One row per parameter, with the init scheme nn.Linear uses for it."""
     rows = []
     for name, p in model.named_parameters():
-        if name.endswith("weight"):
-            init = f"kaiming_uniform_(a=sqrt(5)): U(-1/sqrt({p.shape[1]}), 1/sqrt({p.shape[1]}))"
-        else:
-            init = f"U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in={_fan_in(model, name)}"
+        fan_in = int(p.shape[1]) if name.endswith("weight") else _fan_in(model, name)
+        bound = f"U(±{1 / math.sqrt(fan_in):.3g})"
+        # kaiming_uniform_ with a=sqrt(5) works out to the same bound as the bias: 1/sqrt(fan_in).
+        init = (f"kaiming_uniform_(a=√5) = {bound}" if name.endswith("weight")
+                else f"uniform_ {bound}, fan_in={fan_in}")
         rows.append(ParameterRow(name, tuple(p.shape), p.numel(), str(p.dtype).replace("torch.", ""), init))
     return rows
 
@@ -488,7 +489,7 @@ class TestReport:
     @property
     def gap_points(self) -> float:
         """Percentage points between the model and the best possible classifier."""
-        return 100 * (self.bayes_accuracy - self.accuracy)
+        return round(100 * (self.bayes_accuracy - self.accuracy), 6)
 
 
 @dataclass(frozen=True)
@@ -613,7 +614,8 @@ class TrainingSession:
 
     def test_report(self) -> TestReport:
         predicted = predict_labels(self.model, self.x_test)
-        accuracy = float((predicted.float() == self.y_test).float().mean())
+        # A count over n in double precision, so it compares exactly with the Bayes accuracy.
+        accuracy = int((predicted == self.y_test.long()).sum()) / len(self.y_test)
         return TestReport(accuracy, f1_score(predicted, self.y_test), self.bayes_test_accuracy,
                           len(self.y_test))
 

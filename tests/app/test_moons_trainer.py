@@ -64,7 +64,7 @@ def test_step_trains_one_epoch_shows_results_and_publishes_the_model():
     _no_trouble(at)
     assert "Epoch 1" in at.get("plotly_chart")[0].proto.spec
     text = shown_text(at)
-    assert "Test accuracy" in text and "Bayes-optimal accuracy" in text
+    assert "Test accuracy" in text and "Best possible" in text and "Bayes-optimal" in text
     assert "Test predictions are identical" in text
     shared = at.session_state["learner::shared_model"]
     assert shared.ready and shared.features.dtype == torch.float32 and shared.features.shape[1] == 2
@@ -162,3 +162,19 @@ def test_pitfall_lab_shows_pytorchs_error_for_float_targets():
     at.button(key="mt_pitfall_run").click().run()
     _no_trouble(at)
     assert "expected target dtype to be Long" in shown_text(at)
+
+
+def test_raising_epochs_continues_the_run_exactly():
+    at = open_page(PAGE, {"n": "300", "epochs": "2"})
+    at.button(key="mt_step").click().run()
+    at.button(key="mt_step").click().run()
+    state = at.session_state["learner::moons_trainer"]
+    assert state.session.done
+    at.number_input(key="mt_epochs").set_value(4).run()
+    assert state.session.epoch == 2 and not state.session.done
+    at.button(key="mt_step").click().run()
+    at.button(key="mt_step").click().run()
+    _no_trouble(at)
+    straight = TrainingSession(state.session.settings)
+    straight.run_to_end()
+    assert straight.history.val_loss == state.session.history.val_loss
