@@ -132,11 +132,12 @@ def lab_run(settings: MoonsSettings, device: torch.device, label: str, *, zero_g
     x_val, y_val = as_tensors(split.scaled(split.x_val), split.y_val, device)
     x_test, y_test = as_tensors(split.scaled(split.x_test), split.y_test, device)
 
-    model = build_model(settings, device, torch.Generator().manual_seed(settings.seed))
+    # Initialised on the CPU (where the generator lives), then moved, as build_model does.
+    model = build_model(settings, torch.device("cpu"), torch.Generator().manual_seed(settings.seed))
     if two_logits:   # a 2-class head for CrossEntropyLoss: replace the last layer
-        last = model.net[-1]
-        model.net[-1] = nn.Linear(last.in_features, 2, device=device)
+        model.net[-1] = nn.Linear(model.net[-1].in_features, 2)
         model.reset_parameters(torch.Generator().manual_seed(settings.seed))
+    model.to(device)
     model.set_dropout_generator(torch.Generator(device=device).manual_seed(settings.seed + 2))
     optimizer = build_optimizer(settings.opt, model.parameters(), settings.lr, settings.wd)
     loss_fn: nn.Module = nn.CrossEntropyLoss() if two_logits else nn.BCEWithLogitsLoss()
