@@ -27,6 +27,9 @@ from workbench.errors import ExplainedError
 from workbench.moons import TestReport, TrainingSession, activation_curve, parameter_table
 
 
+UPLOAD_KEY = "mt_upload"
+
+
 @dataclass
 class MoonsTrainerState:
     """One learner's moons trainer: the run, whether it plays, and what was last shown."""
@@ -133,12 +136,26 @@ def checkpoint_panel(session: TrainingSession, state: MoonsTrainerState) -> None
                            "act": settings.act, "opt": settings.opt, "seed": settings.seed}),
         file_name=stem + "_resume.pt", mime="application/octet-stream", key="mt_dl_resume",
         icon=":material/download:", on_click="ignore")
-    upload = st.file_uploader(
+    st.file_uploader(
         "Upload a checkpoint (.pt, .pth or .safetensors)", type=["pt", "pth", "safetensors"],
-        key="mt_upload",
+        key=UPLOAD_KEY,
         help="Checked before anything is loaded: size, no compressed entries, "
              "torch.load(weights_only=True, map_location='meta') for keys, shapes and dtypes, "
              "finite values; then a strict load into a fresh model.")
+    if state.upload_message:
+        st.success(state.upload_message, icon=":material/upload_file:")
+    if state.upload_error is not None:
+        error_panel(state.upload_error, key="mt_upload_error")
+
+
+def process_upload(session: TrainingSession, state: MoonsTrainerState) -> None:
+    """Check and load a newly uploaded checkpoint, before anything that shows the model is drawn.
+
+    The uploader's value is already in session_state at the top of the run, so the results
+    further up the page show the loaded model in the same run.
+    """
+    settings = session.settings
+    upload = st.session_state.get(UPLOAD_KEY)
     if upload is not None and upload.file_id != state.upload_seen:
         state.upload_seen = upload.file_id
         state.upload_error, state.upload_message = None, ""
@@ -152,6 +169,7 @@ def checkpoint_panel(session: TrainingSession, state: MoonsTrainerState) -> None
                     f"{loaded.epoch})" if loaded.kind == "resume" else f"state_dict ({loaded.file_format})")
             state.upload_message = (f"Loaded `{upload.name}`: a {what}. Recomputed test accuracy: "
                                     f"**{100 * report.accuracy:.2f}%**, F1 {report.f1:.3f}.")
+            state.reload_check = None
             publish_shared(session)
         except CheckpointRefused as refused:
             state.upload_error = ExplainedError(refused.title, str(refused), refused.explanation,
@@ -160,10 +178,6 @@ def checkpoint_panel(session: TrainingSession, state: MoonsTrainerState) -> None
             state.upload_error = ExplainedError(
                 "The checkpoint could not be loaded", str(exc)[:600],
                 "The checks passed but `load_state_dict` refused it, so your model is unchanged.")
-    if state.upload_message:
-        st.success(state.upload_message, icon=":material/upload_file:")
-    if state.upload_error is not None:
-        error_panel(state.upload_error, key="mt_upload_error")
 
 
 def _inspector_link(name: str, shape: tuple[int, ...]) -> None:

@@ -5,7 +5,7 @@ import streamlit as st
 
 from components.code_panel import code_panel
 from components.device import learner_device
-from components.figures import PLOTLY_CONFIG
+from components.figures import PLOTLY_CONFIG, presenting
 from components.knowledge_check import knowledge_check
 from components.lesson_link import link_settings, publish_link
 from components.moons_trainer_figures import boundary_figure, curves_figure
@@ -15,6 +15,7 @@ from components.moons_trainer_panels import (
     checkpoint_panel,
     device_mismatch_panel,
     model_summary,
+    process_upload,
     publish_shared,
     results_panel,
 )
@@ -44,6 +45,8 @@ def play() -> None:
 def pause() -> None:
     state().running = False
     HEAVY_JOBS.release(session_id())
+    if state().session is not None:
+        publish_shared(state().session)
 
 
 def request_step() -> None:
@@ -72,7 +75,7 @@ if fresh:
 me = state()
 device = learner_device()
 
-settings_column, main_column = st.columns([1, 3.2], gap="medium")
+settings_column, main_column = st.columns([1.3, 3] if presenting() else [1, 3.2], gap="medium")
 with settings_column:
     settings = settings_panel(linked)
 publish_link(LINK_SCHEMA, KEY, settings)
@@ -90,6 +93,7 @@ if me.reset_requested:
     me.reset_requested = False
     me.session = new_session(settings, device)
 session = me.session
+process_upload(session, me)
 
 if me.step_requested:
     me.step_requested = False
@@ -107,17 +111,18 @@ if me.step_requested:
 
 
 def controls() -> None:
-    cols = st.columns([1, 1, 1, 1, 2.2])
-    cols[0].button("Play", on_click=play, icon=":material/play_arrow:", key="mt_play", type="primary",
-                   disabled=me.running or session.done, width="stretch")
-    cols[1].button("Pause", on_click=pause, icon=":material/pause:", key="mt_pause",
-                   disabled=not me.running, width="stretch")
-    cols[2].button("Step", on_click=request_step, icon=":material/skip_next:", key="mt_step",
-                   disabled=session.done, width="stretch", help="Train one epoch, then stop.")
-    cols[3].button("Reset", on_click=request_reset, icon=":material/restart_alt:", key="mt_reset",
-                   width="stretch", help="A fresh model with the same seed: the same run again.")
-    cols[4].toggle("Show test points", key="mt_show_test",
-                   help="The test split is for the final report only; look, but do not tune on it.")
+    # A horizontal flow: buttons keep their labels and wrap on a narrow (or projected) screen.
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.button("Play", on_click=play, icon=":material/play_arrow:", key="mt_play", type="primary",
+                  disabled=me.running or session.done)
+        st.button("Pause", on_click=pause, icon=":material/pause:", key="mt_pause",
+                  disabled=not me.running)
+        st.button("Step", on_click=request_step, icon=":material/skip_next:", key="mt_step",
+                  disabled=session.done, help="Train one epoch, then stop.")
+        st.button("Reset", on_click=request_reset, icon=":material/restart_alt:", key="mt_reset",
+                  help="A fresh model with the same seed: the same run again.")
+        st.toggle("Show test points", key="mt_show_test",
+                  help="The test split is for the final report only; look, but do not tune on it.")
 
 
 @st.fragment(run_every=TICK_SECONDS if me.running else None)
@@ -139,12 +144,9 @@ def live_view() -> None:
             me.busy = True
             st.rerun()
     s = session.settings
-    status = st.columns([1.2, 3])
-    status[0].metric("Epoch", f"{session.epoch} / {s.epochs}", border=False)
-    with status[1]:
-        st.progress(session.progress,
-                    text=f"{session.steps:,} optimizer steps, {session.steps_per_epoch} per epoch"
-                         + (" · training" if me.running else ""))
+    st.progress(session.progress,
+                text=f"**Epoch {session.epoch} / {s.epochs}** · {session.steps:,} optimizer steps "
+                     f"({session.steps_per_epoch} per epoch)" + (" · training…" if me.running else ""))
     st.plotly_chart(boundary_figure(session, show_test=st.session_state.get("mt_show_test", False)),
                     key="mt_boundary", config=PLOTLY_CONFIG)
     st.plotly_chart(curves_figure(session.history, s.epochs, session.bayes_test_accuracy),
@@ -158,9 +160,15 @@ with main_column:
             st.warning(busy_message(), icon=":material/hourglass_top:")
         live_view()
 
-if session.epoch > 0 and not me.running:
-    with main_column:
+with main_column:
+    if session.epoch > 0 and not me.running:
         results_panel(session, me)
+    elif session.epoch == 0:
+        st.info(f"Press **Play** to train, or **Step** for one epoch at a time. The shading is the "
+                f"model's predicted probability of class 1; the dotted green line on the accuracy "
+                f"chart is the best accuracy any classifier can reach on this data "
+                f"({100 * session.bayes_test_accuracy:.1f}% on the test split).",
+                icon=":material/play_circle:")
 
 st.divider()
 tabs = st.tabs(["Checkpoints", "Model", "Code", "Pitfall lab", "Check yourself"])

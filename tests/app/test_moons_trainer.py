@@ -178,3 +178,20 @@ def test_raising_epochs_continues_the_run_exactly():
     straight = TrainingSession(state.session.settings)
     straight.run_to_end()
     assert straight.history.val_loss == state.session.history.val_loss
+
+
+def test_a_full_server_says_busy_instead_of_training():
+    from workbench.jobs import HEAVY_JOBS
+
+    others = [f"other-learner-{i}" for i in range(HEAVY_JOBS.capacity)]
+    try:
+        for owner in others:
+            assert HEAVY_JOBS.acquire(owner)
+        at = open_page(PAGE, QUICK)
+        at.button(key="mt_step").click().run()
+        _no_trouble(at)
+        assert any("server is busy" in w.value for w in at.warning)
+        assert at.session_state["learner::moons_trainer"].session.steps == 0
+    finally:
+        for owner in others:
+            HEAVY_JOBS.release(owner)
