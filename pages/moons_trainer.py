@@ -161,9 +161,9 @@ with main_column:
         live_view()
 
 with main_column:
-    if session.epoch > 0 and not me.running:
+    if (session.steps > 0 or session.epoch > 0) and not me.running:
         results_panel(session, me)
-    elif session.epoch == 0:
+    elif session.steps == 0 and session.epoch == 0:
         st.info(f"Press **Play** to train, or **Step** for one epoch at a time. The shading is the "
                 f"model's predicted probability of class 1; the dotted green line on the accuracy "
                 f"chart is the best accuracy any classifier can reach on this data "

@@ -44,4 +44,4 @@ def test_play_changes_the_boundary_and_pause_stops_it(page, app_url):
     page.wait_for_timeout(2_500)   # several ticks' worth: a running fragment would have redrawn
     assert boundary(page) == paused
     assert page.locator("[data-testid=stException]").count() == 0
-    expect(page.get_by_text("Test accuracy")).to_be_visible()
+    expect(page.get_by_text("Test accuracy", exact=True)).to_be_visible()
