@@ -80,6 +80,15 @@ def verdict(report: TestReport, noise: float) -> str:
     return " ".join(lines)
 
 
+def validation_log(session: TrainingSession) -> pd.DataFrame:
+    h = session.history
+    rows = [{"epoch": e, "train loss": round(tl, 4), "val loss": round(vl, 4),
+             "val accuracy": f"{100 * va:.2f}%"}
+            for e, tl, vl, va in zip(h.epoch, h.train_loss, h.val_loss, h.val_acc, strict=True)
+            if e % 10 == 0 or e == session.settings.epochs]
+    return pd.DataFrame(rows)
+
+
 def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
     report = session.test_report()
     st.subheader("Test results", anchor=False)
@@ -95,6 +104,11 @@ def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
     cols[3].metric("Gap", f"{abs(report.gap_points):.2f} pts",
                    help="Percentage points between your model and the best possible accuracy.")
     st.markdown(verdict(report, session.settings.noise))
+    log = validation_log(session)
+    if not log.empty:
+        with st.expander("Validation loss, logged every 10 epochs (as the lesson's loop prints it)",
+                         icon=":material/list_alt:"):
+            st.dataframe(log, hide_index=True, width="stretch")
 
     key = (session.epoch, session.steps)
     if state.reload_for != key or state.reload_check is None:

@@ -29,7 +29,7 @@ def _figure(result: PitfallResult) -> go.Figure:
     fig.update_xaxes(title_text="epoch")
     fig.update_yaxes(tickformat=".0%", row=1, col=2)
     fig.update_layout(height=280, legend={"orientation": "h", "y": -0.3})
-    return style_figure(fig)
+    return style_figure(fig).update_layout(margin={"t": 36})
 
 
 def pitfall_lab(state, device: torch.device) -> None:

@@ -147,6 +147,9 @@ def live_view() -> None:
     st.progress(session.progress,
                 text=f"**Epoch {session.epoch} / {s.epochs}** · {session.steps:,} optimizer steps "
                      f"({session.steps_per_epoch} per epoch)" + (" · training…" if me.running else ""))
+    if session.done and not me.running:
+        st.caption("Training finished. Raise **Epochs** to carry on with the same run, or **Reset** "
+                   "to watch it again from the same initial weights.")
     st.plotly_chart(boundary_figure(session, show_test=st.session_state.get("mt_show_test", False)),
                     key="mt_boundary", config=PLOTLY_CONFIG)
     st.plotly_chart(curves_figure(session.history, s.epochs, session.bayes_test_accuracy),
