@@ -23,7 +23,7 @@ from components.moons_trainer_pitfalls import pitfall_lab
 from components.moons_trainer_settings import seed_widgets, settings_panel
 from components.state import learner_state, session_id
 from workbench.jobs import HEAVY_JOBS, busy_message
-from workbench.moons import LINK_SCHEMA, TrainingSession
+from workbench.moons import LINK_SCHEMA, MAX_STEPS_PER_RUN, TrainingSession
 from workbench.moons_codegen import moons_script
 from components.moons_trainer_quiz import ZERO_GRAD_OPTIONS, ZERO_GRAD_QUESTION, zero_grad_reveal
 
@@ -147,7 +147,10 @@ def live_view() -> None:
     st.progress(session.progress,
                 text=f"**Epoch {session.epoch} / {s.epochs}** · {session.steps:,} optimizer steps "
                      f"({session.steps_per_epoch} per epoch)" + (" · training…" if me.running else ""))
-    if session.done and not me.running:
+    if session.steps >= MAX_STEPS_PER_RUN:
+        st.caption(f"Stopped at the cap of {MAX_STEPS_PER_RUN:,} optimizer steps per run, which keeps "
+                   "the server fair to everyone: use a larger batch or fewer epochs.")
+    elif session.done and not me.running:
         st.caption("Training finished. Raise **Epochs** to carry on with the same run, or **Reset** "
                    "to watch it again from the same initial weights.")
     st.plotly_chart(boundary_figure(session, show_test=st.session_state.get("mt_show_test", False)),

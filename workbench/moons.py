@@ -152,19 +152,20 @@ def make_dataset(name: str, n: int, noise: float, seed: int) -> Dataset:
         x, y = make_circles(n_samples=n, noise=noise, random_state=seed, factor=0.5)
     else:
         rng = np.random.default_rng(seed)
-        y = np.arange(n) % 2
-        rng.shuffle(y)
         if name == "xor":
             # Uniform on [-1, 1]^2; label 1 where x and y have the same sign.
             x = rng.uniform(-1.0, 1.0, size=(n, 2))
             y = (x[:, 0] * x[:, 1] > 0).astype(np.int64)
-        elif name == "spiral":
+        else:
+            y = np.arange(n) % 2            # equal classes, in random order
+            rng.shuffle(y)
+        if name == "spiral":
             # Two arms of an Archimedean spiral, t uniform along each arm (see _spiral_curve).
             t = rng.uniform(0.0, 1.0, size=n)
             radius = 0.2 + 1.8 * t
             angle = 3.0 * np.pi * t + np.pi * y
             x = np.column_stack([radius * np.cos(angle), radius * np.sin(angle)])
-        else:  # gaussians: the noise is each blob's standard deviation
+        elif name == "gaussians":  # the noise is each blob's standard deviation
             x = np.asarray(GAUSSIAN_CENTRES)[y].astype(np.float64)
         x = x + rng.normal(scale=noise, size=(n, 2))
     return Dataset(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.int64), name, noise)

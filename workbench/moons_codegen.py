@@ -13,8 +13,6 @@ _DATA = {
     "moons": "X, y = make_moons(n_samples={n}, noise={noise!r}, random_state=SEED)",
     "circles": "X, y = make_circles(n_samples={n}, noise={noise!r}, random_state=SEED, factor=0.5)",
     "xor": """rng = np.random.default_rng(SEED)
-y = np.arange({n}) % 2
-rng.shuffle(y)
 X = rng.uniform(-1.0, 1.0, size=({n}, 2))          # uniform on the square
 y = (X[:, 0] * X[:, 1] > 0).astype(np.int64)        # class 1 where x and y share a sign
 X = X + rng.normal(scale={noise!r}, size=({n}, 2))""",
