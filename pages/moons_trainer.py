@@ -20,12 +20,12 @@ from components.moons_trainer_panels import (
     results_panel,
 )
 from components.moons_trainer_pitfalls import pitfall_lab
+from components.moons_trainer_quiz import ZERO_GRAD_OPTIONS, ZERO_GRAD_QUESTION, zero_grad_reveal
 from components.moons_trainer_settings import seed_widgets, settings_panel
 from components.state import learner_state, session_id
 from workbench.jobs import HEAVY_JOBS, busy_message
 from workbench.moons import LINK_SCHEMA, MAX_STEPS_PER_RUN, TrainingSession
 from workbench.moons_codegen import moons_script
-from components.moons_trainer_quiz import ZERO_GRAD_OPTIONS, ZERO_GRAD_QUESTION, zero_grad_reveal
 
 KEY = "moons_trainer"
 TICK_SECONDS = 0.3            # a frame about three times a second
@@ -87,7 +87,7 @@ if (me.session is not None and me.session.device == device
     me.session.settings = settings
 if me.session is None or me.session.settings != settings or me.session.device != device:
     me.session = new_session(settings, device)
-    me.running = False
+    me.running = me.busy = False
     me.reload_check = None
 if me.reset_requested:
     me.reset_requested = False
