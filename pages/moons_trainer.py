@@ -133,7 +133,9 @@ def live_view() -> None:
     if me.running:
         if HEAVY_JOBS.acquire(session_id()):
             me.busy = False
-            session.run_for(SLICE_STEPS, SLICE_SECONDS)
+            report = session.run_for(SLICE_STEPS, SLICE_SECONDS)
+            if report.epochs_finished:
+                publish_shared(session)     # the other tools see the model as of the last epoch
             if session.done:
                 me.running = False
                 HEAVY_JOBS.release(session_id())
