@@ -6,9 +6,10 @@
    which also evaluates train and val every epoch for the live curves) and by a bare
    single-thread loop with the same model, the same initial weights and the same batches
    (indices from the same seeded generator, sliced out of the tensors directly). Ratio printed.
-2. One epoch of batches through the textbook per-sample `TensorDataset` + default collate loader
-   and through the BatchSampler-as-sampler loader the page uses (same indices), against the
-   cost of the optimizer steps themselves: the evidence for the batching path.
+2. One epoch of batches through three DataLoaders with the same seeded batches: the textbook
+   per-sample `TensorDataset` + default collate, a `BatchSampler` as the sampler with
+   `batch_size=None`, and the page's `ShuffledBatchSampler` (the same permutation sliced as
+   tensors), against the cost of the optimizer steps themselves: the evidence for the path.
 3. The cost of one live frame: grid prediction plus building both figures and their JSON.
 
 Times are CPU seconds of this single-threaded process (`time.process_time`), the fastest of
@@ -34,13 +35,14 @@ torch.set_num_threads(1)
 from workbench.moons import (  # noqa: E402
     PRESET,
     TrainingSession,
+    batch_sampler_loader,
     batched_loader,
     build_model,
     build_optimizer,
     per_sample_loader,
 )
 
-REPEATS = 7
+REPEATS = 9
 # CPU time of this process, not wall time: the machine is shared, and time other processes
 # take from this one's core would otherwise land on whichever loop happened to be running.
 CLOCK = time.process_time
@@ -87,11 +89,12 @@ def loader_costs() -> dict[str, float]:
     session = TrainingSession(PRESET)
     dataset = session.train_set
     out: dict[str, list[float]] = {"per-sample DataLoader + collate": [], "BatchSampler as sampler": [],
-                                   "optimizer steps only": []}
+                                   "ShuffledBatchSampler (page)": [], "optimizer steps only": []}
     batches = list(batched_loader(dataset, PRESET.batch, torch.Generator().manual_seed(1)))
     for _ in range(REPEATS):
         for name, make in (("per-sample DataLoader + collate", per_sample_loader),
-                           ("BatchSampler as sampler", batched_loader)):
+                           ("BatchSampler as sampler", batch_sampler_loader),
+                           ("ShuffledBatchSampler (page)", batched_loader)):
             loader = make(dataset, PRESET.batch, torch.Generator().manual_seed(1))
             started = CLOCK()
             for _batch in loader:

@@ -29,7 +29,7 @@ from sklearn.datasets import make_circles, make_moons
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from torch import nn
-from torch.utils.data import BatchSampler, DataLoader, RandomSampler, TensorDataset
+from torch.utils.data import BatchSampler, DataLoader, RandomSampler, Sampler, TensorDataset
 
 from workbench.lesson_link import (
     ChoiceParam,
@@ -338,22 +338,40 @@ def per_sample_loader(dataset: TensorDataset, batch_size: int, generator: torch.
     return DataLoader(dataset, batch_size=batch_size, shuffle=True, generator=generator)
 
 
-class BatchIndexedTensorDataset(TensorDataset):
-    """A TensorDataset that also accepts a whole list of indices: one index tensor, one gather
-    per tensor (TensorDataset itself would convert the list once per tensor)."""
+def batch_sampler_loader(dataset: TensorDataset, batch_size: int, generator: torch.Generator) -> DataLoader:
+    """The same batches, one indexing call each: a BatchSampler is the sampler and automatic
+    batching is off (`batch_size=None`), so TensorDataset receives a whole list of indices."""
+    batches = BatchSampler(RandomSampler(dataset, generator=generator), batch_size, drop_last=False)
+    return DataLoader(dataset, sampler=batches, batch_size=None, generator=generator)
 
-    def __getitem__(self, index):
-        if isinstance(index, list):
-            index = torch.as_tensor(index)
-        return tuple(tensor[index] for tensor in self.tensors)
+
+class ShuffledBatchSampler(Sampler[torch.Tensor]):
+    """`BatchSampler(RandomSampler(data, generator=g), batch_size)`, yielding index tensors.
+
+    RandomSampler turns each epoch's `torch.randperm` into Python ints and BatchSampler gathers
+    them back into lists; on a small model that round trip is most of the DataLoader's cost.
+    This sampler slices the same permutation as tensors instead. It makes the same generator
+    draws in the same order (one permutation per epoch, then the empty-remainder permutation
+    RandomSampler draws when an epoch's iterator runs out), so its batches are exactly those of
+    `DataLoader(dataset, batch_size, shuffle=True, generator=g)`: a test checks it epoch by epoch.
+    """
+
+    def __init__(self, size: int, batch_size: int, generator: torch.Generator) -> None:
+        self.size, self.batch_size, self.generator = size, batch_size, generator
+
+    def __len__(self) -> int:
+        return math.ceil(self.size / self.batch_size)
+
+    def __iter__(self) -> Iterator[torch.Tensor]:
+        yield from torch.randperm(self.size, generator=self.generator).split(self.batch_size)
+        torch.randperm(self.size, generator=self.generator)    # RandomSampler's remainder draw
 
 
 def batched_loader(dataset: TensorDataset, batch_size: int, generator: torch.Generator) -> DataLoader:
-    """The same batches as `per_sample_loader` (same generator draws, same indices), but each
-    batch is one indexing call: the BatchSampler is the sampler and automatic batching is off
-    (`batch_size=None`), so TensorDataset receives a whole list of indices at once."""
-    batches = BatchSampler(RandomSampler(dataset, generator=generator), batch_size, drop_last=False)
-    return DataLoader(dataset, sampler=batches, batch_size=None, generator=generator)
+    """What the page trains with: the seeded DataLoader's batches, one tensor gather each
+    (`batch_size=None` turns automatic batching off; the sampler yields whole batches)."""
+    return DataLoader(dataset, sampler=ShuffledBatchSampler(len(dataset), batch_size, generator),
+                      batch_size=None, generator=generator)
 
 
 @dataclass(frozen=True)
@@ -528,7 +546,7 @@ class TrainingSession:
         self.loss_fn = nn.BCEWithLogitsLoss()
         # The training tensors stay on the CPU for the loader (its indices are CPU tensors);
         # each batch moves to the device in the loop, as the lesson writes it.
-        self.train_set = BatchIndexedTensorDataset(self.x_train.cpu(), self.y_train.cpu())
+        self.train_set = TensorDataset(self.x_train.cpu(), self.y_train.cpu())
         self.loader = batched_loader(self.train_set, settings.batch, self.shuffle_generator)
 
         self.epoch = 0

@@ -19,6 +19,7 @@ from workbench.moons import (
     PRESET,
     TrainingSession,
     activation_curve,
+    batch_sampler_loader,
     batched_loader,
     bayes_accuracy,
     bayes_predict,
@@ -74,15 +75,20 @@ def test_split_is_stratified_and_the_scaler_sees_only_train():
     assert not np.allclose(split.scaler.mean_, data.features.mean(axis=0))
 
 
-def test_the_fast_loader_yields_exactly_the_seeded_dataloaders_batches():
+@pytest.mark.parametrize("make", [batched_loader, batch_sampler_loader])
+@pytest.mark.parametrize("batch", [1, 48, 64, 5000])
+def test_the_fast_loaders_yield_exactly_the_seeded_dataloaders_batches(make, batch):
     session = TrainingSession(SMALL)
-    fast = batched_loader(session.train_set, 48, torch.Generator().manual_seed(9))
-    textbook = per_sample_loader(session.train_set, 48, torch.Generator().manual_seed(9))
+    fast_gen, textbook_gen = torch.Generator().manual_seed(9), torch.Generator().manual_seed(9)
+    fast = make(session.train_set, batch, fast_gen)
+    textbook = per_sample_loader(session.train_set, batch, textbook_gen)
+    assert len(fast) == len(textbook)
     for _epoch in range(3):
         pairs = list(zip(fast, textbook, strict=True))
         assert pairs
         for (xa, ya), (xb, yb) in pairs:
             assert torch.equal(xa, xb) and torch.equal(ya, yb)
+        assert torch.equal(fast_gen.get_state(), textbook_gen.get_state())
 
 
 def test_slicing_never_changes_the_result():
