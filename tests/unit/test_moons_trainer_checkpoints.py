@@ -9,6 +9,8 @@ import zipfile
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workbench.checkpoints import (
     MAX_CHECKPOINT_BYTES,
@@ -22,6 +24,11 @@ from workbench.checkpoints import (
 from workbench.moons import PRESET, TrainingSession, predict_labels
 
 SMALL = dataclasses.replace(PRESET, n=400, epochs=3)
+
+
+@pytest.fixture(scope="module")
+def trained_small_model() -> torch.nn.Module:
+    return TrainingSession(dataclasses.replace(SMALL, hidden=(4,), epochs=1)).model
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +146,19 @@ def test_a_refused_upload_leaves_the_model_unchanged(trained):
         read_checkpoint(b"garbage" * 10, trained.model)
     after = trained.model.state_dict()
     assert all(torch.equal(before[k], after[k]) for k in before)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_damaged_files_are_refused_cleanly_never_crash(trained_small_model, data):
+    """Any corruption of a real checkpoint loads (if harmless) or is refused with a reason."""
+    save = data.draw(st.sampled_from([state_dict_pt, state_dict_safetensors]))
+    original = bytearray(save(trained_small_model))
+    for _ in range(data.draw(st.integers(1, 8))):
+        position = data.draw(st.integers(0, len(original) - 1))
+        original[position] = data.draw(st.integers(0, 255))
+    cut = data.draw(st.integers(1, len(original)))
+    try:
+        read_checkpoint(bytes(original[:cut]), trained_small_model)
+    except CheckpointRefused as refused:
+        assert refused.title and refused.explanation
