@@ -195,3 +195,12 @@ def test_a_full_server_says_busy_instead_of_training():
     finally:
         for owner in others:
             HEAVY_JOBS.release(owner)
+
+
+def test_an_empty_hidden_list_is_a_linear_model_that_trains():
+    at = open_page(PAGE, {"hidden": "", "dataset": "xor", "n": "200", "epochs": "2"})
+    at.button(key="mt_step").click().run()
+    _no_trouble(at)
+    session = at.session_state["learner::moons_trainer"].session
+    assert session.settings.hidden == () and session.epoch == 1
+    assert [tuple(p.shape) for p in session.model.parameters()] == [(1, 2), (1,)]
