@@ -45,3 +45,4 @@ def test_play_changes_the_boundary_and_pause_stops_it(page, app_url):
     assert boundary(page) == paused
     assert page.locator("[data-testid=stException]").count() == 0
     expect(page.get_by_text("Test accuracy", exact=True)).to_be_visible()
+
