@@ -267,18 +267,17 @@ class MLP(nn.Module):
 
 
 def build_model(settings: MoonsSettings, device: torch.device, generator: torch.Generator) -> MLP:
-    """An MLP on `device` with weights from `generator`: built on `meta` (no memory, no global
-    RNG draws), moved to `device` uninitialised, then initialised from the generator."""
+    """An MLP on `device` with weights from `generator`.
+
+    Built on `meta` first, so nn.Linear's constructor draws nothing from the global RNG; then
+    given uninitialised CPU memory, filled from the generator, and moved to `device`.
+    """
     model = MLP(settings.hidden, settings.act, settings.dropout, device="meta")
     # The generator lives on the CPU: initialise there, then move, so every device starts
     # from the same weights for the same seed.
     model = model.to_empty(device="cpu")
     model.reset_parameters(generator)
     return model.to(device)
-
-
-def count_parameters(model: nn.Module) -> int:
-    return sum(p.numel() for p in model.parameters())
 
 
 @dataclass(frozen=True)
