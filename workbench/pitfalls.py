@@ -135,7 +135,8 @@ def lab_run(settings: MoonsSettings, device: torch.device, label: str, *, zero_g
     # Initialised on the CPU (where the generator lives), then moved, as build_model does.
     model = build_model(settings, torch.device("cpu"), torch.Generator().manual_seed(settings.seed))
     if two_logits:   # a 2-class head for CrossEntropyLoss: replace the last layer
-        model.net[-1] = nn.Linear(model.net[-1].in_features, 2)
+        head = nn.Linear(model.net[-1].in_features, 2, device="meta")   # no global RNG draws
+        model.net[-1] = head.to_empty(device="cpu")
         model.reset_parameters(torch.Generator().manual_seed(settings.seed))
     model.to(device)
     model.set_dropout_generator(torch.Generator(device=device).manual_seed(settings.seed + 2))

@@ -65,6 +65,13 @@ def test_float_targets_for_cross_entropy_are_refused_with_pytorchs_message(resul
     assert r.broken.error.message == str(raised.value)
 
 
+def test_the_lab_never_touches_the_global_rng():
+    before = torch.get_rng_state()
+    for key in ("no_eval", "float_targets"):
+        run_pitfall(key, settings=dataclasses.replace(QUICK, epochs=2))
+    assert torch.equal(torch.get_rng_state(), before)
+
+
 def test_graph_size_counts_nodes():
     x = torch.ones(3, requires_grad=True)
     assert graph_size(x.detach()) == 0
