@@ -159,7 +159,18 @@ def checkpoint_panel(session: TrainingSession, state: MoonsTrainerState) -> None
     if state.upload_message:
         st.success(state.upload_message, icon=":material/upload_file:")
     if state.upload_error is not None:
-        error_panel(state.upload_error, key="mt_upload_error")
+        refusal_panel(state.upload_error)
+
+
+def refusal_panel(refused: ExplainedError) -> None:
+    """A refused upload: which check failed, its details, and what to do. The model is unchanged."""
+    with st.container(border=True, key="mt_upload_error"):
+        st.error(f"**{refused.title}**. Nothing was loaded; your model is unchanged.",
+                 icon=":material/gpp_bad:")
+        st.code(refused.message, language="text", wrap_lines=True)
+        st.markdown(refused.explanation)
+        if refused.fixes:
+            st.markdown("**What to do**\n" + "\n".join(f"- {fix}" for fix in refused.fixes))
 
 
 def process_upload(session: TrainingSession, state: MoonsTrainerState) -> None:

@@ -98,6 +98,19 @@ class PitfallResult:
     finding: str
 
 
+def explain_target_dtype(exc: BaseException) -> ExplainedError:
+    """The loss refused the targets' dtype: what each loss wants, in plain words."""
+    return ExplainedError(
+        "The targets have the wrong dtype for this loss", str(exc),
+        "`CrossEntropyLoss` takes one logit per class, shape (N, C), and the targets as class "
+        "**indices**: int64 of shape (N,). Float targets of shape (N,) are refused (float targets "
+        "are only accepted as class probabilities of shape (N, C)). `BCEWithLogitsLoss` is the "
+        "opposite: one logit per sample and **float** targets of the same shape, 0.0 or 1.0.",
+        ("`loss_fn(logits, yb.long())` for CrossEntropyLoss",
+         "`loss_fn(logit, yb.float())` for BCEWithLogitsLoss"),
+        type(exc).__name__)
+
+
 def graph_size(tensor: torch.Tensor) -> int:
     """How many autograd nodes a tensor keeps alive through its grad_fn."""
     seen: set[int] = set()
@@ -165,7 +178,7 @@ def lab_run(settings: MoonsSettings, device: torch.device, label: str, *, zero_g
             try:
                 loss = loss_fn(loss_input(xb), yb)
             except RuntimeError as exc:
-                run.error = explain(exc)
+                run.error = explain_target_dtype(exc) if "dtype" in str(exc) else explain(exc)
                 return run
             loss.backward()
             optimizer.step()
