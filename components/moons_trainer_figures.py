@@ -33,7 +33,7 @@ def _points(fig: go.Figure, x: np.ndarray, y: np.ndarray, split: str, symbol: st
             hovertemplate=f"{split} class {label}<br>x=%{{x:.2f}}<br>y=%{{y:.2f}}<extra></extra>"))
 
 
-def boundary_figure(session: TrainingSession, *, show_test: bool = False,
+def boundary_figure(session: TrainingSession, *, show_test: bool = False, show_bayes: bool = False,
                     resolution: int = GRID_RESOLUTION) -> go.Figure:
     """P(class 1) over the plane, the 0.5 contour, and the train/val (and test) points."""
     x0, x1, y0, y1 = extent = plot_extent(session.data)
@@ -49,6 +49,14 @@ def boundary_figure(session: TrainingSession, *, show_test: bool = False,
                   "tickvals": [0, 0.25, 0.5, 0.75, 1], "tickformat": ".0%"},
         hovertemplate="x=%{x:.2f}<br>y=%{y:.2f}<br>P(class 1)=%{z:.1%}<extra></extra>",
         name="P(class 1)"))
+    if show_bayes:
+        fig.add_trace(go.Contour(
+            z=session.bayes_grid(resolution).astype(np.float32),
+            x=np.linspace(x0, x1, resolution, dtype=np.float32),
+            y=np.linspace(y0, y1, resolution, dtype=np.float32),
+            contours={"coloring": "none", "start": 0, "end": 0, "size": 1, "showlabels": False},
+            line={"width": 3, "color": OKABE_ITO[2], "dash": "dash"}, showscale=False,
+            name="best possible boundary (Bayes)", showlegend=True, hoverinfo="skip"))
     split = session.split
     _points(fig, split.x_train, split.y_train, "train", "circle", 4)
     _points(fig, split.x_val, split.y_val, "val", "diamond", 6)

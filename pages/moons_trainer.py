@@ -123,6 +123,10 @@ def controls() -> None:
                   help="A fresh model with the same seed: the same run again.")
         st.toggle("Show test points", key="mt_show_test",
                   help="The test split is for the final report only; look, but do not tune on it.")
+        st.toggle("Best possible boundary", key="mt_show_bayes",
+                  help="The Bayes-optimal classifier's boundary, from the known generative process: "
+                       "where the two classes' densities are equal. No model can do better on "
+                       "average.")
 
 
 @st.fragment(run_every=TICK_SECONDS if me.running else None)
@@ -155,8 +159,9 @@ def live_view() -> None:
     elif session.done and not me.running:
         st.caption("Training finished. Raise **Epochs** to carry on with the same run, or **Reset** "
                    "to watch it again from the same initial weights.")
-    st.plotly_chart(boundary_figure(session, show_test=st.session_state.get("mt_show_test", False)),
-                    key="mt_boundary", config=PLOTLY_CONFIG)
+    figure = boundary_figure(session, show_test=st.session_state.get("mt_show_test", False),
+                             show_bayes=st.session_state.get("mt_show_bayes", False))
+    st.plotly_chart(figure, key="mt_boundary", config=PLOTLY_CONFIG)
     st.plotly_chart(curves_figure(session.history, s.epochs, session.bayes_test_accuracy),
                     key="mt_curves", config=PLOTLY_CONFIG)
 

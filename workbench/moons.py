@@ -411,16 +411,19 @@ def f1_score(predicted: torch.Tensor, target: torch.Tensor) -> float:
 def probability_grid(model: nn.Module, split: Split, extent: tuple[float, float, float, float],
                      resolution: int, device: torch.device) -> np.ndarray:
     """P(class 1) over a resolution x resolution grid of raw coordinates, shape (rows=y, cols=x)."""
-    x0, x1, y0, y1 = extent
-    xs = np.linspace(x0, x1, resolution)
-    ys = np.linspace(y0, y1, resolution)
-    gx, gy = np.meshgrid(xs, ys)
-    points = split.scaled(np.column_stack([gx.ravel(), gy.ravel()]))
+    points = split.scaled(grid_points(extent, resolution))
     model.eval()
     with torch.no_grad():
         probs = torch.sigmoid(model(torch.as_tensor(points, dtype=torch.float32, device=device)))
     model.train()
     return probs.cpu().numpy().reshape(resolution, resolution)
+
+
+def grid_points(extent: tuple[float, float, float, float], resolution: int) -> np.ndarray:
+    """The (resolution^2, 2) raw coordinates of a grid over `extent`, row by row (y, then x)."""
+    x0, x1, y0, y1 = extent
+    gx, gy = np.meshgrid(np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution))
+    return np.column_stack([gx.ravel(), gy.ravel()])
 
 
 def plot_extent(data: Dataset, margin: float = 0.25) -> tuple[float, float, float, float]:
@@ -555,6 +558,7 @@ class TrainingSession:
         self._batches: Iterator | None = None
         self._epoch_loss_sum = 0.0
         self._epoch_seen = 0
+        self._bayes_grids: dict[int, np.ndarray] = {}
         self.bayes_test_accuracy = bayes_accuracy(settings.dataset, s.x_test, s.y_test, settings.noise)
         self.bayes_val_accuracy = bayes_accuracy(settings.dataset, s.x_val, s.y_val, settings.noise)
 
@@ -639,6 +643,16 @@ class TrainingSession:
 
     def grid(self, resolution: int = 50) -> np.ndarray:
         return probability_grid(self.model, self.split, plot_extent(self.data), resolution, self.device)
+
+    def bayes_grid(self, resolution: int = 50) -> np.ndarray:
+        """log p(x | 1) - log p(x | 0) over the plot grid: the best possible boundary is where it
+        crosses 0. Computed once per resolution (the generative process never changes)."""
+        if resolution not in self._bayes_grids:
+            points = grid_points(plot_extent(self.data), resolution)
+            log_density = bayes_log_densities(self.settings.dataset, points, self.settings.noise)
+            difference = (log_density[:, 1] - log_density[:, 0]).clamp(-50, 50)
+            self._bayes_grids[resolution] = difference.numpy().reshape(resolution, resolution)
+        return self._bayes_grids[resolution]
 
     def replace_weights(self, state_dict: dict[str, torch.Tensor], optimizer_state: dict | None = None,
                         epoch: int | None = None, best_val_loss: float | None = None) -> None:

@@ -204,3 +204,11 @@ def test_an_empty_hidden_list_is_a_linear_model_that_trains():
     session = at.session_state["learner::moons_trainer"].session
     assert session.settings.hidden == () and session.epoch == 1
     assert [tuple(p.shape) for p in session.model.parameters()] == [(1, 2), (1,)]
+
+
+def test_the_best_possible_boundary_can_be_drawn_on_the_figure():
+    at = open_page(PAGE, QUICK)
+    assert "best possible boundary" not in at.get("plotly_chart")[0].proto.spec
+    at.toggle(key="mt_show_bayes").set_value(True).run()
+    _no_trouble(at)
+    assert "best possible boundary" in at.get("plotly_chart")[0].proto.spec

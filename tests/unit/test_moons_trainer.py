@@ -25,9 +25,11 @@ from workbench.moons import (
     bayes_predict,
     build_model,
     f1_score,
+    grid_points,
     make_dataset,
     parameter_table,
     per_sample_loader,
+    plot_extent,
     split_and_scale,
 )
 
@@ -196,3 +198,13 @@ def test_lesson_link_round_trips_and_clamps():
     clamped, problems = LINK_SCHEMA.read({"n": "99999999", "hidden": "9999,0", "epochs": "abc"})
     assert clamped.n == MAX_SAMPLES and clamped.hidden == (256, 1) and clamped.epochs == PRESET.epochs
     assert [p.param for p in problems] == ["epochs"]
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_bayes_grid_agrees_with_the_bayes_classifier(name):
+    session = TrainingSession(dataclasses.replace(SMALL, dataset=name))
+    grid = session.bayes_grid(12)
+    points = grid_points(plot_extent(session.data), 12)
+    expected = bayes_predict(name, points, session.settings.noise).reshape(12, 12)
+    assert np.array_equal((grid > 0).astype(int), expected)
+    assert session.bayes_grid(12) is grid
