@@ -1,0 +1,155 @@
+"""How fast the moons trainer trains, against a bare PyTorch loop measured in the same run.
+
+    OMP_NUM_THREADS=1 .venv/bin/python bench/moons_speed.py
+
+1. The lesson's assignment preset trained by the page's own code (`TrainingSession.run_to_end`,
+   which also evaluates train and val every epoch for the live curves) and by a bare
+   single-thread loop with the same model, the same initial weights and the same batches
+   (indices from the same seeded generator, sliced out of the tensors directly). Ratio printed.
+2. One epoch of batches through three DataLoaders with the same seeded batches: the textbook
+   per-sample `TensorDataset` + default collate, a `BatchSampler` as the sampler with
+   `batch_size=None`, and the page's `ShuffledBatchSampler` (the same permutation sliced as
+   tensors), against the cost of the optimizer steps themselves: the evidence for the path.
+3. The cost of one live frame: grid prediction plus building both figures and their JSON.
+
+Times are CPU seconds of this single-threaded process (`time.process_time`), the fastest of
+several interleaved repeats.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import torch  # noqa: E402
+
+torch.set_num_threads(1)
+
+from workbench.moons import (  # noqa: E402
+    PRESET,
+    TrainingSession,
+    batch_sampler_loader,
+    batched_loader,
+    build_model,
+    build_optimizer,
+    per_sample_loader,
+)
+
+REPEATS = 9
+# CPU time of this process, not wall time: the machine is shared, and time other processes
+# take from this one's core would otherwise land on whichever loop happened to be running.
+CLOCK = time.process_time
+
+
+def page_training() -> tuple[float, float]:
+    session = TrainingSession(PRESET)
+    started = CLOCK()
+    session.run_to_end()
+    return CLOCK() - started, session.test_report().accuracy
+
+
+def bare_training() -> tuple[float, float]:
+    """The same model, weights, batches and optimizer, with nothing but the loop."""
+    session = TrainingSession(PRESET)          # data and split only; the loop below is bare
+    x, y = session.x_train, session.y_train
+    model = build_model(PRESET, torch.device("cpu"), torch.Generator().manual_seed(PRESET.seed))
+    optimizer = build_optimizer(PRESET.opt, model.parameters(), PRESET.lr, PRESET.wd)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    generator = torch.Generator().manual_seed(PRESET.seed + 1)
+    n = len(x)
+    started = CLOCK()
+    for _ in range(PRESET.epochs):
+        # The DataLoader draws a base seed, then the RandomSampler draws one permutation.
+        torch.empty((), dtype=torch.int64).random_(generator=generator)
+        order = torch.randperm(n, generator=generator)
+        for start in range(0, n, PRESET.batch):
+            idx = order[start:start + PRESET.batch]
+            optimizer.zero_grad()
+            loss = loss_fn(model(x[idx]), y[idx])
+            loss.backward()
+            optimizer.step()
+        # RandomSampler draws one more (empty-tail) permutation when an epoch's iterator ends.
+        torch.randperm(n, generator=generator)
+    elapsed = CLOCK() - started
+    model.eval()
+    with torch.no_grad():
+        accuracy = ((model(session.x_test) > 0).float() == session.y_test).float().mean().item()
+    return elapsed, accuracy
+
+
+def loader_costs() -> dict[str, float]:
+    """Seconds per epoch: iterate each loader; and the optimizer steps alone on fixed batches."""
+    session = TrainingSession(PRESET)
+    dataset = session.train_set
+    out: dict[str, list[float]] = {"per-sample DataLoader + collate": [], "BatchSampler as sampler": [],
+                                   "ShuffledBatchSampler (page)": [], "optimizer steps only": []}
+    batches = list(batched_loader(dataset, PRESET.batch, torch.Generator().manual_seed(1)))
+    for _ in range(REPEATS):
+        for name, make in (("per-sample DataLoader + collate", per_sample_loader),
+                           ("BatchSampler as sampler", batch_sampler_loader),
+                           ("ShuffledBatchSampler (page)", batched_loader)):
+            loader = make(dataset, PRESET.batch, torch.Generator().manual_seed(1))
+            started = CLOCK()
+            for _batch in loader:
+                pass
+            out[name].append(CLOCK() - started)
+        started = CLOCK()
+        for xb, yb in batches:
+            session.train_step(xb, yb)
+        out["optimizer steps only"].append(CLOCK() - started)
+    return {k: min(v) for k, v in out.items()}
+
+
+def frame_cost() -> tuple[float, float, int, int]:
+    from components.moons_trainer_figures import boundary_figure, curves_figure
+
+    session = TrainingSession(PRESET)
+    session.run_for(200, 10.0)
+    grid_times, frame_times, sizes = [], [], []
+    for _ in range(REPEATS * 4):
+        started = CLOCK()
+        session.grid()
+        grid_times.append(CLOCK() - started)
+        started = CLOCK()
+        boundary = boundary_figure(session)
+        curves = curves_figure(session.history, PRESET.epochs, session.bayes_test_accuracy)
+        payload = boundary.to_json(), curves.to_json()
+        frame_times.append(CLOCK() - started)
+        sizes.append(tuple(len(p) for p in payload))
+    return statistics.median(grid_times), statistics.median(frame_times), sizes[-1][0], sizes[-1][1]
+
+
+def main() -> None:
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, preset {PRESET.architecture}, "
+          f"n={PRESET.n}, batch {PRESET.batch}, {PRESET.epochs} epochs")
+    page_training(), bare_training()              # warm up
+    page, bare = [], []
+    for _ in range(REPEATS):                      # interleaved, so drift hits both alike
+        page.append(page_training())
+        bare.append(bare_training())
+    # The fastest of interleaved repeats: on a shared machine, other processes only ever add time.
+    page_s = min(t for t, _ in page)
+    bare_s = min(t for t, _ in bare)
+    print(f"fastest of {REPEATS} interleaved runs each")
+    print(f"page training code : {page_s:.3f} s  (test accuracy {page[0][1]:.4f})")
+    print(f"bare PyTorch loop  : {bare_s:.3f} s  (test accuracy {bare[0][1]:.4f})")
+    print(f"ratio page / bare  : {page_s / bare_s:.3f}x")
+    costs = loader_costs()
+    steps = costs["optimizer steps only"]
+    for name, seconds in costs.items():
+        print(f"one epoch, {name:32s}: {1000 * seconds:7.2f} ms  ({seconds / steps:.2f}x the steps)")
+    grid_s, frame_s, boundary_bytes, curves_bytes = frame_cost()
+    print(f"live frame: grid prediction {1000 * grid_s:.2f} ms; both figures built + JSON "
+          f"{1000 * frame_s:.1f} ms; JSON {boundary_bytes / 1024:.0f} KB boundary + "
+          f"{curves_bytes / 1024:.0f} KB curves")
+
+
+if __name__ == "__main__":
+    main()

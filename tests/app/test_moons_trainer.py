@@ -1,0 +1,214 @@
+"""The moons trainer page through the real router: controls, lesson links, uploads."""
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+
+import pytest
+import torch
+
+from tests.app.apptest import open_page, shown_text
+from workbench.checkpoints import state_dict_pt, state_dict_safetensors
+from workbench.moons import PRESET, TrainingSession
+
+PAGE = "pages/moons_trainer.py"
+QUICK = {"n": "300", "epochs": "3"}
+
+
+def _no_trouble(at) -> None:
+    assert not at.exception
+    assert "Traceback" not in shown_text(at)
+
+
+def test_opens_on_the_lessons_assignment():
+    at = open_page(PAGE)
+    _no_trouble(at)
+    assert at.selectbox(key="mt_dataset").value == "moons"
+    assert at.number_input(key="mt_n").value == PRESET.n
+    assert at.text_input(key="mt_hidden").value == "64,32"
+    assert at.number_input(key="mt_lr").value == pytest.approx(PRESET.lr)
+    figures = at.get("plotly_chart")
+    assert figures, "the boundary figure is drawn"
+    assert "Epoch 0" in figures[0].proto.spec
+    assert at.button(key="mt_play").disabled is False
+
+
+def test_lesson_link_sets_the_controls_and_bad_values_are_named():
+    at = open_page(PAGE, {"dataset": "circles", "hidden": "16,8", "act": "tanh", "epochs": "7",
+                          "n": "lots", "lr": "5"})
+    _no_trouble(at)
+    assert at.selectbox(key="mt_dataset").value == "circles"
+    assert at.text_input(key="mt_hidden").value == "16,8"
+    assert at.selectbox(key="mt_act").value == "Tanh"
+    assert at.number_input(key="mt_epochs").value == 7
+    assert at.number_input(key="mt_lr").value == 1.0                   # clamped
+    assert any("`n=lots` was ignored" in w.value for w in at.warning)
+    assert at.number_input(key="mt_n").value == PRESET.n
+    assert at.query_params["dataset"] == "circles"
+
+
+def test_hidden_controls_use_the_links_values():
+    at = open_page(PAGE, {"batch": "32", "hide": "batch,opt"})
+    _no_trouble(at)
+    keys = {w.key for w in at.number_input} | {w.key for w in at.selectbox}
+    assert "mt_batch" not in keys and "mt_opt" not in keys
+    session = at.session_state["learner::moons_trainer"].session
+    assert session.settings.batch == 32 and session.settings.opt == PRESET.opt
+    assert at.query_params["batch"] == "32"
+
+
+def test_step_trains_one_epoch_shows_results_and_publishes_the_model():
+    at = open_page(PAGE, QUICK)
+    at.button(key="mt_step").click().run()
+    _no_trouble(at)
+    assert "Epoch 1" in at.get("plotly_chart")[0].proto.spec
+    text = shown_text(at)
+    assert "Test accuracy" in text and "Best possible" in text and "Bayes-optimal" in text
+    assert "Test predictions are identical" in text
+    shared = at.session_state["learner::shared_model"]
+    assert shared.ready and shared.features.dtype == torch.float32 and shared.features.shape[1] == 2
+    assert shared.labels.shape == (shared.features.shape[0],)
+
+
+def test_play_trains_a_slice_and_pause_stops():
+    at = open_page(PAGE, {"n": "300", "epochs": "500"})     # longer than one frame's slice
+    at.button(key="mt_play").click().run()
+    _no_trouble(at)
+    state = at.session_state["learner::moons_trainer"]
+    assert state.session.steps > 0
+    at.button(key="mt_pause").click().run()
+    assert state.running is False
+    steps = state.session.steps
+    at.run()
+    assert state.session.steps == steps
+
+
+def test_a_bad_hidden_layer_text_is_explained_and_the_last_good_one_kept():
+    at = open_page(PAGE, QUICK)
+    at.text_input(key="mt_hidden").input("64,abc").run()
+    _no_trouble(at)
+    assert any("64,abc" in e.value for e in at.error)
+    assert at.session_state["learner::moons_trainer"].session.settings.hidden == (64, 32)
+
+
+def test_changing_a_setting_starts_a_fresh_run_and_updates_the_link():
+    at = open_page(PAGE, QUICK)
+    at.selectbox(key="mt_act").select("GELU").run()
+    _no_trouble(at)
+    assert at.query_params["act"] == "GELU"
+    assert at.session_state["learner::moons_trainer"].session.settings.act == "GELU"
+
+
+def _upload(at, name: str, data: bytes):
+    at.file_uploader(key="mt_upload").set_value((name, data, "application/octet-stream"))
+    return at.run()
+
+
+@pytest.mark.parametrize("save, name", [(state_dict_pt, "weights.pt"),
+                                        (state_dict_safetensors, "weights.safetensors")])
+def test_uploading_a_matching_state_dict_loads_it(save, name):
+    at = open_page(PAGE, QUICK)
+    settings = at.session_state["learner::moons_trainer"].session.settings
+    donor = TrainingSession(settings)
+    donor.run_to_end()
+    at = _upload(at, name, save(donor.model))
+    _no_trouble(at)
+    session = at.session_state["learner::moons_trainer"].session
+    for a, b in zip(session.model.parameters(), donor.model.parameters(), strict=True):
+        assert torch.equal(a, b)
+    assert f"{100 * donor.test_report().accuracy:.2f}%" in shown_text(at)
+
+
+def test_uploading_another_architecture_is_refused_and_changes_nothing():
+    at = open_page(PAGE, QUICK)
+    session = at.session_state["learner::moons_trainer"].session
+    before = [p.clone() for p in session.model.parameters()]
+    other = TrainingSession(dataclasses.replace(session.settings, hidden=(8,)))
+    at = _upload(at, "other.pt", state_dict_pt(other.model))
+    _no_trouble(at)
+    assert "The checkpoint does not fit this model" in shown_text(at)
+    assert all(torch.equal(a, b) for a, b in zip(before, session.model.parameters(), strict=True))
+
+
+def test_a_malicious_upload_is_refused_and_never_runs(tmp_path):
+    canary = tmp_path / "canary"
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, (f"touch {canary}",))
+
+    buffer = io.BytesIO()
+    torch.save({"net.0.weight": Payload()}, buffer)
+    at = open_page(PAGE, QUICK)
+    at = _upload(at, "evil.pt", buffer.getvalue())
+    _no_trouble(at)
+    assert "The file holds more than plain tensors" in shown_text(at)
+    assert not canary.exists()
+
+
+def test_knowledge_check_reveals_what_pytorch_computes():
+    at = open_page(PAGE, QUICK)
+    at.radio(key="kc_mt_zero_grad_choice").set_value(at.radio(key="kc_mt_zero_grad_choice").options[0])
+    at.run()
+    at.button(key="kc_mt_zero_grad_commit").click().run()
+    _no_trouble(at)
+    assert "Right:" in shown_text(at)
+
+
+def test_pitfall_lab_shows_pytorchs_error_for_float_targets():
+    at = open_page(PAGE, QUICK)
+    at.radio(key="mt_pitfall").set_value("float_targets").run()
+    at.button(key="mt_pitfall_run").click().run()
+    _no_trouble(at)
+    assert "expected target dtype to be Long" in shown_text(at)
+
+
+def test_raising_epochs_continues_the_run_exactly():
+    at = open_page(PAGE, {"n": "300", "epochs": "2"})
+    at.button(key="mt_step").click().run()
+    at.button(key="mt_step").click().run()
+    state = at.session_state["learner::moons_trainer"]
+    assert state.session.done
+    at.number_input(key="mt_epochs").set_value(4).run()
+    assert state.session.epoch == 2 and not state.session.done
+    at.button(key="mt_step").click().run()
+    at.button(key="mt_step").click().run()
+    _no_trouble(at)
+    straight = TrainingSession(state.session.settings)
+    straight.run_to_end()
+    assert straight.history.val_loss == state.session.history.val_loss
+
+
+def test_a_full_server_says_busy_instead_of_training():
+    from workbench.jobs import HEAVY_JOBS
+
+    others = [f"other-learner-{i}" for i in range(HEAVY_JOBS.capacity)]
+    try:
+        for owner in others:
+            assert HEAVY_JOBS.acquire(owner)
+        at = open_page(PAGE, QUICK)
+        at.button(key="mt_step").click().run()
+        _no_trouble(at)
+        assert any("server is busy" in w.value for w in at.warning)
+        assert at.session_state["learner::moons_trainer"].session.steps == 0
+    finally:
+        for owner in others:
+            HEAVY_JOBS.release(owner)
+
+
+def test_an_empty_hidden_list_is_a_linear_model_that_trains():
+    at = open_page(PAGE, {"hidden": "", "dataset": "xor", "n": "200", "epochs": "2"})
+    at.button(key="mt_step").click().run()
+    _no_trouble(at)
+    session = at.session_state["learner::moons_trainer"].session
+    assert session.settings.hidden == () and session.epoch == 1
+    assert [tuple(p.shape) for p in session.model.parameters()] == [(1, 2), (1,)]
+
+
+def test_the_best_possible_boundary_can_be_drawn_on_the_figure():
+    at = open_page(PAGE, QUICK)
+    assert "best possible boundary" not in at.get("plotly_chart")[0].proto.spec
+    at.toggle(key="mt_show_bayes").set_value(True).run()
+    _no_trouble(at)
+    assert "best possible boundary" in at.get("plotly_chart")[0].proto.spec
