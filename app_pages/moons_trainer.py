@@ -7,6 +7,7 @@ from components.code_panel import code_panel
 from components.device import learner_device
 from components.figures import PLOTLY_CONFIG, presenting
 from components.knowledge_check import knowledge_check
+from components.classroom import share_panel
 from components.lesson_link import link_settings, publish_link
 from components.moons_trainer_figures import boundary_figure, curves_figure
 from components.moons_trainer_panels import (
@@ -195,8 +196,9 @@ with tabs[1]:
         activation_panel(settings.act)
         with st.expander("Device mismatch: PyTorch's own error", icon=":material/memory:"):
             device_mismatch_panel(device, session.model)
+script = moons_script(settings, str(device))
 with tabs[2]:
-    code_panel(moons_script(settings, str(device)), filename="moons_trainer.py", key="mt_code",
+    code_panel(script, filename="moons_trainer.py", key="mt_code",
                expanded=True,
                caption="The whole pipeline for the current settings. Run as is, it prints the same "
                        "final test accuracy as this page for the same seed.")
@@ -204,3 +206,6 @@ with tabs[3]:
     pitfall_lab(me, device)
 with tabs[4]:
     knowledge_check("mt_zero_grad", ZERO_GRAD_QUESTION, ZERO_GRAD_OPTIONS, zero_grad_reveal)
+
+share_panel(schema=LINK_SCHEMA, settings=settings, url_path="moons_trainer", script=script,
+            title="Moons trainer", key="mt_share")

@@ -12,7 +12,7 @@ from tests.app.apptest import open_page, shown_text
 from workbench.checkpoints import state_dict_pt, state_dict_safetensors
 from workbench.moons import PRESET, TrainingSession
 
-PAGE = "pages/moons_trainer.py"
+PAGE = "app_pages/moons_trainer.py"
 QUICK = {"n": "300", "epochs": "3"}
 
 

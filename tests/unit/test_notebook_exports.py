@@ -48,8 +48,16 @@ def _batch_script() -> str:
     return loader_script(settings, None)
 
 
+def _moons_script() -> str:
+    from workbench.moons import LINK_SCHEMA
+    from workbench.moons_codegen import moons_script
+
+    settings, _ = LINK_SCHEMA.read({"n": "300", "epochs": "3", "hidden": "16"})
+    return moons_script(settings, "cpu")
+
+
 SCRIPTS = {"tensor_inspector": _tensor_script, "autograd_graph": _autograd_script,
-           "batch_iterator": _batch_script}
+           "batch_iterator": _batch_script, "moons_trainer": _moons_script}
 
 
 @pytest.mark.parametrize("tool", sorted(SCRIPTS))
