@@ -3,7 +3,7 @@ import dataclasses
 
 import streamlit as st
 
-from components.classroom import lesson_url
+from components.classroom import app_root, lesson_url
 from components.knowledge_check import knowledge_check
 from components.lesson_link import link_settings, publish_link
 from components.navigation import LESSONS_PAGE, TOOLS
@@ -45,7 +45,10 @@ with st.container(border=True, key=LESSONS_PAGE.main_key):
     tool = SCRIPTS[step.tool]
     st.page_link(tool.script, label=f"Open this step in the {tool.title.lower()}", icon=tool.icon,
                  query_params=step.params)
-    st.code(lesson_url(step.tool, step.params), language="text", wrap_lines=True)
+    if "code" in step.params:
+        st.code(step.params["code"], language="python")
+    st.caption("The lesson link of this step, for a slide:")
+    st.code(lesson_url(step.tool, step.params, root=app_root()), language="text", wrap_lines=True)
     if step.check is not None:
         knowledge_check(f"lesson_{lesson.key}_{number}", step.check.question, step.check.options,
                         step.check.answer)

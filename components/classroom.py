@@ -28,7 +28,7 @@ def visible(control: str) -> bool:
     return control not in hidden_controls()
 
 
-def _app_root() -> str:
+def app_root() -> str:
     """The app's address without the page's path, e.g. https://x.streamlit.app."""
     try:
         url = st.context.url or ""
@@ -66,7 +66,7 @@ def share_panel(*, schema: LinkSchema, settings: object, url_path: str, script: 
         hidden = [name for i, name in enumerate(schema.names)
                   if columns[i % 4].checkbox(f"hide {labels.get(name, name)}", key=f"{key}_hide_{name}")]
         present = st.checkbox("open in presenter mode", key=f"{key}_present")
-        url = lesson_url(url_path, params, hidden, present, _app_root())
+        url = lesson_url(url_path, params, hidden, present, app_root())
         st.code(url, language="text", wrap_lines=True)
         left, right = st.columns(2)
         left.download_button("Notebook (.ipynb)", data=notebook_bytes(script, title, f"Reproduces {url}"),
