@@ -151,8 +151,9 @@ def _check_zip(data: bytes, cap: int) -> None:
 
 
 def _torch_load(data: bytes, map_location: str) -> Any:
+    buffer = io.BytesIO(data)
     try:
-        return torch.load(io.BytesIO(data), weights_only=True, map_location=map_location)
+        return torch.load(buffer, weights_only=True, map_location=map_location)
     except (pickle.UnpicklingError, RuntimeError, ValueError, EOFError, KeyError, AttributeError,
             TypeError, zipfile.BadZipFile) as exc:
         raise CheckpointRefused(

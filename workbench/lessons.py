@@ -174,8 +174,9 @@ def _state_dict_round_trip() -> Revealed:
     return Revealed("identical predictions" if same else "different predictions", f"torch.equal: {same}",
                     "The state_dict holds every parameter and buffer; a fresh instance of the same "
                     "architecture that loads it computes exactly the same function.",
-                    "torch.save(model.state_dict(), path)\nfresh.load_state_dict(torch.load(path, "
-                    "weights_only=True))\ntorch.equal(model(x), fresh(x))")
+                    "torch.save(model.state_dict(), path)\n"
+                    "fresh.load_state_dict(torch.load(path, weights_only=True))\n"
+                    "torch.equal(model(x), fresh(x))")
 
 
 def _batches_per_epoch(drop_last: bool) -> Callable[[], Revealed]:
