@@ -9,7 +9,7 @@ from components.classroom import share_panel, visible
 from components.code_panel import code_panel
 from components.device import learner_device
 from components.error_panel import error_panel
-from components.figures import graph_scale
+from components.figures import graph_scale, prose
 from components.knowledge_check import Revealed, knowledge_check
 from components.lesson_link import link_settings, publish_link
 from components.state import shared_model
@@ -26,7 +26,7 @@ LINK_KEY = "autograd_graph"
 CUSTOM = "custom"
 
 st.title("Autograd graph")
-st.markdown(
+prose(
     "Type a small PyTorch program. PyTorch records a **graph** while it computes; below is that "
     "graph, walked from the output through `grad_fn.next_functions`, with the values from your "
     "program. Then **step through `backward()`** node by node, in the order PyTorch's engine runs "

@@ -23,7 +23,7 @@ from components.batch_iterator_panels import (
 from components.classroom import share_panel, visible
 from components.code_panel import code_panel
 from components.error_panel import error_panel
-from components.figures import PLOTLY_CONFIG, presenting
+from components.figures import PLOTLY_CONFIG, presenting, prose
 from components.lesson_link import link_settings, publish_link
 from components.state import learner_state, session_id, shared_model
 from workbench.batch_codegen import loader_script, record_line
@@ -59,7 +59,7 @@ DATASET_LABELS = {"points": "Points: 2 features, 2 classes",
                   "moons": "Your moons training split"}
 
 st.title("Batch iterator")
-st.markdown(
+prose(
     "A real `torch.utils.data.DataLoader` runs on this server with your settings, and every "
     "batch it yields is shown: which samples it drew, in which order, built by which process. "
     "Change a setting and see why the **second epoch differs from the first**, **where "

@@ -5,12 +5,13 @@ import torch
 
 from components.code_panel import code_panel
 from components.device import learner_device
+from components.figures import prose
 from components.knowledge_check import Revealed, knowledge_check
 from components.navigation import HOME, LESSONS_PAGE, built_tools
 from workbench.device import DIAGNOSTICS_SCRIPT, diagnose
 
 st.title("PyTorch Workbench")
-st.markdown(
+prose(
     "Learn how PyTorch works by **poking at the real thing**. Every number on these pages is "
     "computed by PyTorch while you watch: tensors and their memory, the graph autograd records, "
     "a network learning, and the DataLoader feeding it. For students of a first deep-learning "

@@ -4,6 +4,7 @@ import dataclasses
 import streamlit as st
 
 from components.classroom import app_root, lesson_url
+from components.figures import prose
 from components.knowledge_check import knowledge_check
 from components.lesson_link import link_settings, publish_link
 from components.navigation import LESSONS_PAGE, TOOLS
@@ -13,8 +14,8 @@ SCHEMA = lesson_schema()
 SCRIPTS = {tool.url_path: tool for tool in TOOLS}
 
 st.title("Guided lessons")
-st.markdown("Short walks through the workbench, in the order of the course. Each step opens a "
-            "tool with exactly the right experiment; answer its question before you move on.")
+prose("Short walks through the workbench, in the order of the course. Each step opens a tool "
+      "with exactly the right experiment; answer its question before you move on.")
 
 available = [lesson for lesson in LESSONS if SCRIPTS[lesson.tool].built]
 if not available:

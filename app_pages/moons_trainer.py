@@ -5,7 +5,7 @@ import streamlit as st
 
 from components.code_panel import code_panel
 from components.device import learner_device
-from components.figures import PLOTLY_CONFIG, presenting
+from components.figures import PLOTLY_CONFIG, presenting, prose
 from components.knowledge_check import knowledge_check
 from components.classroom import share_panel
 from components.lesson_link import link_settings, publish_link
@@ -67,8 +67,8 @@ def new_session(settings, device) -> TrainingSession:
 
 
 st.title("Moons trainer", anchor=False)
-st.caption("A real `nn.Module` trained with `BCEWithLogitsLoss`, a seeded `DataLoader` and a real "
-           "optimizer, live. Every number is computed by PyTorch while you watch.")
+prose("A real `nn.Module` trained with `BCEWithLogitsLoss`, a seeded `DataLoader` and a real "
+      "optimizer, live. Every number is computed by PyTorch while you watch.")
 
 linked, fresh = link_settings(LINK_SCHEMA, KEY)
 if fresh:

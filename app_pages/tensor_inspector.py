@@ -16,7 +16,7 @@ from components.classroom import share_panel, visible
 from components.code_panel import code_panel
 from components.device import learner_device
 from components.error_panel import error_panel
-from components.figures import PLOTLY_CONFIG
+from components.figures import PLOTLY_CONFIG, prose
 from components.knowledge_check import Revealed, knowledge_check
 from components.lesson_link import link_settings, publish_link
 from components.tensor_inspector_figures import (
@@ -196,7 +196,7 @@ if fresh or K_SHAPE_OK not in ss:
 ss["ti_settings"] = link
 
 st.title("Tensor inspector")
-st.markdown(
+prose(
     "A tensor is a **view over flat memory**: `shape` says how many indices each dimension has, "
     "`stride` how many storage elements one step along each dimension skips, and the "
     "**storage offset** where element `[0, 0, ...]` lives. Build a tensor, apply ops, and watch "

@@ -38,3 +38,14 @@ def test_present_in_the_url_turns_presenter_mode_on():
     at = open_page(query={"present": "perhaps"})
     assert at.toggle(key="presenter_mode").value is False
     assert any("present=perhaps" in str(getattr(e, "value", "")) for e in at.sidebar)
+
+
+def test_presenter_mode_folds_the_explanations_on_every_page():
+    from components.navigation import all_pages
+
+    for tool in all_pages():
+        at = open_page(tool.script, query={"present": "1"})
+        assert not at.exception, tool.script
+        assert "About this page" in [e.label for e in at.expander], tool.script
+        normal = open_page(tool.script)
+        assert "About this page" not in [e.label for e in normal.expander], tool.script
