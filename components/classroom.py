@@ -69,7 +69,9 @@ def share_panel(*, schema: LinkSchema, settings: object, url_path: str, script: 
         url = lesson_url(url_path, params, hidden, present, app_root())
         st.code(url, language="text", wrap_lines=True)
         left, right = st.columns(2)
-        left.download_button("Notebook (.ipynb)", data=notebook_bytes(script, title, f"Reproduces {url}"),
+        # The notebook is built when the learner clicks, not on every rerun of the page.
+        left.download_button("Notebook (.ipynb)",
+                             data=lambda: notebook_bytes(script, title, f"Reproduces {url}"),
                              file_name=f"{url_path}.ipynb", mime="application/x-ipynb+json",
                              key=f"{key}_notebook", icon=":material/description:")
         right.download_button("Script (.py)", data=script.encode(), file_name=f"{url_path}.py",

@@ -15,6 +15,7 @@ from torch import nn
 
 from workbench.checks import Revealed
 from workbench.formatting import human_bytes
+from workbench.lesson_link import ChoiceParam, IntParam, LinkSchema
 
 
 @dataclass(frozen=True)
@@ -299,9 +300,7 @@ class LessonSettings:
     step: int = 1
 
 
-def lesson_schema():
-    from workbench.lesson_link import ChoiceParam, IntParam, LinkSchema
-
+def lesson_schema() -> LinkSchema[LessonSettings]:
     return LinkSchema(LessonSettings, [
         ChoiceParam("lesson", [lesson.key for lesson in LESSONS], help="which lesson"),
         IntParam("step", 1, max(len(lesson.steps) for lesson in LESSONS), help="which step, from 1"),

@@ -30,11 +30,15 @@ def split_cells(script: str) -> list[tuple[str, str]]:
         if kind == "markdown":
             lines = [re.sub(r"^# ?", "", line) for line in lines]
         source = "\n".join(lines).strip("\n")
-        if source.strip() and not (kind == "code" and all(
-                not ln.strip() or ln.lstrip().startswith("#") for ln in source.splitlines())
-                and len(source.splitlines()) == 1):
+        if kind == "code" and not _has_code(source):
+            continue  # a section title with nothing under it
+        if source.strip():
             out.append((kind, source))
     return out
+
+
+def _has_code(source: str) -> bool:
+    return any(line.strip() and not line.lstrip().startswith("#") for line in source.splitlines())
 
 
 def script_to_notebook(script: str, title: str, intro: str = "") -> NotebookNode:

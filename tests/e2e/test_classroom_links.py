@@ -28,3 +28,16 @@ def test_presenter_mode_from_a_link_enlarges_the_text(page, app_url):
     page.wait_for_timeout(500)
     large = page.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)")
     assert large >= 1.4 * normal
+
+
+def test_the_share_panel_downloads_a_valid_notebook(page, app_url):
+    import nbformat
+
+    open_path(page, app_url, "/tensor_inspector?shape=2,3&ops=t()")
+    page.get_by_text("Share this experiment").click()
+    with page.expect_download() as download_info:
+        page.get_by_role("button", name="Notebook (.ipynb)").click()
+    notebook = nbformat.reads(open(download_info.value.path()).read(), as_version=4)
+    nbformat.validate(notebook)
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    assert "torch.arange" in code and ".t()" in code
