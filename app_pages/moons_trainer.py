@@ -6,6 +6,7 @@ import streamlit as st
 from components.code_panel import code_panel
 from components.device import learner_device
 from components.figures import PLOTLY_CONFIG, presenting, prose
+from components.guard import run_guarded
 from components.knowledge_check import knowledge_check
 from components.classroom import share_panel
 from components.lesson_link import link_settings, publish_link
@@ -15,6 +16,7 @@ from components.moons_trainer_panels import (
     activation_panel,
     checkpoint_panel,
     device_mismatch_panel,
+    divergence_panel,
     model_summary,
     process_upload,
     publish_shared,
@@ -130,8 +132,17 @@ def controls() -> None:
                        "average.")
 
 
+def stop_after_failure() -> None:
+    state().running = False
+    HEAVY_JOBS.release(session_id())
+
+
 @st.fragment(run_every=TICK_SECONDS if me.running else None)
 def live_view() -> None:
+    run_guarded(live_frame, "moons trainer live view", on_error=stop_after_failure)
+
+
+def live_frame() -> None:
     """One frame: a bounded slice of training, then the boundary and the curves redrawn."""
     me = state()
     session = me.session
@@ -154,7 +165,9 @@ def live_view() -> None:
     st.progress(session.progress,
                 text=f"**Epoch {session.epoch} / {s.epochs}** · {session.steps:,} optimizer steps "
                      f"({session.steps_per_epoch} per epoch)" + (" · training…" if me.running else ""))
-    if session.steps >= MAX_STEPS_PER_RUN:
+    if session.diverged is not None:
+        divergence_panel(session)
+    elif session.steps >= MAX_STEPS_PER_RUN:
         st.caption(f"Stopped at the cap of {MAX_STEPS_PER_RUN:,} optimizer steps per run, which keeps "
                    "the server fair to everyone: use a larger batch or fewer epochs.")
     elif session.done and not me.running:

@@ -319,6 +319,8 @@ def _facts_rows(inspection: Inspection) -> pd.DataFrame:
 st.subheader("3 · What PyTorch reports", divider="gray")
 if report.build_failure is not None:
     _show_failure(report.build_failure, "ti_build_error")
+if not report.views:       # x cannot exist at all: the failure above says why and offers a fix
+    st.stop()
 if report.build_failure is not None:
     st.caption("x could not be built with this fill, so the facts below come from the `meta` "
                "device (shapes and strides without values).")

@@ -14,9 +14,15 @@ from workbench.errors import unexpected
 log = logging.getLogger("workbench.pages")
 
 
-def run_guarded(run_page: Callable[[], object], page_name: str = "page") -> None:
+def run_guarded(run_page: Callable[[], object], page_name: str = "page",
+                on_error: Callable[[], object] | None = None) -> None:
+    """Run a page, or a fragment: a fragment's own reruns happen outside the router's guard, so
+    a fragment wraps its body in this too. `on_error` undoes what must not outlive a failure
+    (a running flag, a heavy-job lease)."""
     try:
         run_page()
     except Exception as exc:
         log.exception("unhandled error on %s", page_name)
+        if on_error is not None:
+            on_error()
         error_panel(unexpected(exc), key="page_guard_error")

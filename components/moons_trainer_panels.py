@@ -89,6 +89,20 @@ def validation_log(session: TrainingSession) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def divergence_panel(session: TrainingSession) -> None:
+    """A run whose loss became NaN or infinite: where, why, and what to change."""
+    assert session.diverged is not None
+    settings = session.settings
+    with st.container(border=True, key="mt_diverged"):
+        st.error(f"**The run diverged at step {session.diverged.step:,}** (epoch "
+                 f"{session.diverged.epoch}): the loss is no longer a number.",
+                 icon=":material/trending_up:")
+        st.markdown(session.diverged.explanation(settings))
+        st.markdown(f"**What to do**: lower the learning rate (try {settings.lr / 10:g}), then the "
+                    "run starts again from the same initial weights; or press **Reset** to watch "
+                    "the divergence again.")
+
+
 def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
     report = session.test_report()
     st.subheader("Test results", anchor=False)
@@ -110,6 +124,11 @@ def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
                          icon=":material/list_alt:"):
             st.dataframe(log, hide_index=True, width="stretch")
 
+    if session.diverged is not None:
+        st.caption("With NaN weights the model predicts NaN everywhere (counted as class 0 above), "
+                   "and a checkpoint of them would be refused on upload: there is nothing worth "
+                   "saving and reloading.")
+        return
     key = (session.epoch, session.steps)
     if state.reload_for != key or state.reload_check is None:
         state.reload_check = save_and_reload(session.model, session.fresh_model(), session.x_test,
@@ -185,7 +204,8 @@ def process_upload(session: TrainingSession, state: MoonsTrainerState) -> None:
         state.upload_seen = upload.file_id
         state.upload_error, state.upload_message = None, ""
         try:
-            loaded = read_checkpoint(upload.getvalue(), session.model, settings.opt)
+            loaded = read_checkpoint(upload.getvalue(), session.model, settings.opt,
+                                     optimizer=session.optimizer)
             session.replace_weights(loaded.state_dict, loaded.optimizer_state,
                                     loaded.epoch if loaded.kind == "resume" else None,
                                     loaded.best_val_loss if loaded.kind == "resume" else None)

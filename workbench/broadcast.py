@@ -8,9 +8,8 @@ The result comes from PyTorch itself, on `meta` tensors, so no size can use up m
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import math
+from dataclasses import dataclass
 
 import torch
 
@@ -83,8 +82,9 @@ def _align(left: tuple[int, ...], right: tuple[int, ...],
 
 def _result(left: tuple[int, ...], right: tuple[int, ...], combine: str,
             device: str) -> tuple[tuple[int, ...] | None, str | None]:
-    a, b = torch.zeros(left, device=device), torch.zeros(right, device=device)
     try:
+        # Inside the try: a shape of more bytes than int64 can count is refused at creation.
+        a, b = torch.zeros(left, device=device), torch.zeros(right, device=device)
         return tuple((a @ b if combine == "matmul" else a + b).shape), None
     except RuntimeError as exc:
         return None, str(exc).strip()

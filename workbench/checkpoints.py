@@ -19,6 +19,7 @@ This module never imports streamlit.
 """
 from __future__ import annotations
 
+import copy
 import io
 import json
 import math
@@ -186,6 +187,23 @@ def _safetensors_header(data: bytes) -> dict[str, Any]:
     return header
 
 
+def _safetensors_spec(name: str, entry: Any) -> TensorSpec:
+    """One header entry, checked for form before anything trusts it (it is the uploader's JSON)."""
+    dtype = entry.get("dtype") if isinstance(entry, dict) else None
+    if not isinstance(dtype, str) or dtype not in SAFETENSORS_DTYPES:
+        raise CheckpointRefused("Not a readable safetensors file",
+                                f"entry {name[:80]!r} has no known dtype",
+                                "Each safetensors entry names a dtype such as F32.")
+    shape = entry.get("shape")
+    if not isinstance(shape, list) or len(shape) > 8 or not all(
+            isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 2**40 for d in shape):
+        raise CheckpointRefused("Not a readable safetensors file",
+                                f"entry {name[:80]!r} has no valid shape",
+                                "Each safetensors entry gives its shape as a list of sizes, "
+                                "such as [32, 64].")
+    return TensorSpec(tuple(shape), SAFETENSORS_DTYPES[dtype])
+
+
 def detect_format(data: bytes) -> str:
     """'pt' for a torch.save zip, 'safetensors', or 'unknown'."""
     if data[:4] == b"PK\x03\x04":
@@ -292,9 +310,128 @@ def _check_optimizer_state(opt_state: Any, expected: Mapping[str, TensorSpec]) -
                                         "their parameter.")
 
 
+def _refuse_optimizer(message: str, explanation: str) -> CheckpointRefused:
+    return CheckpointRefused("The optimizer state is not one this page can train with", message,
+                             explanation + " Nothing was loaded and your model is unchanged.",
+                             ("save a resume checkpoint from this page with the same settings",))
+
+
+def _throwaway(optimizer: torch.optim.Optimizer) -> torch.optim.Optimizer:
+    """A deep copy of the page's optimizer over copies of its weights, with zero gradients."""
+    probe = copy.deepcopy(optimizer)
+    for group in probe.param_groups:
+        for p in group["params"]:
+            p.grad = torch.zeros_like(p)
+    return probe
+
+
+def _stepped_reference(optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+    """The state_dict the page's optimizer has after a step: the keys and types to expect."""
+    probe = _throwaway(optimizer)
+    probe.step()
+    return probe.state_dict()
+
+
+# Hyperparameters a resume file may carry, with the ranges a sound run has. Anything outside is
+# refused: a crafted `lr="fast"` would pass `load_state_dict` and break the next step.
+HYPERPARAMETER_RANGES: dict[str, tuple[float, float]] = {
+    "lr": (0.0, 10.0), "weight_decay": (0.0, 1.0), "momentum": (0.0, 0.999), "dampening": (0.0, 1.0),
+    "alpha": (0.0, 1.0), "eps": (0.0, 1.0), "betas": (0.0, 0.99999),
+}
+NON_NEGATIVE_BUFFERS = frozenset({"exp_avg_sq", "max_exp_avg_sq", "square_avg", "step"})
+
+
+def _check_hyperparameters(group: Mapping[str, Any], reference: Mapping[str, Any]) -> None:
+    keys, expected_keys = set(group) - {"params"}, set(reference) - {"params"}
+    if keys != expected_keys:
+        odd = sorted(map(str, keys ^ expected_keys))[:6]
+        raise _refuse_optimizer(f"parameter group keys differ from this optimizer's: {', '.join(odd)}",
+                                "A resume file carries its optimizer's hyperparameters (lr, betas, "
+                                "weight_decay, ...); they must be the ones this optimizer has.")
+    for key in sorted(expected_keys):
+        value, want = group[key], reference[key]
+        if isinstance(want, bool) or want is None:
+            ok = value is want      # flags such as maximize or fused: exactly the page's own
+        elif isinstance(want, int | float):
+            ok = _in_range(value, key)
+        elif isinstance(want, tuple | list):
+            ok = isinstance(value, tuple | list) and len(value) == len(want) and all(
+                _in_range(v, key) for v in value)
+        else:
+            ok = type(value) is type(want) and value == want
+        if not ok:
+            raise _refuse_optimizer(f"{key} = {repr(value)[:60]} is not a valid value",
+                                    f"`{key}` must be {_expected_words(want, key)}.")
+
+
+def _in_range(value: Any, key: str) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return False
+    lo, hi = HYPERPARAMETER_RANGES.get(key, (-math.inf, math.inf))
+    return lo <= value <= hi
+
+
+def _expected_words(want: Any, key: str) -> str:
+    if isinstance(want, bool) or want is None:
+        return f"{want!r}, as this page's optimizer has it"
+    lo, hi = HYPERPARAMETER_RANGES.get(key, (-math.inf, math.inf))
+    what = "a pair of numbers" if isinstance(want, tuple | list) else "a number"
+    return f"{what} from {lo:g} to {hi:g}"
+
+
+def _check_optimizer_values(opt_state: Mapping[str, Any], reference: Mapping[str, Any]) -> None:
+    """Every hyperparameter and buffer of `opt_state` of the type and range a sound run has."""
+    _check_hyperparameters(opt_state["param_groups"][0], reference["param_groups"][0])
+    for index, per_param in opt_state["state"].items():
+        want = reference["state"].get(index, {})
+        if set(per_param) != set(want):
+            raise _refuse_optimizer(f"state[{index}] holds {sorted(map(str, per_param))}, this "
+                                    f"optimizer keeps {sorted(want)}",
+                                    "Each parameter's optimizer state holds the buffers of this "
+                                    "kind of optimizer, no more and no fewer.")
+        for name, value in per_param.items():
+            reference_value = want[name]
+            if not torch.is_tensor(value) or value.layout != torch.strided \
+                    or value.dtype != reference_value.dtype \
+                    or tuple(value.shape) != tuple(reference_value.shape):
+                raise _refuse_optimizer(
+                    f"state[{index}][{name!r}] is not a dense {reference_value.dtype} tensor of "
+                    f"shape {tuple(reference_value.shape)}",
+                    "Optimizer buffers are tensors of their parameter's shape (`step` is a "
+                    "scalar).")
+            if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+                raise _refuse_optimizer(f"state[{index}][{name!r}] holds NaN or infinite values",
+                                        "A NaN buffer would make every later step NaN.")
+            if name in NON_NEGATIVE_BUFFERS and bool((value < 0).any()):
+                raise _refuse_optimizer(f"state[{index}][{name!r}] holds negative values",
+                                        f"`{name}` is a count or a running mean of squares: it is "
+                                        "never negative.")
+
+
+def _trial_step(opt_state: dict[str, Any], optimizer: torch.optim.Optimizer) -> None:
+    """The last gate: load into a throwaway optimizer and take one step on throwaway weights."""
+    probe = _throwaway(optimizer)
+    params = [p for group in probe.param_groups for p in group["params"]]
+    try:
+        probe.load_state_dict(opt_state)
+        probe.step()
+    except Exception as exc:  # noqa: BLE001 - any failure is a refusal; the message is shown
+        raise _refuse_optimizer(f"{type(exc).__name__}: {str(exc)[:300]}",
+                                "The optimizer state passed every check but could not take a "
+                                "step.") from None
+    if not all(bool(torch.isfinite(p).all()) for p in params):
+        raise _refuse_optimizer("one trial step made the weights NaN or infinite",
+                                "The optimizer state is numerically unsound.")
+
+
 def read_checkpoint(data: bytes, model: torch.nn.Module, optimizer_name: str | None = None,
-                    cap: int = MAX_CHECKPOINT_BYTES) -> LoadedCheckpoint:
-    """Validate an uploaded checkpoint against `model`'s architecture; raise CheckpointRefused."""
+                    cap: int = MAX_CHECKPOINT_BYTES,
+                    optimizer: torch.optim.Optimizer | None = None) -> LoadedCheckpoint:
+    """Validate an uploaded checkpoint against `model`'s architecture; raise CheckpointRefused.
+
+    A resume checkpoint's optimizer state is checked in full against `optimizer` (the page's
+    own: its kind and hyperparameter types) and a trial step, before anything is loaded.
+    """
     _refuse_size(data, cap)
     expected = {k: _spec_of(v) for k, v in model.state_dict().items()}
     kind = detect_format(data)
@@ -304,12 +441,7 @@ def read_checkpoint(data: bytes, model: torch.nn.Module, optimizer_name: str | N
         for name, entry in header.items():
             if name == "__metadata__":
                 continue
-            if not isinstance(entry, dict) or entry.get("dtype") not in SAFETENSORS_DTYPES:
-                raise CheckpointRefused("Not a readable safetensors file",
-                                        f"entry {name!r} has no known dtype",
-                                        "Each safetensors entry names a dtype such as F32.")
-            found[name] = TensorSpec(tuple(int(d) for d in entry.get("shape", [])),
-                                     SAFETENSORS_DTYPES[entry["dtype"]])
+            found[name] = _safetensors_spec(name, entry)
         _refuse_mismatch(compare_to_architecture(found, expected), found, expected)
         try:
             tensors = safetensors_load(data)
@@ -351,6 +483,9 @@ def read_checkpoint(data: bytes, model: torch.nn.Module, optimizer_name: str | N
     for index, per_param in opt_state["state"].items():
         _require_finite({f"state[{index}][{k}]": v for k, v in per_param.items() if torch.is_tensor(v)},
                         "optimizer state")
+    if optimizer is not None:
+        _check_optimizer_values(opt_state, _stepped_reference(optimizer))
+        _trial_step(opt_state, optimizer)
     epoch = real.get("epoch")
     best = real.get("best_val_loss")
     settings = real.get("settings")

@@ -501,6 +501,7 @@ class Interpreter:
             self._check_operand(value)
             self._dry_run(op, (current, value))
             op(current, value)  # in place: the tensor object keeps its identity, version += 1
+            self._account(current)  # autograd may keep a copy of the old values for backward
             self._record(f"{name} {SYMBOLS[type(statement.op)]}= ...", current, (current, value))
         else:
             self._assign(name, self._number_op(op, current, value))
@@ -650,8 +651,38 @@ class Interpreter:
             raise ProgramRefused(self.line, "print(...) takes no keyword arguments here")
         if len(self.printed) >= self.limits.max_print_lines:
             raise ProgramRefused(self.line, f"at most {self.limits.max_print_lines} lines may be printed")
-        self.printed.append(Printed(self.line, " ".join(_show(arg) for arg in args)[:2000]))
+        budget = [MAX_PRINTED_CHARS]
+        parts = []
+        for arg in args:
+            parts.append(self._show(arg, budget))
+            if budget[0] <= 0:
+                break
+        self.printed.append(Printed(self.line, " ".join(parts)[:MAX_PRINTED_CHARS]))
         return None
+
+    def _show(self, value: Any, budget: list[int]) -> str:
+        """`str(value)` as print writes it, stopped once `budget[0]` characters are written.
+
+        A list of 10,000 tensors would otherwise be formatted in full (seconds of CPU, outside
+        any limit) before being cut to one line; here the deadline is checked between items.
+        """
+        self._tick()
+        if budget[0] <= 0:
+            return "..."
+        if isinstance(value, list | tuple) and not isinstance(value, torch.Size):
+            opening, closing = ("[", "]") if isinstance(value, list) else ("(", ")")
+            items = []
+            for item in value:
+                if budget[0] <= 0:
+                    items.append("...")
+                    break
+                items.append(self._show(item, budget))
+            text = opening + ", ".join(items) + ("," if len(items) == 1 and closing == ")" else "") \
+                + closing
+        else:
+            text = _show(value)
+        budget[0] -= len(text)
+        return text
 
     def _call_model(self, args: list[Any], kwargs: dict[str, Any]) -> Any:
         assert self.model is not None
@@ -661,6 +692,9 @@ class Interpreter:
         widest = max((p.shape[0] for p in self.model.parameters()), default=1)
         if features.dim() != 2 or features.shape[0] * widest > self.limits.max_total_numel // 4:
             raise ProgramRefused(self.line, "the model takes a batch of shape (N, features) of modest size")
+        # Every layer's output (and its activation's) stays alive for backward: count them all.
+        widths = [p.shape[0] for p in self.model.parameters() if p.dim() == 2]
+        self._account_elements(2 * features.shape[0] * sum(widths))
         result = self.model(features)
         self._account(result)
         self._record("model(...)", result, (features,))
@@ -734,8 +768,8 @@ class Interpreter:
         if isinstance(result, tuple) and not isinstance(result, torch.Size):
             raise ProgramRefused(self.line, f"`{label}` returns several tensors; that is not supported here")
         if isinstance(result, torch.Tensor):
-            if result is not owner:
-                self._account(result)
+            # An in-place method returns its owner: it still counts, as autograd may keep a copy.
+            self._account(result)
             self._record(label, result, tuple(t for t in operands if isinstance(t, torch.Tensor)))
         return result
 
@@ -753,11 +787,13 @@ class Interpreter:
         """Run the op on the `meta` device first: the result's shape, without allocating.
 
         Skipped when the operands are so small that no accepted operation can exceed the limit:
-        broadcasting, matmul, outer, cat and stack all make at most the product of the input
-        sizes (each counted as at least 2) elements.
+        broadcasting, matmul, outer, cat, stack and reductions all make at most the product of
+        the operands' *extents* elements, where a size of 0 counts as 1 and each operand as at
+        least 2. Counting numel instead would let an empty tensor through: `torch.ones(0, N)`
+        has no elements, but `.sum(0)` of it has N.
         """
         tensors = _flat_tensors(list(args) + list((kwargs or {}).values()))
-        if math.prod(max(t.numel(), 2) for t in tensors) <= self.limits.max_numel:
+        if math.prod(max(_extent(t), 2) for t in tensors) <= self.limits.max_numel:
             return
         meta_args = tuple(_to_meta(a) for a in args)
         meta_kwargs = {k: _to_meta(v) for k, v in (kwargs or {}).items()}
@@ -808,10 +844,13 @@ class Interpreter:
                                             f"{limit:,} are allowed here")
 
     def _account(self, tensor: torch.Tensor) -> None:
-        self.total_numel += tensor.numel()
         if tensor.numel() > self.limits.max_numel:
             raise ProgramRefused(self.line, f"a tensor of {tensor.numel():,} elements is larger than "
                                             f"the {self.limits.max_numel:,} allowed")
+        self._account_elements(tensor.numel())
+
+    def _account_elements(self, count: int) -> None:
+        self.total_numel += count
         if self.total_numel > self.limits.max_total_numel:
             raise ProgramRefused(self.line, f"the program created more than "
                                             f"{self.limits.max_total_numel:,} tensor elements in all")
@@ -845,6 +884,11 @@ def _to_meta(value: Any) -> Any:
     return value
 
 
+def _extent(tensor: torch.Tensor) -> int:
+    """numel with every size of 0 counted as 1: a bound on what an op can make from it."""
+    return math.prod(max(size, 1) for size in tensor.shape)
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float)
 
@@ -875,6 +919,9 @@ def _kind(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "a list"
     return f"a {type(value).__name__}"
+
+
+MAX_PRINTED_CHARS = 2000
 
 
 def _show(value: Any) -> str:

@@ -60,7 +60,9 @@ class FloatParam(Param):
             raise ValueError(f"expected a number from {self.lo:g} to {self.hi:g}") from None
         if not math.isfinite(value):
             raise ValueError("expected a finite number")
-        return min(max(value, self.lo), self.hi)
+        # `+ 0.0` turns -0.0 into 0.0: max(-0.0, 0.0) keeps the -0.0, and NumPy's `scale < 0`
+        # check (noise) is not the only code that tells them apart.
+        return min(max(value, self.lo), self.hi) + 0.0
 
     def format(self, value: Any) -> str:
         return f"{value:g}"

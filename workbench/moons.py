@@ -18,6 +18,7 @@ This module never imports streamlit.
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable, Iterator
@@ -200,8 +201,8 @@ def split_and_scale(data: Dataset, fractions: tuple[float, float, float], seed: 
 
 def as_tensors(x: np.ndarray, y: np.ndarray, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
     """float32 features (N, 2) and float32 targets (N,): BCEWithLogitsLoss wants float targets."""
-    return (torch.as_tensor(x, dtype=torch.float32, device=device),
-            torch.as_tensor(y, dtype=torch.float32, device=device))
+    return (torch.tensor(x, dtype=torch.float32, device=device),
+            torch.tensor(y, dtype=torch.float32, device=device))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,6 +439,9 @@ def plot_extent(data: Dataset, margin: float = 0.25) -> tuple[float, float, floa
 # 4. The best possible classifier for the generative process.
 # ---------------------------------------------------------------------------------------------
 
+BAYES_CHUNK = 256      # points per (chunk, T) block of the numerical integral: 8 MB at T = 4001
+
+
 def bayes_log_densities(name: str, points: np.ndarray, noise: float, curve_points: int = 4001
                         ) -> torch.Tensor:
     """log p(x | class) for class 0 and 1, shape (N, 2), up to a shared constant.
@@ -448,7 +452,7 @@ def bayes_log_densities(name: str, points: np.ndarray, noise: float, curve_point
     XOR: uniform on two quadrants convolved with the noise, in closed form. Gaussians: exact.
     """
     sigma = max(float(noise), 1e-4)
-    x = torch.as_tensor(points, dtype=torch.float64)
+    x = torch.tensor(points, dtype=torch.float64)    # a copy: shared arrays are read-only
     if name in CURVES:
         t = torch.linspace(0.0, 1.0, curve_points, dtype=torch.float64)
         weights = torch.full((curve_points,), 1.0, dtype=torch.float64)
@@ -456,8 +460,12 @@ def bayes_log_densities(name: str, points: np.ndarray, noise: float, curve_point
         out = []
         for label in (0, 1):
             curve = CURVES[name](t, label)                  # (T, 2)
-            sq_dist = torch.cdist(x, curve).square()        # (N, T)
-            out.append(torch.logsumexp(-sq_dist / (2 * sigma**2) + weights.log(), dim=1))
+            # In chunks of points: an (N, T) block of float64 for 2,500 grid points is 80 MB,
+            # and thirty learners open the same link at once.
+            out.append(torch.cat([
+                torch.logsumexp(-torch.cdist(chunk, curve).square() / (2 * sigma**2) + weights.log(),
+                                dim=1)
+                for chunk in x.split(BAYES_CHUNK)]) if len(x) else x.new_zeros(0))
         return torch.stack(out, dim=1)
     if name == "xor":
         normal = torch.distributions.Normal(0.0, sigma)
@@ -487,6 +495,50 @@ def bayes_accuracy(name: str, x: np.ndarray, y: np.ndarray, noise: float) -> flo
     return float((bayes_predict(name, x, noise) == y).mean())
 
 
+@dataclass(frozen=True)
+class PreparedData:
+    """Everything a run derives from the data settings alone, shared read-only by all runs."""
+
+    data: Dataset
+    split: Split
+    bayes_test_accuracy: float
+    bayes_val_accuracy: float
+
+
+def _read_only(*arrays: np.ndarray) -> None:
+    for array in arrays:
+        array.flags.writeable = False
+
+
+@functools.lru_cache(maxsize=32)
+def prepared_data(name: str, n: int, noise: float, seed: int,
+                  fractions: tuple[float, float, float]) -> PreparedData:
+    """The dataset, its split and scaler, and the Bayes accuracies, computed once per process for
+    the same data settings: a class opening one link shares one copy instead of thirty, and a
+    change of learning rate or width does not recompute the best possible accuracy. The arrays
+    are made read-only, so no run can change what the others see."""
+    data = make_dataset(name, n, noise, seed)
+    split = split_and_scale(data, fractions, seed)
+    prepared = PreparedData(data, split, bayes_accuracy(name, split.x_test, split.y_test, noise),
+                            bayes_accuracy(name, split.x_val, split.y_val, noise))
+    _read_only(data.features, data.labels, split.x_train, split.y_train, split.x_val, split.y_val,
+               split.x_test, split.y_test)
+    return prepared
+
+
+@functools.lru_cache(maxsize=16)
+def shared_bayes_grid(name: str, n: int, noise: float, seed: int, fractions: tuple[float, float, float],
+                      resolution: int) -> np.ndarray:
+    """log p(x | 1) - log p(x | 0) over the plot grid of these data settings (read-only)."""
+    data = prepared_data(name, n, noise, seed, fractions).data
+    points = grid_points(plot_extent(data), resolution)
+    log_density = bayes_log_densities(name, points, noise)
+    difference = (log_density[:, 1] - log_density[:, 0]).clamp(-50, 50)
+    grid = difference.numpy().reshape(resolution, resolution)
+    _read_only(grid)
+    return grid
+
+
 # ---------------------------------------------------------------------------------------------
 # 5. A training session: the loop of the lesson, advanced in bounded slices.
 # ---------------------------------------------------------------------------------------------
@@ -514,6 +566,26 @@ class TestReport:
 
 
 @dataclass(frozen=True)
+class Divergence:
+    """Where a run's loss stopped being a number: training stops there."""
+
+    step: int            # 1-based optimizer step whose loss was NaN or infinite
+    epoch: int           # 1-based epoch it happened in
+    loss: float
+
+    def explanation(self, settings: MoonsSettings) -> str:
+        what = "NaN (not a number)" if math.isnan(self.loss) else "infinite"
+        kick = (" SGD's momentum of 0.9 adds up to about ten past steps, so each step moves the "
+                "weights about ten times further still." if settings.opt == "SGD" else "")
+        return (f"The training loss became {what} at optimizer step {self.step:,}, in epoch "
+                f"{self.epoch}. Each step moves every weight by about the learning rate times its "
+                f"gradient; at lr = {settings.lr:g} the steps overshoot the minimum, the loss "
+                f"grows instead of shrinking, and the numbers overflow float32.{kick} Once one "
+                "weight is NaN every prediction is NaN, so the run was stopped there: more steps "
+                "cannot bring it back.")
+
+
+@dataclass(frozen=True)
 class SliceReport:
     steps: int
     epochs_finished: int
@@ -532,8 +604,11 @@ class TrainingSession:
     def __init__(self, settings: MoonsSettings, device: torch.device | None = None) -> None:
         self.settings = settings
         self.device = device or torch.device("cpu")
-        self.data = make_dataset(settings.dataset, settings.n, settings.noise, settings.seed)
-        self.split = split_and_scale(self.data, settings.fractions, settings.seed)
+        prepared = prepared_data(settings.dataset, settings.n, settings.noise, settings.seed,
+                                 settings.fractions)
+        self.data, self.split = prepared.data, prepared.split
+        self.bayes_test_accuracy = prepared.bayes_test_accuracy
+        self.bayes_val_accuracy = prepared.bayes_val_accuracy
         s = self.split
         self.x_train, self.y_train = as_tensors(s.scaled(s.x_train), s.y_train, self.device)
         self.x_val, self.y_val = as_tensors(s.scaled(s.x_val), s.y_val, self.device)
@@ -553,14 +628,12 @@ class TrainingSession:
 
         self.epoch = 0
         self.steps = 0
+        self.diverged: Divergence | None = None
         self.best_val_loss = math.inf
         self.history = History()
         self._batches: Iterator | None = None
         self._epoch_loss_sum = 0.0
         self._epoch_seen = 0
-        self._bayes_grids: dict[int, np.ndarray] = {}
-        self.bayes_test_accuracy = bayes_accuracy(settings.dataset, s.x_test, s.y_test, settings.noise)
-        self.bayes_val_accuracy = bayes_accuracy(settings.dataset, s.x_val, s.y_val, settings.noise)
 
     @property
     def steps_per_epoch(self) -> int:
@@ -568,7 +641,8 @@ class TrainingSession:
 
     @property
     def done(self) -> bool:
-        return self.epoch >= self.settings.epochs or self.steps >= MAX_STEPS_PER_RUN
+        return (self.epoch >= self.settings.epochs or self.steps >= MAX_STEPS_PER_RUN
+                or self.diverged is not None)
 
     @property
     def progress(self) -> float:
@@ -618,10 +692,14 @@ class TrainingSession:
                 xb, yb = batch
                 if self.device.type != "cpu":
                     xb, yb = xb.to(self.device, non_blocking=True), yb.to(self.device, non_blocking=True)
-                self._epoch_loss_sum += self.train_step(xb, yb) * len(yb)
-                self._epoch_seen += len(yb)
+                loss = self.train_step(xb, yb)
                 self.steps += 1
                 steps += 1
+                if not math.isfinite(loss):
+                    self.diverged = Divergence(self.steps, self.epoch + 1, loss)
+                    break
+                self._epoch_loss_sum += loss * len(yb)
+                self._epoch_seen += len(yb)
             if time.perf_counter() - started >= max_seconds:
                 break
         return SliceReport(steps, epochs, time.perf_counter() - started, self.done)
@@ -646,13 +724,9 @@ class TrainingSession:
 
     def bayes_grid(self, resolution: int = 50) -> np.ndarray:
         """log p(x | 1) - log p(x | 0) over the plot grid: the best possible boundary is where it
-        crosses 0. Computed once per resolution (the generative process never changes)."""
-        if resolution not in self._bayes_grids:
-            points = grid_points(plot_extent(self.data), resolution)
-            log_density = bayes_log_densities(self.settings.dataset, points, self.settings.noise)
-            difference = (log_density[:, 1] - log_density[:, 0]).clamp(-50, 50)
-            self._bayes_grids[resolution] = difference.numpy().reshape(resolution, resolution)
-        return self._bayes_grids[resolution]
+        crosses 0. Shared by every run on the same data (the generative process never changes)."""
+        s = self.settings
+        return shared_bayes_grid(s.dataset, s.n, s.noise, s.seed, s.fractions, resolution)
 
     def replace_weights(self, state_dict: dict[str, torch.Tensor], optimizer_state: dict | None = None,
                         epoch: int | None = None, best_val_loss: float | None = None) -> None:
@@ -669,6 +743,7 @@ class TrainingSession:
         fresh.set_dropout_generator(self.dropout_generator)
         self.model, self.optimizer = fresh, optimizer
         self._batches = None
+        self.diverged = None
         if epoch is not None:
             self.epoch = min(epoch, self.settings.epochs)
             self.history = History()

@@ -7,7 +7,6 @@ reports: element (i, j, ...) lives at `offset + i*stride[0] + j*stride[1] + ...`
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
@@ -58,6 +57,18 @@ def _index_text(index: tuple[int, ...]) -> str:
     return "[" + ", ".join(str(i) for i in index) + "]"
 
 
+def first_indices(shape: tuple[int, ...], limit: int) -> list[tuple[int, ...]]:
+    """The first `limit` indices of `shape` in row-major order, computed from at most `limit`
+    counters: a size of 10**9 costs nothing (itertools.product would build every range first)."""
+    count = min(limit, math.prod(shape))
+    if count == 0:
+        return []
+    if not shape:
+        return [()]
+    columns = torch.unravel_index(torch.arange(count), shape)
+    return list(zip(*(c.tolist() for c in columns), strict=True))
+
+
 def layout_picture(view: StepView, *, colour_max: int | None = None, max_rows: int = 12,
                    max_cols: int = 16, max_panels: int = 12, max_strip: int = 192,
                    max_walk: int = 384) -> LayoutPicture:
@@ -82,7 +93,7 @@ def layout_picture(view: StepView, *, colour_max: int | None = None, max_rows: i
     elif grid_shape[0] > rows or grid_shape[1] > cols:
         notes.append(f"each slice shows its first {rows} of {grid_shape[0]} rows and {cols} of "
                      f"{grid_shape[1]} columns")
-    leads = list(itertools.islice(itertools.product(*(range(s) for s in lead_shape)), max_panels))
+    leads = first_indices(lead_shape, max_panels)
     n_slices = math.prod(lead_shape)
     if n_slices > len(leads):
         notes.append(f"the first {len(leads)} of {n_slices} slices are drawn")

@@ -270,7 +270,11 @@ def inspect(settings: TensorSettings, device: torch.device | str = "cpu") -> Ins
             "arguments, and indexing with slices, whole numbers, `None` and `...`, for example "
             "`transpose(0, 1).reshape(4, -1)[:, 1:3]`. It never runs typed text as code.",
             ("check the spelling of each method and its parentheses",), "Syntax"))
-    meta = torch.empty(settings.shape, dtype=DTYPES[settings.dtype], device="meta")
+    try:
+        meta = torch.empty(settings.shape, dtype=DTYPES[settings.dtype], device="meta")
+    except RuntimeError as exc:      # more bytes than an int64 can count: PyTorch refuses
+        report.build_failure = _too_large_failure(exc, settings)
+        return report
     meta_views, meta_failure = _run_chain(meta, None, report.steps)
     report.largest_numel = max(v.facts.numel for v in meta_views)
     report.total_numel = sum(v.facts.numel for v in meta_views)
@@ -294,6 +298,17 @@ def inspect(settings: TensorSettings, device: torch.device | str = "cpu") -> Ins
     report.views = meta_views
     report.chain_failure = report.chain_failure or meta_failure
     return report
+
+
+def _too_large_failure(exc: RuntimeError, settings: TensorSettings) -> Failure:
+    explained = ExplainedError(
+        "PyTorch cannot address a tensor this large", str(exc).strip(),
+        f"A tensor of shape {shape_text(settings.shape)} and dtype {settings.dtype} would hold "
+        f"{math.prod(settings.shape):.3g} elements. PyTorch counts a storage's size in bytes with "
+        "a 64-bit integer, so no tensor can need more than 2^63 - 1 bytes (about 9.2 exabytes), "
+        "not even on the `meta` device, which allocates nothing.",
+        ("make one of the sizes smaller, or use fewer dimensions",), type(exc).__name__)
+    return Failure(explained, (Fix("Use shape (4, 6)", (("shape", (4, 6)),)),), None, "x")
 
 
 def _one_element(settings: TensorSettings) -> TensorSettings:

@@ -32,3 +32,25 @@ def shown_text(at: AppTest) -> str:
             if label:
                 parts.append(str(label))
     return "\n".join(parts)
+
+
+GUARD_TITLE = "This page hit an unexpected error"
+
+
+def guard_panels(at: AppTest) -> list[str]:
+    """The router guard's panels on the page, as `type: message` of the exception each caught.
+
+    The guard turns an exception into an error panel, so `at.exception` stays empty even when a
+    page broke: this is what a "the page is clean" check must look at.
+    """
+    if not any(GUARD_TITLE in e.value for e in at.error):
+        return []
+    return [c.value for c in at.code if ": " in c.value and "Error" in c.value.split(":", 1)[0]] \
+        or ["(the guard's panel, without a message)"]
+
+
+def assert_clean(at: AppTest) -> None:
+    """No exception reached Streamlit and the router's guard caught none."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert not guard_panels(at), guard_panels(at)
+    assert "Traceback" not in shown_text(at)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -22,6 +23,14 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
+# The server runs under an address-space cap: a runaway allocation (a link that asks for 20 GB)
+# fails the test with a dead server instead of taking the machine down. A healthy server with
+# torch, Streamlit and a few worker threads reserves about 2-4 GB of address space.
+SERVER_ADDRESS_SPACE = int(os.environ.get("E2E_SERVER_ADDRESS_SPACE", 8 * 2**30))
+
+
+def _cap_address_space() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (SERVER_ADDRESS_SPACE, SERVER_ADDRESS_SPACE))
 
 
 def _free_port() -> int:
@@ -52,7 +61,8 @@ def serve() -> Iterator[str]:
         [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port),
          "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        preexec_fn=_cap_address_space)
     try:
         _wait_healthy(base, server)
         yield base
