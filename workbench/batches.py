@@ -61,8 +61,12 @@ MAX_NUM_SAMPLES = 1000
 MAX_RUN_BATCHES = 2000      # a run records at most this many batches (memory per learner)
 DATA_SEED = 2024            # the dataset is fixed; `seed` only drives the loader's generator
 PAD_VALUE = 0               # token ids start at 1, so 0 is free to mean "padding"
-WORKER_TIMEOUT_S = 20.0     # DataLoader(timeout=...): a worker that stalls raises, never hangs
-RUN_TIME_LIMIT_S = 10.0     # a whole run stops (marked truncated) after this much wall time
+# A page run stays within 3 s of server time: the loader run stops (marked truncated) after
+# RUN_TIME_LIMIT_S, and a worker that stalls raises after as long (DataLoader(timeout=...)).
+# The test suite raises it (WORKBENCH_LOADER_SECONDS) so that a busy CI machine still records
+# every batch it compares.
+RUN_TIME_LIMIT_S = float(os.environ.get("WORKBENCH_LOADER_SECONDS", "2.5"))
+WORKER_TIMEOUT_S = RUN_TIME_LIMIT_S
 BUCKET_POOL = 4             # the bucket batch sampler sorts pools of 4 batches by length
 
 

@@ -116,7 +116,7 @@ class Limits:
     max_string_chars: int = 200
     max_print_lines: int = 200
     max_backward_calls: int = 60
-    max_seconds: float = 3.0
+    max_seconds: float = 2.0           # the rest of a page run's 3 s goes to backward and drawing
 
 
 DEFAULT_LIMITS = Limits()

@@ -7,9 +7,10 @@ removed. The notebook therefore runs exactly the code the page shows.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import nbformat
-from nbformat.notebooknode import NotebookNode
+if TYPE_CHECKING:
+    from nbformat.notebooknode import NotebookNode
 
 _MARKER = re.compile(r"^# %%(.*)$")
 
@@ -42,6 +43,8 @@ def _has_code(source: str) -> bool:
 
 
 def script_to_notebook(script: str, title: str, intro: str = "") -> NotebookNode:
+    import nbformat  # here, not at the top: only a download needs it (jsonschema is heavy)
+
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     header = f"# {title}\n\n{intro}".strip()
@@ -54,4 +57,6 @@ def script_to_notebook(script: str, title: str, intro: str = "") -> NotebookNode
 
 
 def notebook_bytes(script: str, title: str, intro: str = "") -> bytes:
+    import nbformat
+
     return nbformat.writes(script_to_notebook(script, title, intro)).encode()
