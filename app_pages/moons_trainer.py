@@ -26,7 +26,7 @@ from components.moons_trainer_pitfalls import pitfall_lab
 from components.moons_trainer_quiz import ZERO_GRAD_OPTIONS, ZERO_GRAD_QUESTION, zero_grad_reveal
 from components.moons_trainer_settings import seed_widgets, settings_panel
 from components.state import learner_state, session_id
-from workbench.jobs import HEAVY_JOBS, busy_message
+from workbench.jobs import TRAINING
 from workbench.moons import LINK_SCHEMA, MAX_STEPS_PER_RUN, TrainingSession
 from workbench.moons_codegen import moons_script
 
@@ -34,7 +34,7 @@ KEY = "moons_trainer"
 TICK_SECONDS = 0.3            # a frame about three times a second
 SLICE_SECONDS = 0.12          # training work per frame; the rest is drawing
 SLICE_STEPS = 500
-STEP_SECONDS = 5.0            # the most one "Step" (one epoch) may take
+STEP_SECONDS = 2.5            # the most one "Step" (one epoch) may take: a page run stays < 3 s
 
 
 def state() -> MoonsTrainerState:
@@ -47,7 +47,7 @@ def play() -> None:
 
 def pause() -> None:
     state().running = False
-    HEAVY_JOBS.release(session_id())
+    TRAINING.release(session_id())
     if state().session is not None:
         publish_shared(state().session)
 
@@ -100,17 +100,14 @@ process_upload(session, me)
 
 if me.step_requested:
     me.step_requested = False
-    if HEAVY_JOBS.acquire(session_id()):
-        try:
+    with TRAINING.turn(timeout=STEP_SECONDS) as got_a_core:
+        if got_a_core:
             report = session.run_for(10**9, STEP_SECONDS, stop_at_epoch_end=True)
             if report.epochs_finished == 0 and not session.done:
-                st.toast("That epoch is long: it was cut after 5 s. Press Step again to finish it.")
-        finally:
-            HEAVY_JOBS.release(session_id())
-        publish_shared(session)
-        me.busy = False
-    else:
-        me.busy = True
+                st.toast(f"That epoch is long: it was cut after {STEP_SECONDS:g} s. Press Step "
+                         "again to carry on with it.")
+            publish_shared(session)
+    me.busy = not got_a_core
 
 
 def controls() -> None:
@@ -134,7 +131,7 @@ def controls() -> None:
 
 def stop_after_failure() -> None:
     state().running = False
-    HEAVY_JOBS.release(session_id())
+    TRAINING.release(session_id())
 
 
 @st.fragment(run_every=TICK_SECONDS if me.running else None)
@@ -147,19 +144,16 @@ def live_frame() -> None:
     me = state()
     session = me.session
     if me.running:
-        if HEAVY_JOBS.acquire(session_id()):
-            me.busy = False
-            report = session.run_for(SLICE_STEPS, SLICE_SECONDS)
-            if report.epochs_finished:
-                publish_shared(session)     # the other tools see the model as of the last epoch
-            if session.done:
-                me.running = False
-                HEAVY_JOBS.release(session_id())
-                publish_shared(session)
-                st.rerun()
-        else:
+        # Everyone who presses Play trains: the slice shrinks as more learners train at once.
+        seconds = TRAINING.slice_seconds(session_id(), SLICE_SECONDS, TICK_SECONDS)
+        with TRAINING.turn(timeout=TICK_SECONDS) as got_a_core:
+            report = session.run_for(SLICE_STEPS, seconds) if got_a_core else None
+        if report is not None and report.epochs_finished:
+            publish_shared(session)         # the other tools see the model as of the last epoch
+        if session.done:
             me.running = False
-            me.busy = True
+            TRAINING.release(session_id())
+            publish_shared(session)
             st.rerun()
     s = session.settings
     st.progress(session.progress,
@@ -184,7 +178,8 @@ with main_column:
     with st.container(key="moons_trainer_main"):
         controls()
         if me.busy:
-            st.warning(busy_message(), icon=":material/hourglass_top:")
+            st.warning("Every core was busy training for other learners, so that Step did not "
+                       "run. Press it again.", icon=":material/hourglass_top:")
         live_view()
 
 with main_column:

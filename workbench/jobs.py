@@ -1,4 +1,5 @@
-"""A process-wide limit on heavy jobs (training runs, DataLoader worker runs).
+"""Process-wide limits: heavy jobs (DataLoader worker runs, pitfall-lab trainings) and a fair
+share of the cores for live training.
 
 A job holds a *lease*: it renews it on every bounded tick of work and loses it when it stops
 renewing (Pause, leaving the page, closing the tab), so a slot frees itself within `ttl`
@@ -7,10 +8,11 @@ seconds without anyone having to call `release`. This lives in a plain module, n
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 
@@ -46,7 +48,61 @@ class LeaseLimiter:
             return len(self._leases)
 
 
-HEAVY_JOBS = LeaseLimiter(capacity=max(1, os.cpu_count() or 1))
+@dataclass
+class FairShare:
+    """Live training for every learner at once, each tick's slice sized by how many train.
+
+    A class of 30 pressing Play on a 2-core server must all see their runs progress, so no one
+    is refused: each learner holds a lease (renewed every tick, gone `ttl` seconds after Pause
+    or a closed tab), and a tick's share of training time is `utilisation` of the cores divided
+    among the learners training now. At most one slice per core computes at a time (`turn`);
+    the others wait a little, which keeps the server answering its health checks and pages.
+    """
+
+    cores: int
+    ttl: float = 1.5
+    utilisation: float = 0.6        # the rest is drawing, page runs and the server itself
+    clock: Callable[[], float] = time.monotonic
+    _leases: dict[str, float] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _turns: threading.BoundedSemaphore = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._turns = threading.BoundedSemaphore(self.cores)
+
+    def slice_seconds(self, owner: str, wanted: float, tick: float) -> float:
+        """Renew `owner`'s lease; the training time its tick may use (at most `wanted`)."""
+        with self._lock:
+            now = self.clock()
+            for expired in [o for o, expires in self._leases.items() if expires <= now]:
+                del self._leases[expired]
+            self._leases[owner] = now + self.ttl
+            active = len(self._leases)
+        return min(wanted, tick * self.cores * self.utilisation / active)
+
+    def active(self) -> int:
+        with self._lock:
+            now = self.clock()
+            return sum(1 for expires in self._leases.values() if expires > now)
+
+    def release(self, owner: str) -> None:
+        with self._lock:
+            self._leases.pop(owner, None)
+
+    @contextlib.contextmanager
+    def turn(self, timeout: float) -> Iterator[bool]:
+        """A core to compute on: True once one is free, False after `timeout` seconds."""
+        got = self._turns.acquire(timeout=timeout)
+        try:
+            yield got
+        finally:
+            if got:
+                self._turns.release()
+
+
+CORES = max(1, os.cpu_count() or 1)
+HEAVY_JOBS = LeaseLimiter(capacity=CORES)
+TRAINING = FairShare(cores=CORES)
 
 BUSY_MESSAGE = (
     "The server is busy: {capacity} heavy jobs (training runs or DataLoader worker runs) are "

@@ -180,21 +180,22 @@ def test_raising_epochs_continues_the_run_exactly():
     assert straight.history.val_loss == state.session.history.val_loss
 
 
-def test_a_full_server_says_busy_instead_of_training():
-    from workbench.jobs import HEAVY_JOBS
+def test_step_waits_for_a_core_and_says_so_when_none_frees():
+    from workbench.jobs import TRAINING
 
-    others = [f"other-learner-{i}" for i in range(HEAVY_JOBS.capacity)]
+    held = [TRAINING._turns.acquire(timeout=5) for _ in range(TRAINING.cores)]
     try:
-        for owner in others:
-            assert HEAVY_JOBS.acquire(owner)
+        assert all(held)
         at = open_page(PAGE, QUICK)
         at.button(key="mt_step").click().run()
         _no_trouble(at)
-        assert any("server is busy" in w.value for w in at.warning)
+        assert any("Every core was busy" in w.value for w in at.warning)
         assert at.session_state["learner::moons_trainer"].session.steps == 0
     finally:
-        for owner in others:
-            HEAVY_JOBS.release(owner)
+        for _ in held:
+            TRAINING._turns.release()
+    at.button(key="mt_step").click().run()
+    assert at.session_state["learner::moons_trainer"].session.epoch == 1
 
 
 def test_an_empty_hidden_list_is_a_linear_model_that_trains():

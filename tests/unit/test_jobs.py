@@ -37,3 +37,33 @@ def test_release_frees_at_once():
 
 def test_busy_message_names_the_capacity():
     assert "3 heavy jobs" in busy_message(LeaseLimiter(capacity=3))
+
+
+def test_fair_share_gives_everyone_a_slice_that_shrinks_with_the_class():
+    from workbench.jobs import FairShare
+
+    clock = Clock()
+    share = FairShare(cores=2, ttl=1.0, utilisation=0.5, clock=clock)
+    assert share.slice_seconds("a", wanted=0.12, tick=0.3) == 0.12      # alone: all it wants
+    for i in range(29):
+        share.slice_seconds(f"learner-{i}", wanted=0.12, tick=0.3)
+    assert share.active() == 30
+    # 30 learners share 2 cores at half use: 0.3 s x 2 x 0.5 / 30 each, nobody refused.
+    assert share.slice_seconds("a", wanted=0.12, tick=0.3) == 0.3 * 2 * 0.5 / 30
+    clock.now = 1.0                          # 29 tabs closed: their leases lapse
+    share.slice_seconds("a", wanted=0.12, tick=0.3)
+    assert share.active() == 1
+    share.release("a")
+    assert share.active() == 0
+
+
+def test_fair_share_turns_are_one_per_core():
+    from workbench.jobs import FairShare
+
+    share = FairShare(cores=1)
+    with share.turn(timeout=1) as first:
+        assert first
+        with share.turn(timeout=0.01) as second:
+            assert not second
+    with share.turn(timeout=0.01) as again:
+        assert again
