@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8501
 STAMP := $(VENV)/.installed
 
-.PHONY: run test chromium unit bench screenshots clean
+.PHONY: install run test chromium nginx unit bench screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -13,13 +13,20 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The install step alone: what `run` and `test` (so CI) do first, and what deploy/Dockerfile runs.
+install: $(STAMP)
+
 run: $(STAMP)
 	$(PY) -m streamlit run streamlit_app.py --server.port $(PORT)
 
 chromium:
 	@test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)
 
-test: $(STAMP) chromium
+# tests/e2e/test_proxy.py runs deploy/nginx/nginx.conf in front of two replicas.
+nginx:
+	@test -x /usr/sbin/nginx || (apt-get update -qq && apt-get install -y -qq nginx)
+
+test: $(STAMP) chromium nginx
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 

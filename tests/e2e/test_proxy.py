@@ -1,0 +1,235 @@
+"""Two replicas behind deploy/nginx/nginx.conf, driven through the proxy in Chromium.
+
+Two `streamlit run` servers on free loopback ports, and Debian's nginx in front of them with
+the repository's own nginx.conf (copied unchanged into a temporary prefix; only its two
+includes, replicas.conf and listen.conf, are written here). The checks: pages draw through the
+proxy, a checkpoint upload is accepted and a training run streams its progress over the
+proxied websocket, each learner's requests all reach one replica (the route cookie), two
+learners with different cookies use both replicas, and static files arrive gzipped by nginx.
+"""
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import torch
+from playwright.sync_api import expect
+
+from components.navigation import HOME, built_tools
+from tests.e2e.conftest import ROOT, _free_port, open_path, serve
+from workbench.checkpoints import state_dict_safetensors
+from workbench.moons import PRESET, build_model
+
+pytestmark = pytest.mark.e2e
+
+NGINX = os.environ.get("NGINX", "/usr/sbin/nginx")
+CONF = ROOT / "deploy" / "nginx" / "nginx.conf"
+COOKIE = "wb_route"
+EPOCHS = 500                         # long enough that the run is still going when we look
+
+
+@dataclass
+class Proxy:
+    url: str
+    replicas: list[str]              # "127.0.0.1:PORT", as nginx writes $upstream_addr
+    access_log: Path
+
+    def entries(self) -> list[dict[str, str]]:
+        if not self.access_log.exists():
+            return []
+        lines = self.access_log.read_text().splitlines()
+        return [json.loads(line) for line in lines if line.endswith("}")]
+
+    def wait_for(self, found: Callable[[list[dict[str, str]]], bool], what: str,
+                 timeout: float = 60) -> list[dict[str, str]]:
+        """The access log once `found` holds (nginx writes a line when a request ends)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            entries = self.entries()
+            if found(entries):
+                return entries
+            if time.monotonic() > deadline:
+                raise AssertionError(f"not in nginx's access log after {timeout}s: {what}\n"
+                                     + "\n".join(map(str, entries[-20:])))
+            time.sleep(0.1)
+
+
+def _get(url: str, cookie: str | None = None, **headers: str):
+    if cookie is not None:
+        headers["Cookie"] = f"{COOKIE}={cookie}"
+    return urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30)
+
+
+@contextlib.contextmanager
+def _nginx(prefix: Path, replicas: list[str]) -> Iterator[Proxy]:
+    shutil.copy(CONF, prefix / "nginx.conf")
+    # max_fails=0: a replica slow to answer on a busy machine is never marked down, which
+    # would send its learners to the other one and make the routing below nondeterministic.
+    (prefix / "replicas.conf").write_text("".join(f"server {r} max_fails=0;\n" for r in replicas))
+    port = _free_port()
+    access_log = prefix / "access.log"
+    (prefix / "listen.conf").write_text(f"listen 127.0.0.1:{port};\naccess_log {access_log} workbench;\n")
+    command = [NGINX, "-p", f"{prefix}/", "-c", str(prefix / "nginx.conf"), "-e", "stderr"]
+    if os.geteuid() == 0:
+        # As root, nginx's workers would run as `nobody`, who cannot enter pytest's private
+        # temporary directory to buffer a request body. In compose the image's `nginx` user owns
+        # the prefix; here the workers simply stay the test's own user.
+        command += ["-g", "user root;"]
+    with open(prefix / "nginx.stderr", "wb") as stderr:
+        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr,
+                                  start_new_session=True)
+    proxy = Proxy(f"http://127.0.0.1:{port}", replicas, access_log)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if server.poll() is not None:
+                raise RuntimeError(f"nginx exited with {server.returncode}: "
+                                   + (prefix / "nginx.stderr").read_text())
+            with contextlib.suppress(OSError):
+                if _get(proxy.url + "/nginx-health").read() == b"ok\n":
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError("nginx did not answer within 30s")
+            time.sleep(0.1)
+        yield proxy
+    finally:
+        server.terminate()                      # SIGTERM: nginx's fast shutdown
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory) -> Iterator[Proxy]:
+    if not Path(NGINX).exists():
+        pytest.fail(f"{NGINX} is missing: `make test` installs Debian's nginx")
+    with serve() as first, serve() as second:
+        replicas = [urlparse(base).netloc for base in (first, second)]
+        with _nginx(tmp_path_factory.mktemp("nginx"), replicas) as running:
+            yield running
+
+
+def route_keys(proxy: Proxy) -> dict[str, str]:
+    """A route cookie value for each replica, found by asking nginx where it sends them."""
+    keys: dict[str, str] = {}
+    for i in range(1, 500):
+        key = f"{i:032x}"
+        _get(proxy.url + "/_stcore/host-config", cookie=key).read()
+        entries = proxy.wait_for(lambda es, key=key: any(e["route"] == key for e in es), key)
+        upstream = next(e["upstream"] for e in entries if e["route"] == key)
+        keys.setdefault(upstream, key)
+        if len(keys) == len(proxy.replicas):
+            return keys
+    raise AssertionError(f"500 route keys all went to {sorted(keys)}")
+
+
+def test_health_passes_through(proxy):
+    assert _get(proxy.url + "/_stcore/health").read() == b"ok"
+    assert _get(proxy.url + "/nginx-health").read() == b"ok\n"
+
+
+def test_the_first_response_sets_the_route_cookie_and_later_ones_do_not(proxy):
+    first = _get(proxy.url + "/")
+    match = re.fullmatch(rf"{COOKIE}=([0-9a-f]{{32}}); Path=/; HttpOnly; SameSite=Lax",
+                         first.headers["Set-Cookie"] or "")
+    assert match, first.headers["Set-Cookie"]
+    assert _get(proxy.url + "/", cookie=match[1]).headers["Set-Cookie"] is None
+    # A forged or malformed cookie is not trusted: it is replaced by a fresh one.
+    assert _get(proxy.url + "/", cookie="../x").headers["Set-Cookie"].startswith(f"{COOKIE}=")
+
+
+def test_static_files_arrive_gzipped_by_nginx(proxy):
+    html = _get(proxy.url + "/").read().decode()
+    asset = re.search(r'src="\./(static/js/[^"]+\.js)"', html)[1]
+    response = _get(f"{proxy.url}/{asset}", **{"Accept-Encoding": "gzip"})
+    assert response.headers["Content-Encoding"] == "gzip"
+    assert b"import" in gzip.decompress(response.read())
+    # nginx compressed it (Streamlit leaves its static bundles to the proxy): $gzip_ratio is set.
+    entries = proxy.wait_for(lambda es: any(e["uri"] == f"/{asset}" for e in es), asset)
+    assert any(e["uri"] == f"/{asset}" and e["gzip_ratio"] for e in entries)
+
+
+def _learner(browser, proxy: Proxy, key: str):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.add_cookies([{"name": COOKIE, "value": key, "url": proxy.url}])
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    return context, page
+
+
+EPOCH_AT_LEAST = r"""(least) => {
+  const m = document.body.innerText.match(/Epoch (\d+) \/ \d+/);
+  return m !== null && Number(m[1]) >= least;
+}"""
+
+
+def test_each_learner_sticks_to_one_replica_through_upload_and_training(browser, proxy, tmp_path):
+    keys = route_keys(proxy)
+    (replica_a, key_a), (replica_b, key_b) = sorted(keys.items())
+    inspector = next(t for t in built_tools() if t.url_path == "tensor_inspector")
+    checkpoint = tmp_path / "fresh_default.safetensors"
+    model = build_model(PRESET, torch.device("cpu"), torch.Generator().manual_seed(0))
+    checkpoint.write_bytes(state_dict_safetensors(model))
+
+    context_a, page_a = _learner(browser, proxy, key_a)
+    context_b, page_b = _learner(browser, proxy, key_b)
+    try:
+        # Learner A: home, a tool page, then the moons trainer: upload, Play, progress.
+        open_path(page_a, proxy.url, "/")
+        expect(page_a.locator(f".st-key-{HOME.main_key}")).to_be_visible(timeout=60_000)
+        open_path(page_a, proxy.url, "/" + inspector.url_path)
+        expect(page_a.locator(f".st-key-{inspector.main_key}")).to_be_visible(timeout=60_000)
+        open_path(page_a, proxy.url, f"/moons_trainer?epochs={EPOCHS}")
+        expect(page_a.locator(".st-key-moons_trainer_main")).to_be_visible(timeout=60_000)
+
+        page_a.locator(".st-key-mt_upload input[type=file]").set_input_files(checkpoint)
+        expect(page_a.get_by_text(f"Loaded {checkpoint.name}", exact=False)).to_be_visible(timeout=60_000)
+        expect(page_a.locator("[data-testid=stAlert]", has_text="Refused")).to_have_count(0)
+
+        expect(page_a.get_by_text(f"Epoch 0 / {EPOCHS}")).to_be_visible()
+        page_a.locator(".st-key-mt_play button").click()
+        page_a.wait_for_function(EPOCH_AT_LEAST, arg=2, timeout=90_000)
+        page_a.locator(".st-key-mt_pause button").click()
+        expect(page_a.locator(".st-key-mt_play button")).to_be_enabled(timeout=60_000)
+        assert page_a.locator("[data-testid=stException]").count() == 0
+
+        # Learner B, meanwhile, on the other replica.
+        open_path(page_b, proxy.url, "/")
+        expect(page_b.locator(f".st-key-{HOME.main_key}")).to_be_visible(timeout=60_000)
+        open_path(page_b, proxy.url, "/" + inspector.url_path)
+        expect(page_b.locator(f".st-key-{inspector.main_key}")).to_be_visible(timeout=60_000)
+    finally:
+        context_a.close()
+        context_b.close()
+
+    def streams_closed(entries, key):
+        return [e for e in entries if e["route"] == key and e["uri"] == "/_stcore/stream"]
+
+    # nginx logs a websocket when it closes: both learners' sockets closed with their contexts.
+    # A opened three pages, B two: one websocket each.
+    entries = proxy.wait_for(
+        lambda es: len(streams_closed(es, key_a)) >= 3 and len(streams_closed(es, key_b)) >= 2,
+        "the learners' websockets")
+    mine = {key: [e for e in entries if e["route"] == key] for key in (key_a, key_b)}
+    for key, replica in ((key_a, replica_a), (key_b, replica_b)):
+        strays = [e for e in mine[key] if e["upstream"] != replica]
+        assert not strays, f"requests of {key} left {replica}: {strays}"
+    assert {e["status"] for e in streams_closed(entries, key_a)} == {"101"}
+    uploads = [e for e in mine[key_a] if e["uri"].startswith("/_stcore/upload_file/")]
+    assert [e["method"] for e in uploads] == ["PUT"]
+    assert uploads[0]["status"] in {"200", "204"} and uploads[0]["upstream"] == replica_a
+    assert replica_a != replica_b
