@@ -335,8 +335,8 @@ def read_checkpoint(data: bytes, model: torch.nn.Module, optimizer_name: str | N
     if resume:
         saved_name = on_meta.get("optimizer_name")
         if optimizer_name is not None and saved_name != optimizer_name:
-            # The name comes from the file: only a plain identifier goes into the (Markdown) fix.
-            plain = isinstance(saved_name, str) and saved_name.isidentifier() and saved_name.isascii()
+            # The name comes from the file: only letters and digits go into the (Markdown) fix.
+            plain = isinstance(saved_name, str) and saved_name.isascii() and saved_name.isalnum()
             raise CheckpointRefused(
                 "The resume checkpoint is for another optimizer",
                 f"saved with {saved_name}, the page uses {optimizer_name}",
