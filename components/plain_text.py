@@ -46,7 +46,7 @@ def md(text: object) -> str:
     """`text` for a Markdown element, to be read exactly as typed and never as Markdown."""
     plain = _WWW.sub(r"\1" + WORD_JOINER, _one_line(str(text)))
     out: list[str] = []
-    for ch, after in zip(plain, plain[1:] + " ", strict=True):
+    for ch, after in zip(plain, plain[1:] + " ", strict=False):
         if ch in _PUNCTUATION:
             out.append("\\" + ch)
             if ch == "@" or (ch == ":" and after == "/"):
@@ -61,8 +61,8 @@ def code_span(text: object) -> str:
     plain = _one_line(str(text)).replace(":material/", ":" + WORD_JOINER + "material/")
     longest = max((len(run) for run in _BACKTICKS.findall(plain)), default=0)
     fence = "`" * (longest + 1)
-    if plain.startswith("`") or plain.endswith("`") or (plain.startswith(" ") and plain.endswith(" ")):
-        plain = f" {plain} "
+    if plain.strip() and (plain[0] == "`" or plain[-1] == "`" or (plain[0] == " " and plain[-1] == " ")):
+        plain = f" {plain} "          # CommonMark strips one space on each side
     return f"{fence}{plain or ' '}{fence}"
 
 
