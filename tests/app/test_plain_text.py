@@ -188,9 +188,12 @@ def _state_dict_bytes() -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("content", ["valid", "refused"])
-def test_uploaded_file_names_are_plain_text(content):
-    name = "[PWNlink](http:__127.0.0.1:9)**PWNbold**.pt"
+@pytest.mark.parametrize(("content", "name"), [
+    ("valid", "[PWNlink](http:__127.0.0.1:9)**PWNbold**.pt"),
+    ("valid", "x` [PWNlink](http:__127.0.0.1:9) **PWNbold** `.pt"),
+    ("refused", "x` ![PWNimg](http:__127.0.0.1:9_i.png) `.pt"),
+])
+def test_uploaded_file_names_are_plain_text(content, name):
     data = _state_dict_bytes() if content == "valid" else json.dumps({"not": "a checkpoint"}).encode()
     at = open_page("app_pages/moons_trainer.py")
     at.file_uploader(key="mt_upload").upload(name, data).run()

@@ -88,7 +88,7 @@ def test_crafted_links_stay_plain_text(page, app_url, requests_seen, path):
 @pytest.mark.parametrize(("path", "param", "payload", "shown"), [
     ("", "present", SESSION_EXPIRED, "Your session expired."),
     ("tensor_inspector", "seed", TRACKING_PIXEL, "t.png"),
-    ("moons_trainer", "n", f"[Sign in](http://{HOST}/login)", "Sign in"),
+    ("moons_trainer", "n", f"x` [Sign in](http://{HOST}/l) `", "Sign in"),
 ], ids=["present-session-expired", "seed-tracking-pixel", "n-link"])
 def test_the_reported_links_are_plain_text(page, app_url, requests_seen, path, param, payload, shown):
     open_path(page, app_url, f"/{path}?{param}={quote(payload, safe='')}")
@@ -113,11 +113,10 @@ def test_uploaded_file_name_is_plain_text(page, app_url, requests_seen):
 
     buffer = io.BytesIO()
     torch.save(TrainingSession(MoonsSettings(), "cpu").model.state_dict(), buffer)
-    name = "[PWNlink](http:__127.0.0.1:9)**PWNbold**.pt"
+    name = "x` [PWNlink](http:__127.0.0.1:9) **PWNbold** `.pt"      # closes a one-backtick span
     open_path(page, app_url, "/moons_trainer")
     page.get_by_role("tab", name="Checkpoints").click()
     page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(
         {"name": name, "mimeType": "application/octet-stream", "buffer": buffer.getvalue()})
-    expect(page.locator("[data-testid=stAlert]").filter(has_text="Loaded").first).to_contain_text(
-        "[PWNlink](http:__127.0.0.1:9)**PWNbold**.pt")
+    expect(page.locator("[data-testid=stAlert]").filter(has_text="Loaded").first).to_contain_text(name)
     assert_nothing_live(page, app_url, requests_seen)
