@@ -19,6 +19,7 @@ from components.error_panel import error_panel
 from components.figures import PLOTLY_CONFIG, prose
 from components.knowledge_check import Revealed, knowledge_check
 from components.lesson_link import link_settings, publish_link
+from components.plain_text import code_span, md, plotly_text
 from components.tensor_inspector_figures import (
     bits_figure,
     grid_figure,
@@ -106,7 +107,8 @@ def _shape_typed() -> None:
     try:
         shape = parse_shape(ss[K_SHAPE])
     except ValueError as exc:
-        ss[K_SHAPE_PROBLEM] = f"`{ss[K_SHAPE]}` is not a shape: {exc}. The last good shape is kept."
+        ss[K_SHAPE_PROBLEM] = (f"{code_span(ss[K_SHAPE])} is not a shape: {md(exc)}. "
+                               "The last good shape is kept.")
         return
     ss.pop(K_SHAPE_PROBLEM, None)
     ss[K_SHAPE_OK] = shape
@@ -161,7 +163,7 @@ def _append_step() -> None:
         added = parse_chain(new)
         old = parse_chain(ss.get(K_OPS, ""))
     except ChainSyntaxError as exc:
-        ss["ti_add_problem"] = f"`{new}` cannot be added: {exc}"
+        ss["ti_add_problem"] = f"{code_span(new)} cannot be added: {md(exc)}"
         return
     ss.pop("ti_add_problem", None)
     ss[K_OPS] = format_chain(old + added)
@@ -286,14 +288,14 @@ report: Inspection = inspect(settings, learner_device())
 
 def _show_failure(failure: Failure, key: str) -> None:
     where = "Building x" if failure.step_number is None else \
-        f"Step {failure.step_number}: `{failure.label}`"
+        f"Step {failure.step_number}: {code_span(failure.label)}"
     st.markdown(f"**{where} failed.**")
     error_panel(failure.error, key=key)
     if failure.fixes:
         st.markdown("**One-click fixes**")
         fix_cols = st.columns(len(failure.fixes))
         for number, (column, fix) in enumerate(zip(fix_cols, failure.fixes, strict=True)):
-            column.button(fix.label, key=f"{key}_fix_{number}", on_click=_apply_changes,
+            column.button(md(fix.label), key=f"{key}_fix_{number}", on_click=_apply_changes,
                           args=(fix.changes,), icon=":material/build:", width="stretch")
 
 
@@ -301,7 +303,7 @@ def _facts_rows(inspection: Inspection) -> pd.DataFrame:
     rows = []
     for number, view in enumerate(inspection.views):
         f = view.facts
-        rows.append({"step": str(number) if number else "x", "code": view.label,
+        rows.append({"step": str(number) if number else "x", "code": md(view.label),
                      "shape": shape_text(f.shape), "stride": shape_text(f.stride),
                      "offset": str(f.storage_offset), "contiguous": "yes" if f.is_contiguous else "no",
                      "numel": f"{f.numel:,}", "nbytes": human_bytes(f.nbytes),
@@ -309,7 +311,7 @@ def _facts_rows(inspection: Inspection) -> pd.DataFrame:
                      "memory": f.memory if number else "new"})
     if inspection.chain_failure is not None and inspection.chain_failure.step_number is not None:
         failure = inspection.chain_failure
-        rows.append({"step": str(failure.step_number), "code": failure.label, "shape": "error",
+        rows.append({"step": str(failure.step_number), "code": md(failure.label), "shape": "error",
                      "stride": "", "offset": "", "contiguous": "", "numel": "", "nbytes": "",
                      "storage": "",
                      "memory": ""})
@@ -341,7 +343,7 @@ st.markdown(f"x is `{x_facts.dtype}`: **{x_facts.itemsize} byte{'s' if x_facts.i
             f"nbytes = numel x {x_facts.itemsize}. *memory* says whether a step **shares** its "
             "input's storage (view) or owns **new memory** (a copy).")
 st.table(_facts_rows(report), hide_index=True)
-notes = [f"**{number}** · `{view.step.text if view.step else ''}`: {view.note}"
+notes = [f"**{number}** · {code_span(view.step.text if view.step else '')}: {view.note}"
          for number, view in enumerate(report.views) if view.note]
 if notes:
     st.markdown("\n".join(f"- {note}" for note in notes))
@@ -355,7 +357,7 @@ with st.container(key="tensor_inspector_main"):
         ss["ti_draw_for"] = settings.ops
     pick_col, show_col = st.columns([3, 1.2])
     if len(labels) > 1:
-        pick_col.radio("Draw", labels, key="ti_draw", horizontal=True)
+        pick_col.radio("Draw", labels, key="ti_draw", horizontal=True, format_func=md)
     show = show_col.segmented_control("Label cells with", ["values", "positions"], default="values",
                                       key="ti_cell_labels", required=True,
                                       help="positions: where each element lives in storage")
@@ -386,9 +388,9 @@ with st.container(key="tensor_inspector_main"):
     grid_col, walk_col = (st.container(), st.container()) if wide_grid else \
         st.columns([1, 1], gap="large")
     with grid_col:
-        st.markdown(f"**Logical view** of `{drawn.label}`: what indexing sees"
+        st.markdown(f"**Logical view** of {code_span(drawn.label)}: what indexing sees"
                     + (", one 2-D slice per panel" if wide_grid else ""))
-        st.plotly_chart(grid_figure(picture, label=drawn.label, show=show or "values",
+        st.plotly_chart(grid_figure(picture, label=plotly_text(drawn.label), show=show or "values",
                                     key="ti_grid"), key="ti_grid", config=PLOTLY_CONFIG,
                         width="content")
     with walk_col:
@@ -400,15 +402,15 @@ with st.container(key="tensor_inspector_main"):
     whose = ("x's own storage, shared by this view" if shares_x and drawn.step else
              "x's storage" if shares_x else
              "new storage made by a copy: the colours show where each element of x landed")
-    st.markdown(f"**Storage** of `{drawn.label}` ({whose}): the flat memory underneath, in "
+    st.markdown(f"**Storage** of {code_span(drawn.label)} ({whose}): the flat memory underneath, in "
                 "address order; the row label is the position of its first cell. Grey cells "
                 "are not read by this view.")
-    st.plotly_chart(strip_figure(picture, label=drawn.label, show=show or "values",
+    st.plotly_chart(strip_figure(picture, label=plotly_text(drawn.label), show=show or "values",
                                  key="ti_strip"),
                     key="ti_strip", config=PLOTLY_CONFIG, width="content")
     if facts.numel and len(facts.stride):
         terms = " + ".join(f"i{d}·{s}" for d, s in enumerate(facts.stride))
-        st.caption(f"Element `[i0, i1, ...]` of `{drawn.label}` is read from storage position "
+        st.caption(f"Element `[i0, i1, ...]` of {code_span(drawn.label)} is read from storage position "
                    f"`{facts.storage_offset} + {terms}`. Each colour is one element of x, "
                    "the same colour in both pictures and in every step.")
 
@@ -438,7 +440,7 @@ with broadcast_tab:
                     raise ValueError("sizes up to 4096 here")
                 ss[f"ti_{param}_valid"] = parsed
             except ValueError as exc:
-                problems.append(f"`{ss[key]}`: {exc}")
+                problems.append(f"{code_span(ss[key])}: {md(exc)}")
     if visible("combine"):
         op_col.segmented_control("op", ["broadcast", "matmul"], key=K_COMBINE, required=True,
                                  format_func=lambda c: "a + b" if c == "broadcast" else "a @ b")

@@ -7,6 +7,7 @@ import shutil
 import pandas as pd
 import streamlit as st
 
+from components.plain_text import md
 from workbench.autograd_graph import GraphModel, Overlay, format_tensor, to_dot
 from workbench.backward_steps import BackwardTrace
 from workbench.errors import ExplainedError
@@ -122,7 +123,7 @@ def _story(trace: BackwardTrace, upto: int) -> None:
         if not trace.steps and trace.error is not None:
             st.markdown(f":material/error: **`{trace.root_name}.backward()` stopped before running "
                         "any node**, with PyTorch's error explained above: "
-                        f"{str(trace.error).splitlines()[0][:160]}")
+                        f"{md(str(trace.error).splitlines()[0][:160])}")
             return
         if upto == 0:
             seed = "nothing" if trace.seed is None else format_tensor(trace.seed)
@@ -141,7 +142,7 @@ def _story(trace: BackwardTrace, upto: int) -> None:
                 st.markdown(f":material/check_circle: **Done.** {done or 'No leaf received a gradient.'}")
             else:
                 st.markdown(f":material/error: **The engine stopped here** with PyTorch's error "
-                            f"(explained above): {str(trace.error).splitlines()[0][:160]}")
+                            f"(explained above): {md(str(trace.error).splitlines()[0][:160])}")
 
 
 def _legend() -> None:

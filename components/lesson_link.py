@@ -13,6 +13,7 @@ from typing import Generic, TypeVar
 
 import streamlit as st
 
+from components.plain_text import code_span, md, shorten
 from workbench.lesson_link import LinkProblem, LinkSchema
 
 Settings = TypeVar("Settings")
@@ -23,6 +24,13 @@ class _LinkMemory(Generic[Settings]):
     settings: Settings
     in_url: dict[str, str]
     problems: list[LinkProblem] = field(default_factory=list)
+
+
+def problem_markdown(problem: LinkProblem, default_used: bool = True) -> str:
+    """The problem in words, with the link's value (and anything quoting it) as plain text."""
+    ending = "; the default is used." if default_used else "."
+    return (f"{code_span(problem.param + '=' + shorten(problem.raw, 40))} was ignored: "
+            f"{md(problem.reason)}{ending}")
 
 
 def _url_values(schema: LinkSchema[Settings]) -> dict[str, str]:
@@ -41,7 +49,7 @@ def link_settings(schema: LinkSchema[Settings], key: str) -> tuple[Settings, boo
         st.session_state[memory_key] = memory
     assert memory is not None
     for problem in memory.problems:
-        st.warning(str(problem), icon=":material/link_off:")
+        st.warning(problem_markdown(problem), icon=":material/link_off:")
     return memory.settings, fresh
 
 

@@ -13,6 +13,7 @@ from components.error_panel import error_panel
 from components.figures import PLOTLY_CONFIG
 from components.moons_trainer_figures import activation_figure
 from components.navigation import TOOLS
+from components.plain_text import code_span
 from components.state import shared_model
 from workbench.checkpoints import (
     CheckpointRefused,
@@ -212,7 +213,7 @@ def process_upload(session: TrainingSession, state: MoonsTrainerState) -> None:
             report = session.test_report()
             what = ("resume checkpoint (model, optimizer state, epoch "
                     f"{loaded.epoch})" if loaded.kind == "resume" else f"state_dict ({loaded.file_format})")
-            state.upload_message = (f"Loaded `{upload.name}`: a {what}. Recomputed test accuracy: "
+            state.upload_message = (f"Loaded {code_span(upload.name)}: a {what}. Recomputed test accuracy: "
                                     f"**{100 * report.accuracy:.2f}%**, F1 {report.f1:.3f}.")
             state.reload_check = None
             publish_shared(session)

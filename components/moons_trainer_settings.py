@@ -11,6 +11,7 @@ from typing import Any
 import streamlit as st
 
 from components.classroom import visible
+from components.plain_text import code_span, md
 from workbench.moons import (
     ACTIVATIONS,
     DATASETS,
@@ -88,8 +89,8 @@ def settings_panel(linked: MoonsSettings) -> MoonsSettings:
                 st.session_state[PREFIX + "hidden_valid"] = hidden
             except ValueError as exc:
                 hidden = st.session_state.get(PREFIX + "hidden_valid", linked.hidden)
-                st.error(f"`{raw}`: {exc}. Still using {_HIDDEN_PARAM.format(hidden) or 'none'}.",
-                         icon=":material/error:")
+                st.error(f"{code_span(raw)}: {md(exc)}. Still using "
+                         f"{_HIDDEN_PARAM.format(hidden) or 'none'}.", icon=":material/error:")
         if visible("act"):
             st.selectbox("Activation", ACTIVATIONS, key=PREFIX + "act")
         if visible("dropout"):

@@ -5,9 +5,10 @@ import streamlit as st
 
 from components.device import learner_device, server_device
 from components.figures import PRESENTER_KEY, presenting
+from components.lesson_link import problem_markdown
 from components.state import device_choice
 from workbench.device import AUTO, device_choices
-from workbench.lesson_link import BoolParam
+from workbench.lesson_link import BoolParam, LinkProblem
 
 _LABELS = {AUTO: "Best available", "cpu": "CPU only"}
 PRESENT = BoolParam("present", help="1 opens the page in presenter mode")
@@ -29,7 +30,7 @@ def _sync_presenter_from_url() -> None:
     try:
         st.session_state[PRESENTER_KEY] = PRESENT.parse(raw)
     except ValueError as exc:
-        st.sidebar.warning(f"`present={raw}` was ignored: {exc}.")
+        st.sidebar.warning(problem_markdown(LinkProblem(PRESENT.name, raw, str(exc)), default_used=False))
 
 
 def _write_presenter_to_url() -> None:

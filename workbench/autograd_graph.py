@@ -335,8 +335,9 @@ def _node_line(node: Node, overlay: Overlay, scale: float, show_saved: bool) -> 
     if node.kind == "leaf" and node.key in overlay.leaf_grads and node.key != overlay.current:
         border, pen = GRADIENT, 2.4 * scale
     label = _label(node, overlay, scale, show_saved)
+    tooltip = _esc(_tooltip(node)).replace("\\", "\\\\")  # no DOT escapes (\\N, \\l)
     return (f'{node.key} [label=<{label}>, shape=box, style="{style}", fillcolor="{fill}", '
-            f'color="{border}", penwidth={pen:.1f}, tooltip="{html.escape(_tooltip(node), quote=True)}"];')
+            f'color="{border}", penwidth={pen:.1f}, tooltip="{tooltip}"];')
 
 
 def _label(node: Node, overlay: Overlay, scale: float, show_saved: bool = False) -> str:

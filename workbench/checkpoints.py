@@ -467,11 +467,14 @@ def read_checkpoint(data: bytes, model: torch.nn.Module, optimizer_name: str | N
     if resume:
         saved_name = on_meta.get("optimizer_name")
         if optimizer_name is not None and saved_name != optimizer_name:
+            # The name comes from the file: only letters and digits go into the (Markdown) fix.
+            plain = isinstance(saved_name, str) and saved_name.isascii() and saved_name.isalnum()
             raise CheckpointRefused(
                 "The resume checkpoint is for another optimizer",
                 f"saved with {saved_name}, the page uses {optimizer_name}",
                 "An optimizer's state (momentum, Adam's moments) only means something to the same "
-                "kind of optimizer.", (f"choose {saved_name} as the optimizer, then upload again",))
+                "kind of optimizer.", (f"choose {saved_name if plain else 'that optimizer'} as the "
+                                       "optimizer, then upload again",))
         _check_optimizer_state(on_meta.get("optimizer"), expected)
 
     real = _torch_load(data, "cpu")
