@@ -1,13 +1,18 @@
 """Router only: page config, navigation over app_pages/, the shared sidebar, one guard per page."""
 import workbench  # noqa: F401  (first: pins torch to one thread before torch is imported)
 
+from pathlib import Path
+
 import streamlit as st
 
 from components.guard import run_guarded
 from components.navigation import HOME, sections
 from components.sidebar import draw_sidebar
 
-st.set_page_config(page_title="PyTorch Workbench", page_icon=":material/memory:", layout="wide")
+# A local favicon: a `:material/...:` page icon makes every visitor's browser fetch it from
+# Google's font CDN, a request to another host on every page.
+FAVICON = str(Path(__file__).parent / "assets" / "favicon.png")
+st.set_page_config(page_title="PyTorch Workbench", page_icon=FAVICON, layout="wide")
 
 page = st.navigation({
     section: [st.Page(t.script, title=t.title, icon=t.icon, url_path=t.url_path or None,
