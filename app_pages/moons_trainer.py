@@ -193,25 +193,31 @@ with main_column:
                 icon=":material/play_circle:")
 
 st.divider()
-tabs = st.tabs(["Checkpoints", "Model", "Code", "Pitfall lab", "Check yourself"])
+# Lazy tabs: only the open one's heavy content runs; switching tabs reruns the page. The
+# uploader and the knowledge check are always drawn, so their state survives a tab switch.
+tabs = st.tabs(["Checkpoints", "Model", "Code", "Pitfall lab", "Check yourself"], key="mt_tabs",
+               on_change="rerun")
 with tabs[0]:
     checkpoint_panel(session, me)
-with tabs[1]:
-    left, right = st.columns([3, 2])
-    with left:
-        model_summary(session)
-    with right:
-        activation_panel(settings.act)
-        with st.expander("Device mismatch: PyTorch's own error", icon=":material/memory:"):
-            device_mismatch_panel(device, session.model)
+if tabs[1].open:
+    with tabs[1]:
+        left, right = st.columns([3, 2])
+        with left:
+            model_summary(session)
+        with right:
+            activation_panel(settings.act)
+            with st.expander("Device mismatch: PyTorch's own error", icon=":material/memory:"):
+                device_mismatch_panel(device, session.model)
 script = moons_script(settings, str(device))
-with tabs[2]:
-    code_panel(script, filename="moons_trainer.py", key="mt_code",
-               expanded=True,
-               caption="The whole pipeline for the current settings. Run as is, it prints the same "
-                       "final test accuracy as this page for the same seed.")
-with tabs[3]:
-    pitfall_lab(me, device)
+if tabs[2].open:
+    with tabs[2]:
+        code_panel(script, filename="moons_trainer.py", key="mt_code",
+                   expanded=True,
+                   caption="The whole pipeline for the current settings. Run as is, it prints the "
+                           "same final test accuracy as this page for the same seed.")
+if tabs[3].open:
+    with tabs[3]:
+        pitfall_lab(me, device)
 with tabs[4]:
     knowledge_check("mt_zero_grad", ZERO_GRAD_QUESTION, ZERO_GRAD_OPTIONS, zero_grad_reveal)
 

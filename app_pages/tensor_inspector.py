@@ -420,8 +420,11 @@ code_panel(script, filename="tensor_inspector.py", key="ti_code",
            caption="Running it prints, for x and each step, the same facts as the table above.")
 
 st.subheader("More about tensors", divider="gray")
+# Lazy tabs: only the open one's content runs (the dtype table and the NumPy bridge cost a
+# good part of a rerun); switching tabs reruns the page.
 broadcast_tab, dtype_tab, numpy_tab, check_tab = st.tabs(
-    ["Broadcasting and matmul", "Dtypes", "NumPy bridge", "Check yourself"])
+    ["Broadcasting and matmul", "Dtypes", "NumPy bridge", "Check yourself"], key="ti_more",
+    on_change="rerun")
 
 with broadcast_tab:
     st.markdown("Two shapes in, the result shape (or PyTorch's error) out. Broadcasting lines the "
@@ -470,60 +473,62 @@ with broadcast_tab:
                f"print(({combo.expression}).shape)\n", filename="shapes.py", key="ti_shapes_code")
 
 with dtype_tab:
-    chosen = dtype_info(settings.dtype)
-    st.markdown(f"**{chosen.name}**: {chosen.kind}, {chosen.bits} bits ({chosen.itemsize} "
-                f"byte{'s' if chosen.itemsize > 1 else ''} per element). Used for "
-                f"{chosen.used_for}.")
-    shape_bytes = torch.empty(settings.shape, dtype=DTYPES[settings.dtype], device="meta").nbytes
-    bytes_col, facts_col = st.columns([1, 2.2], vertical_alignment="center")
-    bytes_col.metric(f"x {shape_text(settings.shape)} takes", human_bytes(shape_bytes),
-                     help="nbytes = numel x itemsize, from a meta tensor of this shape")
-    facts_col.markdown(
-        f"- **range**: {chosen.smallest} .. {chosen.largest}\n"
-        f"- **resolution near 1** (`finfo.eps`; 1 for integers): {chosen.resolution}\n"
-        f"- **0.1 is stored as**: `{chosen.one_tenth}`\n"
-        f"- **bytes**: {math.prod(settings.shape):,} elements x {chosen.itemsize} = "
-        f"{shape_bytes:,} bytes")
-    if chosen.exponent_bits is not None and chosen.mantissa_bits is not None:
-        st.plotly_chart(bits_figure(chosen.sign_bits or 0, chosen.exponent_bits,
-                                    chosen.mantissa_bits, key="ti_bits"),
-                        key="ti_bits", config=PLOTLY_CONFIG)
-    table = pd.DataFrame([{
-        "dtype": d.name, "bits": d.bits, "sign + exponent + mantissa": d.split,
-        "min": d.smallest, "max": d.largest, "resolution": d.resolution, "0.1 stored as": d.one_tenth,
-        f"x {shape_text(settings.shape)}": human_bytes(
-            torch.empty(settings.shape, dtype=DTYPES[d.name], device="meta").nbytes),
-        "used for": d.used_for.replace("`", "")} for d in dtype_table()])
-    chosen_row = table["dtype"] == settings.dtype
-    st.dataframe(table.style.apply(lambda row: ["background-color: #fde0c5" if chosen_row[row.name]
-                                                else "" for _ in row], axis=1),
-                 hide_index=True, key="ti_dtype_table")
+    if dtype_tab.open:  # built only while it is shown
+        chosen = dtype_info(settings.dtype)
+        st.markdown(f"**{chosen.name}**: {chosen.kind}, {chosen.bits} bits ({chosen.itemsize} "
+                    f"byte{'s' if chosen.itemsize > 1 else ''} per element). Used for "
+                    f"{chosen.used_for}.")
+        shape_bytes = torch.empty(settings.shape, dtype=DTYPES[settings.dtype], device="meta").nbytes
+        bytes_col, facts_col = st.columns([1, 2.2], vertical_alignment="center")
+        bytes_col.metric(f"x {shape_text(settings.shape)} takes", human_bytes(shape_bytes),
+                         help="nbytes = numel x itemsize, from a meta tensor of this shape")
+        facts_col.markdown(
+            f"- **range**: {chosen.smallest} .. {chosen.largest}\n"
+            f"- **resolution near 1** (`finfo.eps`; 1 for integers): {chosen.resolution}\n"
+            f"- **0.1 is stored as**: `{chosen.one_tenth}`\n"
+            f"- **bytes**: {math.prod(settings.shape):,} elements x {chosen.itemsize} = "
+            f"{shape_bytes:,} bytes")
+        if chosen.exponent_bits is not None and chosen.mantissa_bits is not None:
+            st.plotly_chart(bits_figure(chosen.sign_bits or 0, chosen.exponent_bits,
+                                        chosen.mantissa_bits, key="ti_bits"),
+                            key="ti_bits", config=PLOTLY_CONFIG)
+        table = pd.DataFrame([{
+            "dtype": d.name, "bits": d.bits, "sign + exponent + mantissa": d.split,
+            "min": d.smallest, "max": d.largest, "resolution": d.resolution, "0.1 stored as": d.one_tenth,
+            f"x {shape_text(settings.shape)}": human_bytes(
+                torch.empty(settings.shape, dtype=DTYPES[d.name], device="meta").nbytes),
+            "used for": d.used_for.replace("`", "")} for d in dtype_table()])
+        chosen_row = table["dtype"] == settings.dtype
+        st.dataframe(table.style.apply(lambda row: ["background-color: #fde0c5" if chosen_row[row.name]
+                                                    else "" for _ in row], axis=1),
+                     hide_index=True, key="ti_dtype_table")
 
 with numpy_tab:
-    st.markdown("On the CPU, `torch.from_numpy(arr)` and `t.numpy()` **share memory** with the "
-                "other side (same data pointer, so a write through one is seen by the other); "
-                "`torch.tensor(arr)` **copies**. Below, `arr[0, 0]` is overwritten after the "
-                "three tensors were made.")
-    written = st.number_input("Write this into arr[0, 0]", min_value=-1000, max_value=1000,
-                              value=100, step=1, key="ti_bridge_write")
-    result = bridge(settings.dtype, int(written))
-    st.caption(f"`arr = np.arange(6, dtype=np.float32).reshape(2, 3)` lives at data pointer "
-               f"`{result.array_pointer}`.")
-    st.table(pd.DataFrame([{"way": r.way, "same data pointer as its source": "yes" if
-                            r.shares_memory else "no (a copy)", "data pointer": r.data_pointer,
-                            "after the write": r.after_write} for r in result.rows]),
-             hide_index=True)
-    if result.numpy_error:
-        error_panel(ExplainedError(
-            f"{settings.dtype} has no NumPy dtype", result.numpy_error,
-            "NumPy has no bfloat16, so `t.numpy()` cannot share this memory. Convert first: "
-            "`t.float().numpy()` makes a float32 copy that NumPy understands.",
-            ("`t.float().numpy()`",), "TypeError"), key="ti_numpy_error")
-    elif result.torch_strides is not None:
-        st.markdown(f"Strides of the transposed `t` ({settings.dtype}): PyTorch says "
-                    f"`{result.torch_strides}` (elements), NumPy says `{result.numpy_strides}` "
-                    f"(bytes): the same layout, counted in different units.")
-    code_panel(result.code, filename="numpy_bridge.py", key="ti_numpy_code")
+    if numpy_tab.open:  # built only while it is shown
+        st.markdown("On the CPU, `torch.from_numpy(arr)` and `t.numpy()` **share memory** with the "
+                    "other side (same data pointer, so a write through one is seen by the other); "
+                    "`torch.tensor(arr)` **copies**. Below, `arr[0, 0]` is overwritten after the "
+                    "three tensors were made.")
+        written = st.number_input("Write this into arr[0, 0]", min_value=-1000, max_value=1000,
+                                  value=100, step=1, key="ti_bridge_write")
+        result = bridge(settings.dtype, int(written))
+        st.caption(f"`arr = np.arange(6, dtype=np.float32).reshape(2, 3)` lives at data pointer "
+                   f"`{result.array_pointer}`.")
+        st.table(pd.DataFrame([{"way": r.way, "same data pointer as its source": "yes" if
+                                r.shares_memory else "no (a copy)", "data pointer": r.data_pointer,
+                                "after the write": r.after_write} for r in result.rows]),
+                 hide_index=True)
+        if result.numpy_error:
+            error_panel(ExplainedError(
+                f"{settings.dtype} has no NumPy dtype", result.numpy_error,
+                "NumPy has no bfloat16, so `t.numpy()` cannot share this memory. Convert first: "
+                "`t.float().numpy()` makes a float32 copy that NumPy understands.",
+                ("`t.float().numpy()`",), "TypeError"), key="ti_numpy_error")
+        elif result.torch_strides is not None:
+            st.markdown(f"Strides of the transposed `t` ({settings.dtype}): PyTorch says "
+                        f"`{result.torch_strides}` (elements), NumPy says `{result.numpy_strides}` "
+                        f"(bytes): the same layout, counted in different units.")
+        code_panel(result.code, filename="numpy_bridge.py", key="ti_numpy_code")
 
 with check_tab:
     def _t_stride() -> Revealed:

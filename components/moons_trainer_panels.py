@@ -155,19 +155,22 @@ def checkpoint_panel(session: TrainingSession, state: MoonsTrainerState) -> None
     st.markdown("**Download** the weights (`state_dict`) or a full resume checkpoint "
                 "(epoch, model, optimizer state, best validation loss).")
     cols = st.columns(3)
+    # The bytes are made when a button is clicked, not on every rerun of the page.
     cols[0].download_button(
         "state_dict (.safetensors)",
-        state_dict_safetensors(session.model, {"architecture": settings.architecture}),
+        lambda: state_dict_safetensors(session.model, {"architecture": settings.architecture}),
         file_name=stem + ".safetensors", mime="application/octet-stream", key="mt_dl_safetensors",
         icon=":material/download:", on_click="ignore")
-    cols[1].download_button("state_dict (.pt)", state_dict_pt(session.model), file_name=stem + ".pt",
+    cols[1].download_button("state_dict (.pt)", lambda: state_dict_pt(session.model),
+                            file_name=stem + ".pt",
                             mime="application/octet-stream", key="mt_dl_pt",
                             icon=":material/download:", on_click="ignore")
     cols[2].download_button(
         "resume checkpoint (.pt)",
-        resume_checkpoint(session.model, session.optimizer, session.epoch, session.best_val_loss,
-                          {"dataset": settings.dataset, "hidden": list(settings.hidden),
-                           "act": settings.act, "opt": settings.opt, "seed": settings.seed}),
+        lambda: resume_checkpoint(session.model, session.optimizer, session.epoch,
+                                  session.best_val_loss,
+                                  {"dataset": settings.dataset, "hidden": list(settings.hidden),
+                                   "act": settings.act, "opt": settings.opt, "seed": settings.seed}),
         file_name=stem + "_resume.pt", mime="application/octet-stream", key="mt_dl_resume",
         icon=":material/download:", on_click="ignore")
     st.file_uploader(

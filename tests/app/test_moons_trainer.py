@@ -158,6 +158,8 @@ def test_knowledge_check_reveals_what_pytorch_computes():
 
 def test_pitfall_lab_shows_pytorchs_error_for_float_targets():
     at = open_page(PAGE, QUICK)
+    at.session_state["mt_tabs"] = "Pitfall lab"      # a lazy tab: its content runs when open
+    at.run()
     at.radio(key="mt_pitfall").set_value("float_targets").run()
     at.button(key="mt_pitfall_run").click().run()
     _no_trouble(at)
@@ -213,3 +215,15 @@ def test_the_best_possible_boundary_can_be_drawn_on_the_figure():
     at.toggle(key="mt_show_bayes").set_value(True).run()
     _no_trouble(at)
     assert "best possible boundary" in at.get("plotly_chart")[0].proto.spec
+
+
+def test_each_lazy_tab_draws_when_opened_and_keeps_the_upload_and_check_drawn():
+    at = open_page(PAGE, QUICK)
+    assert at.file_uploader(key="mt_upload") is not None
+    for tab, marker in (("Model", "parameters"), ("Code", "The whole pipeline for the current settings"),
+                        ("Pitfall lab", "Run both side by side"), ("Check yourself", "zero_grad")):
+        at.session_state["mt_tabs"] = tab
+        at.run()
+        _no_trouble(at)
+        assert marker in shown_text(at) or any(marker in b.label for b in at.button), tab
+        assert at.file_uploader(key="mt_upload") is not None

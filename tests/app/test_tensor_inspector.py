@@ -125,6 +125,10 @@ def test_scalar_and_bfloat16_link():
     _assert_clean(at)
     assert _metrics(at)["shape"] == "()"
     assert _metrics(at)["nbytes"] == human_bytes(torch.zeros((), dtype=torch.bfloat16).nbytes)
+    assert "bfloat16 has no NumPy dtype" not in shown_text(at), "a lazy tab runs only when open"
+    at.session_state["ti_more"] = "NumPy bridge"
+    at.run()
+    _assert_clean(at)
     assert "bfloat16 has no NumPy dtype" in shown_text(at)
 
 
