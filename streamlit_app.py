@@ -8,6 +8,7 @@ import streamlit as st
 from components.guard import run_guarded
 from components.navigation import HOME, sections
 from components.sidebar import draw_sidebar
+from workbench.jobs import SCRIPT_RUNS
 
 # A local favicon: a `:material/...:` page icon makes every visitor's browser fetch it from
 # Google's font CDN, a request to another host on every page.
@@ -19,5 +20,6 @@ page = st.navigation({
                       default=t is HOME) for t in tools]
     for section, tools in sections().items()
 })
-draw_sidebar()
-run_guarded(page.run, page.title)
+with SCRIPT_RUNS.run():       # a few page runs at a time: see workbench/jobs.py
+    draw_sidebar()
+    run_guarded(page.run, page.title)

@@ -26,7 +26,7 @@ from components.moons_trainer_pitfalls import pitfall_lab
 from components.moons_trainer_quiz import ZERO_GRAD_OPTIONS, ZERO_GRAD_QUESTION, zero_grad_reveal
 from components.moons_trainer_settings import seed_widgets, settings_panel
 from components.state import learner_state, session_id
-from workbench.jobs import TRAINING
+from workbench.jobs import SCRIPT_RUNS, TRAINING
 from workbench.moons import LINK_SCHEMA, MAX_STEPS_PER_RUN, TrainingSession
 from workbench.moons_codegen import moons_script
 
@@ -136,7 +136,8 @@ def stop_after_failure() -> None:
 
 @st.fragment(run_every=TICK_SECONDS if me.running else None)
 def live_view() -> None:
-    run_guarded(live_frame, "moons trainer live view", on_error=stop_after_failure)
+    with SCRIPT_RUNS.run():     # a fragment's own reruns bypass the router: take a slot here
+        run_guarded(live_frame, "moons trainer live view", on_error=stop_after_failure)
 
 
 def live_frame() -> None:

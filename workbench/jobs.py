@@ -100,7 +100,37 @@ class FairShare:
                 self._turns.release()
 
 
+class RunSlots:
+    """At most `capacity` page or fragment runs execute their Python at once; the rest wait.
+
+    Thirty learners opening one link start thirty script threads, and every one of them wants
+    the GIL: run together they all finish late and the server's own event loop (health checks,
+    websockets) waits behind them. A run waiting here blocks without holding the GIL, so the
+    first learners get their page in a fraction of the time and the server stays responsive.
+    Re-entrant per thread: a fragment drawn inside its page's run does not take a second slot.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._slots = threading.BoundedSemaphore(capacity)
+        self._held = threading.local()
+
+    @contextlib.contextmanager
+    def run(self) -> Iterator[None]:
+        depth = getattr(self._held, "depth", 0)
+        if depth == 0:
+            self._slots.acquire()
+        self._held.depth = depth + 1
+        try:
+            yield
+        finally:
+            self._held.depth = depth
+            if depth == 0:
+                self._slots.release()
+
+
 CORES = max(1, os.cpu_count() or 1)
+SCRIPT_RUNS = RunSlots(CORES)
 HEAVY_JOBS = LeaseLimiter(capacity=CORES)
 TRAINING = FairShare(cores=CORES)
 

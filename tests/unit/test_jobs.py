@@ -67,3 +67,20 @@ def test_fair_share_turns_are_one_per_core():
             assert not second
     with share.turn(timeout=0.01) as again:
         assert again
+
+
+def test_run_slots_admit_capacity_runs_and_are_reentrant_per_thread():
+    import threading
+
+    from workbench.jobs import RunSlots
+
+    slots = RunSlots(1)
+    entered = threading.Event()
+    with slots.run():
+        with slots.run():                 # a fragment drawn inside its page's run
+            pass
+        other = threading.Thread(target=lambda: (slots.run().__enter__(), entered.set()))
+        other.start()
+        assert not entered.wait(0.2), "a second thread waits while the slot is held"
+    assert entered.wait(5), "and runs once it is free"
+    other.join()
