@@ -29,6 +29,7 @@ and the 1.67 frontend bundle):
 - The server answers BackMsg.app_heartbeat with heartbeat_ack; websocket pings are answered by
   the websockets library. Nothing else is needed to keep a session alive.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -64,9 +65,24 @@ STATUS_NAMES = {
     ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY: "fragment_success",
 }
 FINAL_STATUSES = {"success", "compile_error", "fragment_success"}
-WIDGET_KINDS = {"button", "button_group", "checkbox", "download_button", "file_uploader",
-                "multiselect", "number_input", "radio", "selectbox", "slider", "text_area",
-                "text_input", "color_picker", "date_input", "time_input", "chat_input"}
+WIDGET_KINDS = {
+    "button",
+    "button_group",
+    "checkbox",
+    "download_button",
+    "file_uploader",
+    "multiselect",
+    "number_input",
+    "radio",
+    "selectbox",
+    "slider",
+    "text_area",
+    "text_input",
+    "color_picker",
+    "date_input",
+    "time_input",
+    "chat_input",
+}
 TEXT_KINDS = {"markdown", "alert", "progress", "text", "heading", "code", "metric", "exception"}
 
 
@@ -91,21 +107,22 @@ class Widget:
 @dataclass
 class RunResult:
     """What one rerun_script request produced, up to the script_finished that ended it."""
+
     wall_s: float = 0.0
     finished: bool = False
     status: str | None = None
-    runs: int = 0                                   # script runs (st.rerun makes more than one)
+    runs: int = 0  # script runs (st.rerun makes more than one)
     exceptions: list[str] = field(default_factory=list)
     guard_panel: bool = False
     guard_text: str = ""
     texts: list[str] = field(default_factory=list)  # markdown, alerts, progress labels, ...
     elements: int = 0
-    query_strings: list[str] = field(default_factory=list)   # page_info_changed, in order
+    query_strings: list[str] = field(default_factory=list)  # page_info_changed, in order
     page_not_found: str | None = None
     compile_error: str = ""
     auto_reruns: dict[str, float] = field(default_factory=dict)
     stopped_fragments: list[str] = field(default_factory=list)
-    error: str | None = None                         # connection trouble, timeout
+    error: str | None = None  # connection trouble, timeout
 
     def has_text(self, needle: str) -> bool:
         return any(needle in text for text in self.texts)
@@ -171,17 +188,23 @@ def _initial_state(kind: str, proto: object) -> WidgetState | None:
         if set_value:
             values = list(proto.raw_values)  # type: ignore[attr-defined]
         else:
-            values = [proto.options[i].content for i in proto.default  # type: ignore[attr-defined]
-                      if i < len(proto.options)]  # type: ignore[attr-defined]
+            values = [
+                proto.options[i].content
+                for i in proto.default  # type: ignore[attr-defined]
+                if i < len(proto.options)
+            ]  # type: ignore[attr-defined]
         state.string_array_value.data.extend(values)
     elif kind == "multiselect":
         if set_value:
             values = list(proto.raw_values)  # type: ignore[attr-defined]
         else:
-            values = [proto.options[i] for i in proto.default  # type: ignore[attr-defined]
-                      if i < len(proto.options)]  # type: ignore[attr-defined]
+            values = [
+                proto.options[i]
+                for i in proto.default  # type: ignore[attr-defined]
+                if i < len(proto.options)
+            ]  # type: ignore[attr-defined]
         state.string_array_value.data.extend(values)
-    else:   # buttons are triggers; uploads, pickers and charts are not modelled
+    else:  # buttons are triggers; uploads, pickers and charts are not modelled
         return None
     return state
 
@@ -197,8 +220,7 @@ def _options(kind: str, proto: object) -> list[str]:
 class Session:
     """One browser tab: a websocket, the widget values the tab holds, and its address bar."""
 
-    def __init__(self, base_url: str, page: str = "", query: str = "", *,
-                 run_timeout: float = 60.0) -> None:
+    def __init__(self, base_url: str, page: str = "", query: str = "", *, run_timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
         self.page = page.strip("/")
         self.query = query.lstrip("?")
@@ -207,8 +229,8 @@ class Session:
         self.session_id = ""
         self.widgets: dict[str, Widget] = {}
         self.values: dict[str, WidgetState] = {}
-        self.fragments: dict[str, float] = {}       # fragment id -> run_every interval
-        self.pages: dict[str, str] = {}             # url path -> page script hash
+        self.fragments: dict[str, float] = {}  # fragment id -> run_every interval
+        self.pages: dict[str, str] = {}  # url path -> page script hash
         self.closed = False
         self._ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -218,9 +240,16 @@ class Session:
 
     async def connect(self) -> None:
         host = self.base_url.split("://", 1)[-1]
-        self._ws = await connect(f"ws://{host}/_stcore/stream", subprotocols=["streamlit"],  # type: ignore[list-item]
-                                 origin=f"http://{host}", max_size=None, open_timeout=30,  # type: ignore[arg-type]
-                                 ping_interval=20, ping_timeout=60, close_timeout=2)
+        self._ws = await connect(
+            f"ws://{host}/_stcore/stream",
+            subprotocols=["streamlit"],  # type: ignore[list-item]
+            origin=f"http://{host}",
+            max_size=None,
+            open_timeout=30,  # type: ignore[arg-type]
+            ping_interval=20,
+            ping_timeout=60,
+            close_timeout=2,
+        )
         self._reader = asyncio.create_task(self._read())
 
     async def open(self) -> RunResult:
@@ -250,7 +279,8 @@ class Session:
         for widget in self.widgets.values():
             if widget.key == key:
                 return widget
-        raise KeyError(f"no widget with key {key!r}; keys: {sorted(str(w.key) for w in self.widgets.values())}")
+        keys = sorted(str(w.key) for w in self.widgets.values())
+        raise KeyError(f"no widget with key {key!r}; keys: {keys}")
 
     def value_of(self, key: str) -> WidgetState | None:
         return self.values.get(self.widget(key).id)
@@ -267,8 +297,9 @@ class Session:
         """What the browser's setInterval sends for a run_every fragment."""
         return await self.rerun(fragment_id=fragment_id, is_auto_rerun=True)
 
-    def widget_states(self, changes: dict[str, WidgetState] | None = None,
-                      trigger: str | None = None) -> list[WidgetState]:
+    def widget_states(
+        self, changes: dict[str, WidgetState] | None = None, trigger: str | None = None
+    ) -> list[WidgetState]:
         if changes:
             self.values.update(changes)
         states = list(self.values.values())
@@ -276,9 +307,16 @@ class Session:
             states.append(WidgetState(id=trigger, trigger_value=True))
         return states
 
-    async def rerun(self, *, changes: dict[str, WidgetState] | None = None, trigger: str | None = None,
-                    query: str | None = None, fragment_id: str = "", is_auto_rerun: bool = False,
-                    first: bool = False) -> RunResult:
+    async def rerun(
+        self,
+        *,
+        changes: dict[str, WidgetState] | None = None,
+        trigger: str | None = None,
+        query: str | None = None,
+        fragment_id: str = "",
+        is_auto_rerun: bool = False,
+        first: bool = False,
+    ) -> RunResult:
         """Send one rerun_script and wait for the script_finished that ends the run(s) it caused."""
         if self._ws is None or self.closed:
             return RunResult(error="not connected")
@@ -406,16 +444,21 @@ class Session:
             if kind == "exception":
                 result.exceptions.append(text)
             if kind == "code" and result.guard_panel and "|" not in result.guard_text:
-                result.guard_text = f"{result.guard_text or GUARD_TITLE} | {text}"   # the error itself
+                result.guard_text = f"{result.guard_text or GUARD_TITLE} | {text}"  # the error itself
         if kind in WIDGET_KINDS:
             proto = getattr(element, kind)
             widget_id = proto.id
             if not widget_id:
                 return
             self._full_run_ids.add(widget_id)
-            self.widgets[widget_id] = Widget(widget_id, kind, getattr(proto, "label", ""),
-                                             user_key(widget_id), bool(getattr(proto, "disabled", False)),
-                                             _options(kind, proto))
+            self.widgets[widget_id] = Widget(
+                widget_id,
+                kind,
+                getattr(proto, "label", ""),
+                user_key(widget_id),
+                bool(getattr(proto, "disabled", False)),
+                _options(kind, proto),
+            )
             if widget_id not in self.values or getattr(proto, "set_value", False):
                 state = _initial_state(kind, proto)
                 if state is not None:
@@ -423,6 +466,7 @@ class Session:
 
 
 # -- values for set_value -------------------------------------------------------------------------
+
 
 def int_state(value: int) -> WidgetState:
     return WidgetState(int_value=value)
@@ -462,6 +506,7 @@ def number_state(session: Session, key: str, value: float) -> WidgetState:
 
 # -- the server ------------------------------------------------------------------------------------
 
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -479,8 +524,9 @@ def health(base_url: str, timeout: float = 2.0) -> bool:
 class Server:
     """`streamlit run streamlit_app.py` on 127.0.0.1; a context manager that stops it and its children."""
 
-    def __init__(self, port: int | None = None, extra_args: Iterable[str] = (),
-                 log_path: str | None = None) -> None:
+    def __init__(
+        self, port: int | None = None, extra_args: Iterable[str] = (), log_path: str | None = None
+    ) -> None:
         self.port = port or free_port()
         self.extra_args = list(extra_args)
         self.log_path = log_path
@@ -497,13 +543,29 @@ class Server:
         return self.process.pid
 
     def start(self, timeout: float = 60.0) -> Server:
-        command = [sys.executable, "-m", "streamlit", "run", "streamlit_app.py",
-                   "--server.headless", "true", "--server.address", "127.0.0.1",
-                   "--server.port", str(self.port), *self.extra_args]
+        command = [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "streamlit_app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(self.port),
+            *self.extra_args,
+        ]
         log = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self._log = log
-        self.process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self.process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -527,7 +589,7 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=5)
-        for child in children:   # e.g. the DataLoader forkserver, if it outlived the server
+        for child in children:  # e.g. the DataLoader forkserver, if it outlived the server
             with contextlib.suppress(psutil.Error):
                 child.kill()
         if hasattr(self._log, "close"):
