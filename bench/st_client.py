@@ -22,7 +22,8 @@ and the 1.67 frontend bundle):
   run follows) or FINISHED_FRAGMENT_RUN_SUCCESSFULLY.
 - st.fragment(run_every=s) sends auto_rerun {interval, fragment_id}; the browser then calls
   setInterval and sends rerun_script with fragment_id and is_auto_rerun = true every interval,
-  until stop_auto_rerun names the fragment.
+  until stop_auto_rerun names the fragment or a full run starts (new_session without
+  metadata.run.fragment_ids clears every timer; that run re-sends auto_rerun if still wanted).
 - new_session.page_script_hash is the entry script's; with st.navigation the page that ran is
   navigation.page_script_hash, and that is what the browser sends with later reruns.
 - A keyed container is a Block whose id is "$$ID-<hash>-<key>".
@@ -293,6 +294,15 @@ class Session:
         state.id = widget.id
         return await self.rerun(changes={widget.id: state})
 
+    async def navigate(self, page: str, query: str = "") -> RunResult:
+        """Follow an in-app link (st.page_link) to another page: same session, the link's query."""
+        self.page = page.strip("/")
+        self.page_script_hash = self.pages.get(self.page, "")
+        self.values.clear()
+        self.widgets.clear()
+        self.fragments.clear()
+        return await self.rerun(query=query, first=not self.page_script_hash)
+
     async def tick(self, fragment_id: str) -> RunResult:
         """What the browser's setInterval sends for a run_every fragment."""
         return await self.rerun(fragment_id=fragment_id, is_auto_rerun=True)
@@ -378,8 +388,10 @@ class Session:
             if msg.new_session.HasField("initialize"):
                 self.session_id = msg.new_session.initialize.session_id or self.session_id
             if not msg.metadata.run.fragment_ids:
-                # A full run: the browser drops widgets the new run does not draw again.
+                # A full run: the browser drops widgets the new run does not draw again, and
+                # its run_every timers (the run re-sends auto_rerun for fragments still live).
                 self._full_run_ids = set()
+                self.fragments.clear()
             if result is not None:
                 result.runs += 1
         elif kind == "delta":
