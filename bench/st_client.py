@@ -44,6 +44,7 @@ import urllib.request
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
 import psutil
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -53,6 +54,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
 
 ROOT = Path(__file__).resolve().parent.parent
 GUARD_KEY = "page_guard_error"
@@ -149,72 +151,64 @@ def _element_text(kind: str, element: Element) -> str:
     return ""
 
 
-def _initial_state(kind: str, proto: object) -> WidgetState | None:
+def _initial_state(kind: str, proto: Any) -> WidgetState | None:
     """The value a browser holds for a widget it draws: the proto's value if set, else its default."""
-    state = WidgetState(id=proto.id)  # type: ignore[attr-defined]
+    state = WidgetState(id=proto.id)
     set_value = bool(getattr(proto, "set_value", False))
     if kind == "checkbox":
-        state.bool_value = proto.value if set_value else proto.default  # type: ignore[attr-defined]
+        state.bool_value = proto.value if set_value else proto.default
     elif kind == "number_input":
         if set_value:
-            value = proto.value  # type: ignore[attr-defined]
-        elif proto.HasField("default"):  # type: ignore[attr-defined]
-            value = proto.default  # type: ignore[attr-defined]
+            value = proto.value
+        elif proto.HasField("default"):
+            value = proto.default
         else:
             return None
-        if proto.data_type == proto.INT:  # type: ignore[attr-defined]
+        if proto.data_type == proto.INT:
             state.int_value = int(value)
         else:
             state.double_value = value
     elif kind in {"selectbox", "radio"}:
         if set_value:
-            state.string_value = proto.raw_value  # type: ignore[attr-defined]
-        elif proto.HasField("default") and proto.default < len(proto.options):  # type: ignore[attr-defined]
-            state.string_value = proto.options[proto.default]  # type: ignore[attr-defined]
+            state.string_value = proto.raw_value
+        elif proto.HasField("default") and proto.default < len(proto.options):
+            state.string_value = proto.options[proto.default]
         else:
             return None
     elif kind == "slider":
-        if proto.options:  # type: ignore[attr-defined]  # select_slider: not modelled
+        if proto.options:  # select_slider: not modelled
             return None
-        values = proto.value if set_value else proto.default  # type: ignore[attr-defined]
+        values = proto.value if set_value else proto.default
         state.double_array_value.data.extend(values)
     elif kind in {"text_area", "text_input"}:
         if set_value:
-            state.string_value = proto.value  # type: ignore[attr-defined]
-        elif proto.HasField("default"):  # type: ignore[attr-defined]
-            state.string_value = proto.default  # type: ignore[attr-defined]
+            state.string_value = proto.value
+        elif proto.HasField("default"):
+            state.string_value = proto.default
         else:
             return None
     elif kind == "button_group":
         if set_value:
-            values = list(proto.raw_values)  # type: ignore[attr-defined]
+            values = list(proto.raw_values)
         else:
-            values = [
-                proto.options[i].content
-                for i in proto.default  # type: ignore[attr-defined]
-                if i < len(proto.options)
-            ]  # type: ignore[attr-defined]
+            values = [proto.options[i].content for i in proto.default if i < len(proto.options)]
         state.string_array_value.data.extend(values)
     elif kind == "multiselect":
         if set_value:
-            values = list(proto.raw_values)  # type: ignore[attr-defined]
+            values = list(proto.raw_values)
         else:
-            values = [
-                proto.options[i]
-                for i in proto.default  # type: ignore[attr-defined]
-                if i < len(proto.options)
-            ]  # type: ignore[attr-defined]
+            values = [proto.options[i] for i in proto.default if i < len(proto.options)]
         state.string_array_value.data.extend(values)
     else:  # buttons are triggers; uploads, pickers and charts are not modelled
         return None
     return state
 
 
-def _options(kind: str, proto: object) -> list[str]:
+def _options(kind: str, proto: Any) -> list[str]:
     if kind in {"selectbox", "radio", "multiselect"}:
-        return list(proto.options)  # type: ignore[attr-defined]
+        return list(proto.options)
     if kind == "button_group":
-        return [o.content for o in proto.options]  # type: ignore[attr-defined]
+        return [o.content for o in proto.options]
     return []
 
 
@@ -243,10 +237,10 @@ class Session:
         host = self.base_url.split("://", 1)[-1]
         self._ws = await connect(
             f"ws://{host}/_stcore/stream",
-            subprotocols=["streamlit"],  # type: ignore[list-item]
+            subprotocols=[Subprotocol("streamlit")],
             origin=f"http://{host}",
             max_size=None,
-            open_timeout=30,  # type: ignore[arg-type]
+            open_timeout=30,
             ping_interval=20,
             ping_timeout=60,
             close_timeout=2,
@@ -543,7 +537,7 @@ class Server:
         self.extra_args = list(extra_args)
         self.log_path = log_path
         self.process: subprocess.Popen[bytes] | None = None
-        self._log: object = None
+        self._log: IO[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -569,8 +563,8 @@ class Server:
             str(self.port),
             *self.extra_args,
         ]
-        log = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        self._log = log
+        self._log = open(self.log_path, "wb") if self.log_path else None
+        log = self._log if self._log is not None else subprocess.DEVNULL
         self.process = subprocess.Popen(
             command,
             cwd=ROOT,
@@ -604,8 +598,9 @@ class Server:
         for child in children:  # e.g. the DataLoader forkserver, if it outlived the server
             with contextlib.suppress(psutil.Error):
                 child.kill()
-        if hasattr(self._log, "close"):
-            self._log.close()  # type: ignore[union-attr]
+        if self._log is not None:
+            self._log.close()
+            self._log = None
         self.process = None
 
     def __enter__(self) -> Server:
