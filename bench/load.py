@@ -77,12 +77,13 @@ class Learner:
     trained_epochs: tuple[int, int] = (0, 0)
     error: str | None = None
 
-    def record(self, result: RunResult, *, tick: bool = False) -> RunResult:
+    def record(self, result: RunResult, *, tick: bool = False, trainer: bool = False) -> RunResult:
+        """Keep a run; on the moons trainer (`trainer`), read the training progress it shows."""
         self.runs.append(result)
         if tick:
             self.ticks.append(result.wall_s)
         for text in result.texts:
-            match = EPOCH.search(text)
+            match = EPOCH.search(text) if trainer else None
             if match:
                 self.trained_epochs = (int(match[1]), int(match[2]))
                 self.progress = f"epoch {match[1]} / {match[2]}"
@@ -116,13 +117,13 @@ async def train(session: Session, learner: Learner, until: float) -> None:
     while time.monotonic() < until:
         if not session.widget("mt_play").disabled:
             learner.plays += 1
-            learner.record(await session.click("mt_play"))
+            learner.record(await session.click("mt_play"), trainer=True)
         elif not session.fragments:
             return  # Play is disabled and nothing ticks: training is done
         while session.fragments and time.monotonic() < until:
             fragment, interval = next(iter(session.fragments.items()))
             await asyncio.sleep(interval)
-            learner.record(await session.tick(fragment), tick=True)
+            learner.record(await session.tick(fragment), tick=True, trainer=True)
         if learner.trained_epochs[0] and learner.trained_epochs[0] >= learner.trained_epochs[1]:
             return
         await asyncio.sleep(2.0)  # "Press the button again in a few seconds"
@@ -147,9 +148,10 @@ async def learner_run(
         if changed is not None:
             learner.record(changed)
         epochs = rng.choice((2, 5, 20))
-        learner.record(await session.navigate("moons_trainer", f"epochs={epochs}"))
+        learner.record(await session.navigate("moons_trainer", f"epochs={epochs}"), trainer=True)
         learner.record(
-            await session.set_value("mt_lr", number_state(session, "mt_lr", rng.choice((0.003, 0.01))))
+            await session.set_value("mt_lr", number_state(session, "mt_lr", rng.choice((0.003, 0.01)))),
+            trainer=True,
         )
         await train(session, learner, time.monotonic() + train_seconds)
         learner.record(await session.navigate("batch_iterator", "n=20&batch=6&shuffle=0"))
