@@ -1,0 +1,668 @@
+"""A small client that drives Streamlit 1.67 browser sessions over the websocket, as the frontend does.
+
+Protocol (read from streamlit/web/server/starlette/starlette_websocket.py, runtime/app_session.py
+and the 1.67 frontend bundle):
+
+- Connect to ws://HOST:PORT/_stcore/stream with the subprotocol list ["streamlit", xsrf, session];
+  only the first entry is required. The XSRF token only matters for the auth cookie, and a
+  missing Origin header is allowed; we send a same-origin Origin like a browser does.
+- Every frame is binary protobuf: BackMsg up, ForwardMsg down. The server sends nothing until the
+  client sends BackMsg.rerun_script (a ClientState). The first run of a tab carries
+  page_name = the URL path without "/" ("" for the default page) and page_script_hash = "";
+  once new_session has named the page, later reruns carry page_script_hash and page_name = "".
+- query_string is location.search without "?", still URL-encoded; the server parses it.
+  page_info_changed carries the query string the script wrote (st.query_params); the browser
+  puts it in the address bar and sends it with every later rerun.
+- WidgetStates holds every active widget's value, plus a trigger_value for a clicked button.
+  An element's proto carries its value only when set_value is true; otherwise the browser keeps
+  what it had, or the proto's default for a widget it has not seen.
+- A run starts with new_session (metadata.run.script_run_id) and ends with script_finished:
+  FINISHED_SUCCESSFULLY (also when the script raised: the exception is a delta),
+  FINISHED_WITH_COMPILE_ERROR, FINISHED_EARLY_FOR_RERUN (st.rerun or a newer request: another
+  run follows) or FINISHED_FRAGMENT_RUN_SUCCESSFULLY.
+- st.fragment(run_every=s) sends auto_rerun {interval, fragment_id}; the browser then calls
+  setInterval and sends rerun_script with fragment_id and is_auto_rerun = true every interval,
+  until stop_auto_rerun names the fragment or a full run starts (new_session without
+  metadata.run.fragment_ids clears every timer; that run re-sends auto_rerun if still wanted).
+- new_session.page_script_hash is the entry script's; with st.navigation the page that ran is
+  navigation.page_script_hash, and that is what the browser sends with later reruns.
+- A keyed container is a Block whose id is "$$ID-<hash>-<key>".
+- The server answers BackMsg.app_heartbeat with heartbeat_ack; websocket pings are answered by
+  the websockets library. Nothing else is needed to keep a session alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import psutil
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.proto.Element_pb2 import Element
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
+
+ROOT = Path(__file__).resolve().parent.parent
+GUARD_KEY = "page_guard_error"
+GUARD_TITLE = "This page hit an unexpected error"
+ID_PREFIX = "$$ID-"
+
+STATUS_NAMES = {
+    ForwardMsg.FINISHED_SUCCESSFULLY: "success",
+    ForwardMsg.FINISHED_WITH_COMPILE_ERROR: "compile_error",
+    ForwardMsg.FINISHED_EARLY_FOR_RERUN: "early_for_rerun",
+    ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY: "fragment_success",
+}
+FINAL_STATUSES = {"success", "compile_error", "fragment_success"}
+WIDGET_KINDS = {
+    "button",
+    "button_group",
+    "checkbox",
+    "download_button",
+    "file_uploader",
+    "multiselect",
+    "number_input",
+    "radio",
+    "selectbox",
+    "slider",
+    "text_area",
+    "text_input",
+    "color_picker",
+    "date_input",
+    "time_input",
+    "chat_input",
+}
+TEXT_KINDS = {"markdown", "alert", "progress", "text", "heading", "code", "metric", "exception"}
+
+
+def user_key(element_id: str) -> str | None:
+    """The user's key in a generated id "$$ID-<hash>-<key>"; None when the element has no key."""
+    if not element_id.startswith(ID_PREFIX):
+        return None
+    parts = element_id.split("-", 2)
+    return parts[2] if len(parts) == 3 and parts[2] != "None" else None
+
+
+@dataclass
+class Widget:
+    id: str
+    kind: str
+    label: str
+    key: str | None
+    disabled: bool
+    options: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RunResult:
+    """What one rerun_script request produced, up to the script_finished that ended it."""
+
+    wall_s: float = 0.0
+    finished: bool = False
+    status: str | None = None
+    runs: int = 0  # script runs (st.rerun makes more than one)
+    exceptions: list[str] = field(default_factory=list)
+    guard_panel: bool = False
+    guard_text: str = ""
+    texts: list[str] = field(default_factory=list)  # markdown, alerts, progress labels, ...
+    elements: int = 0
+    query_strings: list[str] = field(default_factory=list)  # page_info_changed, in order
+    page_not_found: str | None = None
+    compile_error: str = ""
+    auto_reruns: dict[str, float] = field(default_factory=dict)
+    stopped_fragments: list[str] = field(default_factory=list)
+    error: str | None = None  # connection trouble, timeout
+
+    def has_text(self, needle: str) -> bool:
+        return any(needle in text for text in self.texts)
+
+
+def _element_text(kind: str, element: Element) -> str:
+    if kind == "markdown":
+        return element.markdown.body
+    if kind == "alert":
+        return element.alert.body
+    if kind == "progress":
+        return element.progress.text
+    if kind == "text":
+        return element.text.body
+    if kind == "heading":
+        return element.heading.body
+    if kind == "code":
+        return element.code.code_text
+    if kind == "metric":
+        return f"{element.metric.label}: {element.metric.body}"
+    if kind == "exception":
+        return f"{element.exception.type}: {element.exception.message}"
+    return ""
+
+
+def _initial_state(kind: str, proto: Any) -> WidgetState | None:
+    """The value a browser holds for a widget it draws: the proto's value if set, else its default."""
+    state = WidgetState(id=proto.id)
+    set_value = bool(getattr(proto, "set_value", False))
+    if kind == "checkbox":
+        state.bool_value = proto.value if set_value else proto.default
+    elif kind == "number_input":
+        if set_value:
+            value = proto.value
+        elif proto.HasField("default"):
+            value = proto.default
+        else:
+            return None
+        if proto.data_type == proto.INT:
+            state.int_value = int(value)
+        else:
+            state.double_value = value
+    elif kind in {"selectbox", "radio"}:
+        if set_value:
+            state.string_value = proto.raw_value
+        elif proto.HasField("default") and proto.default < len(proto.options):
+            state.string_value = proto.options[proto.default]
+        else:
+            return None
+    elif kind == "slider":
+        if proto.options:  # select_slider: not modelled
+            return None
+        values = proto.value if set_value else proto.default
+        state.double_array_value.data.extend(values)
+    elif kind in {"text_area", "text_input"}:
+        if set_value:
+            state.string_value = proto.value
+        elif proto.HasField("default"):
+            state.string_value = proto.default
+        else:
+            return None
+    elif kind == "button_group":
+        if set_value:
+            values = list(proto.raw_values)
+        else:
+            values = [proto.options[i].content for i in proto.default if i < len(proto.options)]
+        state.string_array_value.data.extend(values)
+    elif kind == "multiselect":
+        if set_value:
+            values = list(proto.raw_values)
+        else:
+            values = [proto.options[i] for i in proto.default if i < len(proto.options)]
+        state.string_array_value.data.extend(values)
+    else:  # buttons are triggers; uploads, pickers and charts are not modelled
+        return None
+    return state
+
+
+def _options(kind: str, proto: Any) -> list[str]:
+    if kind in {"selectbox", "radio", "multiselect"}:
+        return list(proto.options)
+    if kind == "button_group":
+        return [o.content for o in proto.options]
+    return []
+
+
+class Session:
+    """One browser tab: a websocket, the widget values the tab holds, and its address bar."""
+
+    def __init__(self, base_url: str, page: str = "", query: str = "", *, run_timeout: float = 60.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.page = page.strip("/")
+        self.query = query.lstrip("?")
+        self.run_timeout = run_timeout
+        self.page_script_hash = ""
+        self.session_id = ""
+        self.widgets: dict[str, Widget] = {}
+        self.values: dict[str, WidgetState] = {}
+        self.fragments: dict[str, float] = {}  # fragment id -> run_every interval
+        self.pages: dict[str, str] = {}  # url path -> page script hash
+        self.closed = False
+        self._ws: ClientConnection | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._result: RunResult | None = None
+        self._done: asyncio.Event = asyncio.Event()
+        self._full_run_ids: set[str] = set()
+
+    async def connect(self) -> None:
+        host = self.base_url.split("://", 1)[-1]
+        self._ws = await connect(
+            f"ws://{host}/_stcore/stream",
+            subprotocols=[Subprotocol("streamlit")],
+            origin=f"http://{host}",
+            max_size=None,
+            open_timeout=30,
+            ping_interval=20,
+            ping_timeout=60,
+            close_timeout=2,
+        )
+        self._reader = asyncio.create_task(self._read())
+
+    async def open(self) -> RunResult:
+        """Connect and run the page as a freshly opened tab (the lesson link's first run)."""
+        if self._ws is None:
+            await self.connect()
+        return await self.rerun(first=True)
+
+    async def close(self) -> None:
+        self.closed = True
+        if self._ws is not None:
+            with contextlib.suppress(Exception):
+                await self._ws.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def widget(self, key: str) -> Widget:
+        """The active widget drawn with this user key."""
+        for widget in self.widgets.values():
+            if widget.key == key:
+                return widget
+        keys = sorted(str(w.key) for w in self.widgets.values())
+        raise KeyError(f"no widget with key {key!r}; keys: {keys}")
+
+    def value_of(self, key: str) -> WidgetState | None:
+        return self.values.get(self.widget(key).id)
+
+    async def click(self, key: str) -> RunResult:
+        return await self.rerun(trigger=self.widget(key).id)
+
+    async def set_value(self, key: str, state: WidgetState) -> RunResult:
+        widget = self.widget(key)
+        state.id = widget.id
+        return await self.rerun(changes={widget.id: state})
+
+    async def navigate(self, page: str, query: str = "") -> RunResult:
+        """Follow an in-app link (st.page_link) to another page: same session, the link's query."""
+        self.page = page.strip("/")
+        self.page_script_hash = self.pages.get(self.page, "")
+        self.values.clear()
+        self.widgets.clear()
+        self.fragments.clear()
+        return await self.rerun(query=query, first=not self.page_script_hash)
+
+    async def tick(self, fragment_id: str) -> RunResult:
+        """What the browser's setInterval sends for a run_every fragment."""
+        return await self.rerun(fragment_id=fragment_id, is_auto_rerun=True)
+
+    def widget_states(
+        self, changes: dict[str, WidgetState] | None = None, trigger: str | None = None
+    ) -> list[WidgetState]:
+        if changes:
+            self.values.update(changes)
+        states = list(self.values.values())
+        if trigger is not None:
+            states.append(WidgetState(id=trigger, trigger_value=True))
+        return states
+
+    async def rerun(
+        self,
+        *,
+        changes: dict[str, WidgetState] | None = None,
+        trigger: str | None = None,
+        query: str | None = None,
+        fragment_id: str = "",
+        is_auto_rerun: bool = False,
+        first: bool = False,
+    ) -> RunResult:
+        """Send one rerun_script and wait for the script_finished that ends the run(s) it caused."""
+        if self._ws is None or self.closed:
+            return RunResult(error="not connected")
+        if query is not None:
+            self.query = query.lstrip("?")
+        state = ClientState(query_string=self.query, fragment_id=fragment_id, is_auto_rerun=is_auto_rerun)
+        if first or not self.page_script_hash:
+            state.page_name = self.page
+        else:
+            state.page_script_hash = self.page_script_hash
+        state.widget_states.widgets.extend(self.widget_states(changes, trigger))
+        state.context_info.timezone = "UTC"
+        state.context_info.timezone_offset = 0
+        state.context_info.locale = "en-US"
+        state.context_info.url = f"{self.base_url}/{self.page}" + (f"?{self.query}" if self.query else "")
+        state.context_info.is_embedded = False
+        state.context_info.color_scheme = "light"
+        result = RunResult()
+        self._result = result
+        self._done = asyncio.Event()
+        started = time.perf_counter()
+        try:
+            await self._ws.send(BackMsg(rerun_script=state).SerializeToString())
+            await asyncio.wait_for(self._done.wait(), self.run_timeout)
+        except TimeoutError:
+            result.error = f"no script_finished within {self.run_timeout:.0f}s"
+        except ConnectionClosed as exc:
+            result.error = f"connection closed: {exc}"
+        result.wall_s = time.perf_counter() - started
+        if result.error is None and self.closed:
+            result.error = "connection closed"
+        self._result = None
+        return result
+
+    async def heartbeat(self) -> None:
+        if self._ws is not None and not self.closed:
+            await self._ws.send(BackMsg(app_heartbeat=True).SerializeToString())
+
+    async def _read(self) -> None:
+        assert self._ws is not None
+        try:
+            async for raw in self._ws:
+                if isinstance(raw, bytes):
+                    self._handle(ForwardMsg.FromString(raw))
+        except ConnectionClosed:
+            pass
+        finally:
+            self.closed = True
+            if self._result is not None and self._result.error is None:
+                self._result.error = "connection closed"
+            self._done.set()
+
+    def _handle(self, msg: ForwardMsg) -> None:
+        kind = msg.WhichOneof("type")
+        result = self._result
+        if kind == "new_session":
+            # With st.navigation this is the router's hash; the page's comes in `navigation`.
+            self.page_script_hash = self.page_script_hash or msg.new_session.page_script_hash
+            if msg.new_session.HasField("initialize"):
+                self.session_id = msg.new_session.initialize.session_id or self.session_id
+            if not msg.metadata.run.fragment_ids:
+                # A full run: the browser drops widgets the new run does not draw again, and
+                # its run_every timers (the run re-sends auto_rerun for fragments still live).
+                self._full_run_ids = set()
+                self.fragments.clear()
+            if result is not None:
+                result.runs += 1
+        elif kind == "delta":
+            self._handle_delta(msg, result)
+        elif kind == "navigation":
+            self.page_script_hash = msg.navigation.page_script_hash
+            self.pages = {page.url_pathname: page.page_script_hash for page in msg.navigation.app_pages}
+        elif kind == "page_info_changed":
+            self.query = msg.page_info_changed.query_string
+            if result is not None:
+                result.query_strings.append(self.query)
+        elif kind == "auto_rerun":
+            self.fragments[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
+            if result is not None:
+                result.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
+        elif kind == "stop_auto_rerun":
+            for fragment in msg.stop_auto_rerun.fragment_ids:
+                self.fragments.pop(fragment, None)
+                if result is not None:
+                    result.stopped_fragments.append(fragment)
+        elif kind == "page_not_found":
+            if result is not None:
+                result.page_not_found = msg.page_not_found.page_name
+        elif kind == "session_event":
+            if result is not None and msg.session_event.HasField("script_compilation_exception"):
+                exc = msg.session_event.script_compilation_exception
+                result.compile_error = f"{exc.type}: {exc.message}"
+        elif kind == "script_finished":
+            status = STATUS_NAMES.get(msg.script_finished, str(msg.script_finished))
+            if status == "success" and self._full_run_ids:
+                for stale in set(self.values) - self._full_run_ids:
+                    self.values.pop(stale, None)
+                    self.widgets.pop(stale, None)
+            if result is not None:
+                result.status = status
+                if status in FINAL_STATUSES:
+                    result.finished = True
+                    self._done.set()
+
+    def _handle_delta(self, msg: ForwardMsg, result: RunResult | None) -> None:
+        delta = msg.delta
+        which = delta.WhichOneof("type")
+        if which == "add_block":
+            block_id = delta.add_block.id
+            if GUARD_KEY in block_id and result is not None:
+                result.guard_panel = True
+            return
+        if which != "new_element":
+            return
+        element = delta.new_element
+        kind = element.WhichOneof("type")
+        if kind is None:
+            return
+        if result is not None:
+            result.elements += 1
+            text = _element_text(kind, element) if kind in TEXT_KINDS else ""
+            if text:
+                result.texts.append(text)
+                if GUARD_TITLE in text:
+                    result.guard_panel = True
+                    result.guard_text = result.guard_text or text
+            if kind == "exception":
+                result.exceptions.append(text)
+            if kind == "code" and result.guard_panel and "|" not in result.guard_text:
+                result.guard_text = f"{result.guard_text or GUARD_TITLE} | {text}"  # the error itself
+        if kind in WIDGET_KINDS:
+            proto = getattr(element, kind)
+            widget_id = proto.id
+            if not widget_id:
+                return
+            self._full_run_ids.add(widget_id)
+            self.widgets[widget_id] = Widget(
+                widget_id,
+                kind,
+                getattr(proto, "label", ""),
+                user_key(widget_id),
+                bool(getattr(proto, "disabled", False)),
+                _options(kind, proto),
+            )
+            if widget_id not in self.values or getattr(proto, "set_value", False):
+                state = _initial_state(kind, proto)
+                if state is not None:
+                    self.values[widget_id] = state
+
+
+# -- values for set_value -------------------------------------------------------------------------
+
+
+def int_state(value: int) -> WidgetState:
+    return WidgetState(int_value=value)
+
+
+def double_state(value: float) -> WidgetState:
+    return WidgetState(double_value=value)
+
+
+def string_state(value: str) -> WidgetState:
+    return WidgetState(string_value=value)
+
+
+def bool_state(value: bool) -> WidgetState:
+    return WidgetState(bool_value=value)
+
+
+def slider_state(*values: float) -> WidgetState:
+    state = WidgetState()
+    state.double_array_value.data.extend(values)
+    return state
+
+
+def strings_state(values: Iterable[str]) -> WidgetState:
+    state = WidgetState()
+    state.string_array_value.data.extend(values)
+    return state
+
+
+def number_state(session: Session, key: str, value: float) -> WidgetState:
+    """An int_value or double_value, whichever the number_input behind `key` holds."""
+    current = session.value_of(key)
+    if current is not None and current.WhichOneof("value") == "int_value":
+        return int_state(int(value))
+    return double_state(float(value))
+
+
+# -- the server ------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def health(base_url: str, timeout: float = 2.0) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=timeout) as response:
+            return bool(response.read() == b"ok")
+    except OSError:
+        return False
+
+
+class Server:
+    """`streamlit run streamlit_app.py` on 127.0.0.1; a context manager that stops it and its children."""
+
+    def __init__(
+        self, port: int | None = None, extra_args: Iterable[str] = (), log_path: str | None = None
+    ) -> None:
+        self.port = port or free_port()
+        self.extra_args = list(extra_args)
+        self.log_path = log_path
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def start(self, timeout: float = 60.0) -> Server:
+        command = [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "streamlit_app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(self.port),
+            *self.extra_args,
+        ]
+        self._log = open(self.log_path, "wb") if self.log_path else None
+        log = self._log if self._log is not None else subprocess.DEVNULL
+        self.process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {self.process.returncode}")
+            if health(self.url, timeout=1.0):
+                return self
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"streamlit not healthy after {timeout:.0f}s")
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        children: list[psutil.Process] = []
+        with contextlib.suppress(psutil.Error):
+            children = psutil.Process(self.process.pid).children(recursive=True)
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+        for child in children:  # e.g. the DataLoader forkserver, if it outlived the server
+            with contextlib.suppress(psutil.Error):
+                child.kill()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        self.process = None
+
+    def __enter__(self) -> Server:
+        return self.start() if self.process is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process and all its descendants."""
+    try:
+        process = psutil.Process(pid)
+        total = process.memory_info().rss
+        for child in process.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                total += child.memory_info().rss
+        return int(total)
+    except psutil.Error:
+        return 0
+
+
+class MemorySampler:
+    """Samples rss_bytes(pid) every `interval` seconds in the background; keeps the peak."""
+
+    def __init__(self, pid: int, interval: float = 0.25) -> None:
+        self.pid = pid
+        self.interval = interval
+        self.peak = 0
+        self.samples = 0
+        self._task: asyncio.Task[None] | None = None
+
+    def sample(self) -> int:
+        value = rss_bytes(self.pid)
+        self.peak = max(self.peak, value)
+        self.samples += 1
+        return value
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.to_thread(self.sample)
+            await asyncio.sleep(self.interval)
+
+    def start(self) -> MemorySampler:
+        self._task = asyncio.create_task(self._run())
+        return self
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+
+def mib(value: int) -> str:
+    return f"{value / 2**20:.0f} MiB"
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100) by nearest rank; 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1))))
+    return ordered[rank]
