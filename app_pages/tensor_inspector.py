@@ -16,14 +16,14 @@ from components.classroom import share_panel, visible
 from components.code_panel import code_panel
 from components.device import learner_device
 from components.error_panel import error_panel
-from components.figures import PLOTLY_CONFIG, prose
+from components.figures import PLOTLY_CONFIG, graph_scale, prose
 from components.knowledge_check import Revealed, knowledge_check
 from components.lesson_link import link_settings, publish_link
 from components.plain_text import code_span, md, plotly_text
 from components.tensor_inspector_figures import (
     bits_figure,
+    broadcast_figure,
     grid_figure,
-    shapes_figure,
     strip_figure,
     walk_figure,
 )
@@ -459,8 +459,8 @@ with broadcast_tab:
     else:
         error_panel(RuntimeError(combo.error or "these shapes do not combine"), key="ti_combine_err")
     if combo.columns:
-        st.plotly_chart(shapes_figure(combo, key="ti_shapes"), key="ti_shapes",
-                        config=PLOTLY_CONFIG)
+        st.plotly_chart(broadcast_figure(combo.left, combo.right, combo.combine, graph_scale(),
+                                         key="ti_shapes"), key="ti_shapes", config=PLOTLY_CONFIG)
     if combo.expanded_strides is not None:
         left_strides, right_strides = combo.expanded_strides
         st.markdown(f"Broadcasting copies nothing: `a.expand{shape_text(combo.result)}` has "

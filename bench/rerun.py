@@ -108,7 +108,7 @@ def main() -> None:
     args = parser.parse_args()
     pages = [("" if p in {"", "/", "home"} else p.strip("/")) for p in args.pages.split(",")]
 
-    settings = {"on": [], "off": ["--runner.postScriptGC", "false"]}
+    settings = {"on": ["--runner.postScriptGC", "true"], "off": ["--runner.postScriptGC", "false"]}
     chosen = ["on", "off"] if args.gc == "both" else [args.gc]
     results: dict[str, dict[str, tuple[list[float], list[str]]]] = {}
     if args.url:

@@ -5,13 +5,14 @@ moves it, so after a transpose the eye follows the view jumping through memory.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from components.figures import OKABE_ITO, graph_scale, style_figure
-from workbench.broadcast import EQUAL, INNER, MISMATCH, Combination
+from workbench.broadcast import EQUAL, INNER, MISMATCH, Combination, combine_shapes
 from workbench.tensor_layout import LayoutPicture
 
 # Light to mid tones only, so black cell labels stay readable on every colour.
@@ -199,6 +200,16 @@ def shapes_figure(combo: Combination, *, key: str) -> go.Figure:
                      zeroline=False)
     fig.update_layout(height=round(3 * 48 * graph_scale()) + 80, plot_bgcolor="rgba(0,0,0,0)")
     return style_figure(fig, uirevision=key)
+
+
+@functools.lru_cache(maxsize=128)
+def broadcast_figure(left: tuple[int, ...], right: tuple[int, ...], combine: str, scale: float,
+                     key: str) -> go.Figure:
+    """`shapes_figure` of `combine_shapes(left, right, combine)`, built once per process for the
+    same shapes and presenter scale: most reruns of the page change nothing here. The figure is
+    shared by every session, so nothing may change it after it is returned."""
+    del scale                     # part of the cache key: graph_scale() is read inside
+    return shapes_figure(combine_shapes(left, right, combine), key=key)
 
 
 def bits_figure(sign: int, exponent: int, mantissa: int, *, key: str) -> go.Figure:
