@@ -60,7 +60,7 @@ LINKS = (
     ("lessons", "lesson=training&step=2"),
     ("lessons", "lesson=batching&step=1"),
 )
-EPOCH = re.compile(r"Epoch (\d+) / (\d+)")
+EPOCH = re.compile(r"Epoch (\d+) / (\d+)\*{0,2} · ([\d,]+) optimizer steps")
 BUSY = "The server is busy"
 
 
@@ -86,7 +86,7 @@ class Learner:
             match = EPOCH.search(text) if trainer else None
             if match:
                 self.trained_epochs = (int(match[1]), int(match[2]))
-                self.progress = f"epoch {match[1]} / {match[2]}"
+                self.progress = f"epoch {match[1]} / {match[2]}, {match[3]:>6} steps"
             if BUSY in text:
                 self.busy += 1
         return result

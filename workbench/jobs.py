@@ -62,6 +62,10 @@ class FairShare:
     cores: int
     ttl: float = 1.5
     utilisation: float = 0.6        # the rest is drawing, page runs and the server itself
+    # A slice is never shorter than this: with a class training, ticks queue behind each other
+    # (RunSlots), so a learner's ticks come seconds apart, not every `tick`; a sliver of
+    # training per tick would leave every run crawling while the cores sit drawing.
+    minimum: float = 0.05
     clock: Callable[[], float] = time.monotonic
     _leases: dict[str, float] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -78,7 +82,7 @@ class FairShare:
                 del self._leases[expired]
             self._leases[owner] = now + self.ttl
             active = len(self._leases)
-        return min(wanted, tick * self.cores * self.utilisation / active)
+        return min(wanted, max(self.minimum, tick * self.cores * self.utilisation / active))
 
     def active(self) -> int:
         with self._lock:

@@ -2,6 +2,11 @@
 from __future__ import annotations
 
 import io
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 import torch
@@ -10,6 +15,7 @@ from tests.app.apptest import assert_clean, open_page, shown_text
 from workbench.checkpoints import resume_checkpoint
 from workbench.moons import MoonsSettings, TrainingSession
 
+ROOT = Path(__file__).resolve().parents[2]
 MOONS = "app_pages/moons_trainer.py"
 TENSORS = "app_pages/tensor_inspector.py"
 
@@ -79,3 +85,54 @@ def test_a_crafted_resume_checkpoint_is_refused_and_training_goes_on():
     at.button(key="mt_step").click().run()
     assert_clean(at)
     assert at.session_state["learner::moons_trainer"].session.epoch == 1
+
+
+# Found by bench/fuzz.py against the landed app: four reached the guard (int64 overflow of a
+# storage or of strides), ten grew the server past 6 GB (a huge leading size of a rank >= 3
+# shape, whose slice indices were materialised).
+FUZZ_FINDINGS = [
+    "combine=broadcast&shape=1000000000000000000%2C1%2C512%2C1000000000%2C512&value=%E2%80%AEevil"
+    "&value=%2B&lhs=0",
+    "combine=broadcast&present=&shape=1000000001%2C1000000001%2C1000000000000000000",
+    "value=-1&present=0&rhs=&ops=unsqueeze%280%29.unflatten%28-3%2C%20%280%29%29.expand%283%2C%204"
+    "%2C%20-3%29.flip%280%2C%204%2C%2024%29&dtype=%20float64%20&dtype=BFLOAT16&fill=RANDINT"
+    "&shape=0%2C2147483648%2C1000000001%2C2147483648",
+    "value=-1.000e%2B06&dtype=%20int8%20&shape=-1%2C2147483648%2C1000000000000000000%2C1000000001"
+    "%2C2147483648&seed=%E2%91%A0&rhs=4%3B6&combine=broadcastx",
+    "shape=100000000,2,2",
+    "shape=1000000000,1000000000,1000000000",
+    "shape=1000000000%2C0%2C0%2C4096&dtype=float32x&hide=%2C%2C%2C&ops=unsqueeze%28%29.permute%28%29",
+    "shape=1000000001%2C512%2C-1%2C1&lhs=inf",
+    "shape=2147483648%2C1%2C1000000000&ops=permute%286%2C%201%29.view%286%2C%20-3%29.expand%283%2C"
+    "%202%2C%20-1%2C%206%29.expand%28-3%29.flatten%28-3%2C%200%2C%202%29&value=999998&fill=full",
+    "fill=%20randint%20&shape=1000000000000000000%2C2147483648%2C1&rhs=1%2C4096%2C0%2C4096%2C0%2C"
+    "1000000000000000000&dtype=int8&value=-615903&seed=2.147e%2B09",
+    "hide=hide&seed=21474836470&value=-254550.7469313686&ops=flatten%281000000000%2C%203%29.contiguous"
+    "%281000000000%2C%201000000000%2C%2024%2C%204%29.squeeze%281%2C%209223372036854775808%2C%20-1%29"
+    ".contiguous%289223372036854775808%29.transpose%28-2%29&shape=4096%2C0%2C1000000000000000000%2C"
+    "1000000000000000000%2C1&dtype=INT16",
+]
+
+
+def test_tensor_inspector_fuzz_findings():
+    """Through the real router, in a child capped at 1 GB of extra address space: should a fix
+    regress, the child fails on its own memory instead of this machine's."""
+    script = textwrap.dedent(f"""
+        import json, resource, sys
+        from urllib.parse import parse_qsl
+        sys.path.insert(0, ".")
+        from tests.app.apptest import guard_panels, open_page
+        open_page({TENSORS!r})            # imports and warm-up happen before the cap
+        vm = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmSize"))
+        resource.setrlimit(resource.RLIMIT_AS, (vm + 2**30, vm + 2**30))
+        found = {{}}
+        for query in {FUZZ_FINDINGS!r}:
+            at = open_page({TENSORS!r}, dict(parse_qsl(query, keep_blank_values=True)))
+            found[query] = [e.value for e in at.exception] + guard_panels(at)
+        print(json.dumps(found))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found == {query: [] for query in FUZZ_FINDINGS}

@@ -43,7 +43,7 @@ def test_fair_share_gives_everyone_a_slice_that_shrinks_with_the_class():
     from workbench.jobs import FairShare
 
     clock = Clock()
-    share = FairShare(cores=2, ttl=1.0, utilisation=0.5, clock=clock)
+    share = FairShare(cores=2, ttl=1.0, utilisation=0.5, minimum=0.001, clock=clock)
     assert share.slice_seconds("a", wanted=0.12, tick=0.3) == 0.12      # alone: all it wants
     for i in range(29):
         share.slice_seconds(f"learner-{i}", wanted=0.12, tick=0.3)
@@ -55,6 +55,10 @@ def test_fair_share_gives_everyone_a_slice_that_shrinks_with_the_class():
     assert share.active() == 1
     share.release("a")
     assert share.active() == 0
+    floored = FairShare(cores=2, minimum=0.05)
+    for i in range(30):
+        floored.slice_seconds(f"learner-{i}", wanted=0.12, tick=0.3)
+    assert floored.slice_seconds("learner-0", wanted=0.12, tick=0.3) == 0.05
 
 
 def test_fair_share_turns_are_one_per_core():
