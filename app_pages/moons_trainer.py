@@ -10,7 +10,7 @@ from components.guard import run_guarded
 from components.knowledge_check import knowledge_check
 from components.classroom import share_panel
 from components.lesson_link import link_settings, publish_link
-from components.moons_trainer_figures import boundary_figure, curves_figure
+from components.moons_trainer_figures import boundary_figure, cached_curves_figure
 from components.moons_trainer_panels import (
     MoonsTrainerState,
     activation_panel,
@@ -171,7 +171,7 @@ def live_frame() -> None:
     figure = boundary_figure(session, show_test=st.session_state.get("mt_show_test", False),
                              show_bayes=st.session_state.get("mt_show_bayes", False))
     st.plotly_chart(figure, key="mt_boundary", config=PLOTLY_CONFIG)
-    st.plotly_chart(curves_figure(session.history, s.epochs, session.bayes_test_accuracy),
+    st.plotly_chart(cached_curves_figure(session.history, s.epochs, session.bayes_test_accuracy),
                     key="mt_curves", config=PLOTLY_CONFIG)
 
 

@@ -12,6 +12,7 @@ the server's memory before, at peak and some time after the sessions closed. A f
 started for each level of --sessions.
 
 Run: .venv/bin/python bench/load.py [--sessions 10 30] [--train-seconds 30] [--after 60]
+     [--ramp 0 --link "/moons_trainer?epochs=2"]   (the whole class opens one link at once)
 """
 
 from __future__ import annotations
@@ -130,9 +131,13 @@ async def train(session: Session, learner: Learner, until: float) -> None:
 
 
 async def learner_run(
-    url: str, learner: Learner, rng: random.Random, train_seconds: float, run_timeout: float
+    url: str, learner: Learner, rng: random.Random, train_seconds: float, run_timeout: float,
+    link: str | None = None,
 ) -> None:
-    page, query = LINKS[(learner.index * 5) % len(LINKS)]  # 5 and 11 are coprime: every link, spread
+    if link:                          # the whole class opens one link, e.g. from a slide
+        page, _, query = link.lstrip("/").partition("?")
+    else:
+        page, query = LINKS[(learner.index * 5) % len(LINKS)]  # 5 and 11 are coprime: spread
     learner.link = f"/{page}?{query}"
     started = time.perf_counter()
     session = Session(url, page, query, run_timeout=run_timeout)
@@ -203,7 +208,8 @@ async def level(url: str, pid: int, sessions: int, args: argparse.Namespace) -> 
 
     async def staggered(learner: Learner, delay: float, seed: int) -> None:
         await asyncio.sleep(delay)
-        await learner_run(url, learner, random.Random(seed), args.train_seconds, args.run_timeout)
+        await learner_run(url, learner, random.Random(seed), args.train_seconds, args.run_timeout,
+                          args.link)
 
     started = time.monotonic()
     tasks = [
@@ -289,6 +295,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, nargs="+", default=[10, 30])
     parser.add_argument("--train-seconds", type=float, default=30, help="the most each learner trains")
     parser.add_argument("--ramp", type=float, default=5, help="learners arrive over this many seconds")
+    parser.add_argument("--link", help="every learner opens this link (e.g. /moons_trainer?epochs=2)")
     parser.add_argument("--after", type=float, default=60, help="seconds to wait after closing, for memory")
     parser.add_argument("--run-timeout", type=float, default=60)
     parser.add_argument("--seed", type=int, default=0)

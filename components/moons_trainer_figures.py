@@ -7,11 +7,13 @@ one contour trace draws both the shading and the 50% line from the same numbers.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from components.figures import OKABE_ITO, style_figure
+from components.figures import OKABE_ITO, graph_scale, style_figure
 from workbench.moons import History, TrainingSession, plot_extent
 
 CLASS_COLOURS = (OKABE_ITO[0], OKABE_ITO[1])          # class 0 blue, class 1 orange
@@ -68,6 +70,21 @@ def boundary_figure(session: TrainingSession, *, show_test: bool = False, show_b
         legend={"orientation": "h", "y": -0.14, "x": 0},
         title={"text": f"Epoch {session.epoch}: black line = decision boundary (P = 0.5)"})
     return style_figure(fig, uirevision=UIREVISION)
+
+
+def cached_curves_figure(history: History, epochs: int, bayes_accuracy: float) -> go.Figure:
+    """`curves_figure`, built once per process for a run that has not finished an epoch yet:
+    a class opening one link all draw the same empty chart (make_subplots alone costs ~40 ms).
+    The shared figure is never changed after it is returned."""
+    if history.epoch:
+        return curves_figure(history, epochs, bayes_accuracy)
+    return _empty_curves_figure(epochs, bayes_accuracy, graph_scale())
+
+
+@functools.lru_cache(maxsize=64)
+def _empty_curves_figure(epochs: int, bayes_accuracy: float, scale: float) -> go.Figure:
+    del scale                  # part of the cache key: graph_scale() is read inside
+    return curves_figure(History(), epochs, bayes_accuracy)
 
 
 def curves_figure(history: History, epochs: int, bayes_accuracy: float) -> go.Figure:

@@ -67,12 +67,17 @@ def serve() -> Iterator[str]:
         _wait_healthy(base, server)
         yield base
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=5)
+        stop(server)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within 15 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)
 
 
 @pytest.fixture(scope="session")

@@ -28,7 +28,7 @@ import torch
 from playwright.sync_api import expect
 
 from components.navigation import HOME, built_tools
-from tests.e2e.conftest import ROOT, _free_port, open_path, serve
+from tests.e2e.conftest import ROOT, _free_port, open_path, serve, stop
 from workbench.checkpoints import state_dict_safetensors
 from workbench.moons import PRESET, build_model
 
@@ -105,12 +105,7 @@ def _nginx(prefix: Path, replicas: list[str]) -> Iterator[Proxy]:
             time.sleep(0.1)
         yield proxy
     finally:
-        server.terminate()                      # SIGTERM: nginx's fast shutdown
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=5)
+        stop(server)                            # SIGTERM: nginx's fast shutdown
 
 
 @pytest.fixture(scope="module")
