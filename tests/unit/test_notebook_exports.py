@@ -9,16 +9,18 @@ from nbclient import NotebookClient
 from workbench.notebook import notebook_bytes
 
 
-def _notebook_output(script: str) -> str:
+def _notebook_output(script: str, folder) -> str:
     notebook = nbformat.reads(notebook_bytes(script, "export").decode(), as_version=4)
-    NotebookClient(notebook, timeout=300, kernel_name="python3").execute()
+    # In a temporary folder: the moons script saves its checkpoint where it runs.
+    NotebookClient(notebook, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(folder)}}).execute()
     return "".join(output.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
                    for output in cell.get("outputs", []) if output.get("name") == "stdout")
 
 
-def _script_output(script: str) -> str:
+def _script_output(script: str, folder) -> str:
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                          timeout=300).stdout
+                          timeout=300, cwd=folder).stdout
 
 
 def _tensor_script() -> str:
@@ -61,9 +63,11 @@ SCRIPTS = {"tensor_inspector": _tensor_script, "autograd_graph": _autograd_scrip
 
 
 @pytest.mark.parametrize("tool", sorted(SCRIPTS))
-def test_notebook_reproduces_the_pages_script(tool):
+def test_notebook_reproduces_the_pages_script(tool, tmp_path):
     script = SCRIPTS[tool]()
     assert "# %%" in script
-    printed = _notebook_output(script)
+    (tmp_path / "notebook").mkdir()
+    (tmp_path / "script").mkdir()
+    printed = _notebook_output(script, tmp_path / "notebook")
     assert printed.strip()
-    assert printed == _script_output(script)
+    assert printed == _script_output(script, tmp_path / "script")
