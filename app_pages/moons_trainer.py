@@ -90,7 +90,7 @@ if (me.session is not None and me.session.device == device
     me.session.settings = settings
 if me.session is None or me.session.settings != settings or me.session.device != device:
     me.session = new_session(settings, device)
-    me.running = me.busy = False
+    me.running = False
     me.reload_check = None
 if me.reset_requested:
     me.reset_requested = False
@@ -100,14 +100,11 @@ process_upload(session, me)
 
 if me.step_requested:
     me.step_requested = False
-    with TRAINING.turn(timeout=STEP_SECONDS) as got_a_core:
-        if got_a_core:
-            report = session.run_for(10**9, STEP_SECONDS, stop_at_epoch_end=True)
-            if report.epochs_finished == 0 and not session.done:
-                st.toast(f"That epoch is long: it was cut after {STEP_SECONDS:g} s. Press Step "
-                         "again to carry on with it.")
-            publish_shared(session)
-    me.busy = not got_a_core
+    report = session.run_for(10**9, STEP_SECONDS, stop_at_epoch_end=True)
+    if report.epochs_finished == 0 and not session.done:
+        st.toast(f"That epoch is long: it was cut after {STEP_SECONDS:g} s. Press Step again to "
+                 "carry on with it.")
+    publish_shared(session)
 
 
 def controls() -> None:
@@ -147,9 +144,8 @@ def live_frame() -> None:
     if me.running:
         # Everyone who presses Play trains: the slice shrinks as more learners train at once.
         seconds = TRAINING.slice_seconds(session_id(), SLICE_SECONDS, TICK_SECONDS)
-        with TRAINING.turn(timeout=TICK_SECONDS) as got_a_core:
-            report = session.run_for(SLICE_STEPS, seconds) if got_a_core else None
-        if report is not None and report.epochs_finished:
+        report = session.run_for(SLICE_STEPS, seconds)
+        if report.epochs_finished:
             publish_shared(session)         # the other tools see the model as of the last epoch
         if session.done:
             me.running = False
@@ -178,9 +174,6 @@ def live_frame() -> None:
 with main_column:
     with st.container(key="moons_trainer_main"):
         controls()
-        if me.busy:
-            st.warning("Every core was busy training for other learners, so that Step did not "
-                       "run. Press it again.", icon=":material/hourglass_top:")
         live_view()
 
 with main_column:

@@ -39,7 +39,6 @@ class MoonsTrainerState:
     running: bool = False
     step_requested: bool = False
     reset_requested: bool = False
-    busy: bool = False
     upload_seen: str | None = None
     upload_message: str = ""
     upload_error: ExplainedError | None = None

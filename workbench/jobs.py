@@ -55,8 +55,8 @@ class FairShare:
     A class of 30 pressing Play on a 2-core server must all see their runs progress, so no one
     is refused: each learner holds a lease (renewed every tick, gone `ttl` seconds after Pause
     or a closed tab), and a tick's share of training time is `utilisation` of the cores divided
-    among the learners training now. At most one slice per core computes at a time (`turn`);
-    the others wait a little, which keeps the server answering its health checks and pages.
+    among the learners training now, so the queue of runs (`RunSlots`: one per core at a time)
+    turns over quickly and pages and health checks keep being answered.
     """
 
     cores: int
@@ -69,10 +69,6 @@ class FairShare:
     clock: Callable[[], float] = time.monotonic
     _leases: dict[str, float] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _turns: threading.BoundedSemaphore = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self._turns = threading.BoundedSemaphore(self.cores)
 
     def slice_seconds(self, owner: str, wanted: float, tick: float) -> float:
         """Renew `owner`'s lease; the training time its tick may use (at most `wanted`)."""
@@ -92,16 +88,6 @@ class FairShare:
     def release(self, owner: str) -> None:
         with self._lock:
             self._leases.pop(owner, None)
-
-    @contextlib.contextmanager
-    def turn(self, timeout: float) -> Iterator[bool]:
-        """A core to compute on: True once one is free, False after `timeout` seconds."""
-        got = self._turns.acquire(timeout=timeout)
-        try:
-            yield got
-        finally:
-            if got:
-                self._turns.release()
 
 
 class RunSlots:

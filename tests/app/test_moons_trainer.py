@@ -182,24 +182,6 @@ def test_raising_epochs_continues_the_run_exactly():
     assert straight.history.val_loss == state.session.history.val_loss
 
 
-def test_step_waits_for_a_core_and_says_so_when_none_frees():
-    from workbench.jobs import TRAINING
-
-    held = [TRAINING._turns.acquire(timeout=5) for _ in range(TRAINING.cores)]
-    try:
-        assert all(held)
-        at = open_page(PAGE, QUICK)
-        at.button(key="mt_step").click().run()
-        _no_trouble(at)
-        assert any("Every core was busy" in w.value for w in at.warning)
-        assert at.session_state["learner::moons_trainer"].session.steps == 0
-    finally:
-        for _ in held:
-            TRAINING._turns.release()
-    at.button(key="mt_step").click().run()
-    assert at.session_state["learner::moons_trainer"].session.epoch == 1
-
-
 def test_an_empty_hidden_list_is_a_linear_model_that_trains():
     at = open_page(PAGE, {"hidden": "", "dataset": "xor", "n": "200", "epochs": "2"})
     at.button(key="mt_step").click().run()

@@ -61,18 +61,6 @@ def test_fair_share_gives_everyone_a_slice_that_shrinks_with_the_class():
     assert floored.slice_seconds("learner-0", wanted=0.12, tick=0.3) == 0.05
 
 
-def test_fair_share_turns_are_one_per_core():
-    from workbench.jobs import FairShare
-
-    share = FairShare(cores=1)
-    with share.turn(timeout=1) as first:
-        assert first
-        with share.turn(timeout=0.01) as second:
-            assert not second
-    with share.turn(timeout=0.01) as again:
-        assert again
-
-
 def test_run_slots_admit_capacity_runs_and_are_reentrant_per_thread():
     import threading
 
