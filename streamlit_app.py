@@ -8,7 +8,7 @@ import streamlit as st
 from components.guard import run_guarded
 from components.navigation import HOME, sections
 from components.sidebar import draw_sidebar
-from workbench.jobs import SCRIPT_RUNS
+from workbench.common.jobs import SCRIPT_RUNS
 
 # A local favicon: a `:material/...:` page icon makes every visitor's browser fetch it from
 # Google's font CDN, a request to another host on every page.
@@ -20,6 +20,6 @@ page = st.navigation({
                       default=t is HOME) for t in tools]
     for section, tools in sections().items()
 })
-with SCRIPT_RUNS.run():       # a few page runs at a time: see workbench/jobs.py
+with SCRIPT_RUNS.run():       # a few page runs at a time: see workbench/common/jobs.py
     draw_sidebar()
     run_guarded(page.run, page.title)

@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 import torch  # noqa: E402
 
 import workbench  # noqa: F401, E402  (one intra-op thread, as in the app)
-from workbench.autograd_graph import to_dot  # noqa: E402
-from workbench.autograd_session import PRESETS_BY_KEY, preset_settings, run_session  # noqa: E402
+from workbench.autograd.graph import to_dot  # noqa: E402
+from workbench.autograd.session import PRESETS_BY_KEY, preset_settings, run_session  # noqa: E402
 
 
 def lesson_bare() -> None:

@@ -17,9 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from workbench.accumulation import small_mlp  # noqa: E402
-from workbench.batch_cost import measure_batching_cost  # noqa: E402
-from workbench.batches import BatchSettings, run_loader  # noqa: E402
+from workbench.batches.accumulation import small_mlp  # noqa: E402
+from workbench.batches.cost import measure_batching_cost  # noqa: E402
+from workbench.batches.loader import BatchSettings, run_loader  # noqa: E402
 
 
 def train_step_us_per_sample(batch_size: int, steps: int = 200) -> float:

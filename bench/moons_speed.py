@@ -32,7 +32,7 @@ import torch  # noqa: E402
 
 torch.set_num_threads(1)
 
-from workbench.moons import (  # noqa: E402
+from workbench.moons.training import (  # noqa: E402
     PRESET,
     TrainingSession,
     batch_sampler_loader,
@@ -108,7 +108,7 @@ def loader_costs() -> dict[str, float]:
 
 
 def frame_cost() -> tuple[float, float, int, int]:
-    from components.moons_trainer_figures import boundary_figure, curves_figure
+    from app_pages.moons_trainer.figures import boundary_figure, curves_figure
 
     session = TrainingSession(PRESET)
     session.run_for(200, 10.0)

@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import torch  # noqa: E402
 
-from workbench.tensor_layout import layout_picture  # noqa: E402
-from workbench.tensors import TensorSettings, inspect  # noqa: E402
+from workbench.tensors.layout import layout_picture  # noqa: E402
+from workbench.tensors.report import TensorSettings, inspect  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -70,7 +70,7 @@ def page_runs() -> None:
     from tests.app.apptest import open_page
 
     for query in ({"shape": "4,6", "ops": "t()"}, {"shape": "16,3,64,64", "ops": "flatten(1)"}):
-        at = open_page("app_pages/tensor_inspector.py", query=query)
+        at = open_page("app_pages/tensor_inspector/page.py", query=query)
         times = []
         for _ in range(5):
             start = time.perf_counter()

@@ -11,8 +11,8 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import streamlit as st
 
-from workbench.lesson_link import LinkSchema
-from workbench.notebook import notebook_bytes
+from workbench.common.links import LinkSchema
+from workbench.common.notebook import notebook_bytes
 
 HIDE = "hide"
 _NAME = re.compile(r"^[a-z_]{1,30}$")

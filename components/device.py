@@ -5,7 +5,7 @@ import streamlit as st
 import torch
 
 from components.state import device_choice
-from workbench.device import best_device, configure_threads, resolve_choice
+from workbench.common.device import best_device, configure_threads, resolve_choice
 
 
 @st.cache_resource(show_spinner=False)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from workbench.errors import ExplainedError, explain
+from workbench.common.errors import ExplainedError, explain
 
 
 def error_panel(error: ExplainedError | BaseException, *, key: str | None = None) -> None:

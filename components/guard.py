@@ -9,7 +9,7 @@ import logging
 from collections.abc import Callable
 
 from components.error_panel import error_panel
-from workbench.errors import unexpected
+from workbench.common.errors import unexpected
 
 log = logging.getLogger("workbench.pages")
 

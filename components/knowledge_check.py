@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from workbench.checks import Revealed
+from workbench.common.checks import Revealed
 
 __all__ = ["Revealed", "knowledge_check"]
 

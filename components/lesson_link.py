@@ -14,7 +14,7 @@ from typing import Generic, TypeVar
 import streamlit as st
 
 from components.plain_text import code_span, md, shorten
-from workbench.lesson_link import LinkProblem, LinkSchema
+from workbench.common.links import LinkProblem, LinkSchema
 
 Settings = TypeVar("Settings")
 

@@ -26,24 +26,24 @@ class Tool:
         return (ROOT / self.script).is_file()
 
 
-HOME = Tool("Home", "app_pages/home.py", "", ":material/home:",
+HOME = Tool("Home", "app_pages/home/page.py", "", ":material/home:",
             "What the workbench teaches, and whether PyTorch sees your hardware.", "home_main")
 
-LESSONS_PAGE = Tool("Guided lessons", "app_pages/lessons.py", "lessons", ":material/school:",
+LESSONS_PAGE = Tool("Guided lessons", "app_pages/lessons/page.py", "lessons", ":material/school:",
                     "Step-by-step lessons through the tools, each step a link and a question.",
                     "lessons_main")
 
 TOOLS: tuple[Tool, ...] = (
-    Tool("Tensor inspector", "app_pages/tensor_inspector.py", "tensor_inspector", ":material/grid_on:",
+    Tool("Tensor inspector", "app_pages/tensor_inspector/page.py", "tensor_inspector", ":material/grid_on:",
          "Shape, dtype, strides and storage of a rank 0-5 tensor, and what view, reshape, "
          "transpose, permute and friends really do to memory.", "tensor_inspector_main"),
-    Tool("Autograd graph", "app_pages/autograd_graph.py", "autograd_graph", ":material/account_tree:",
+    Tool("Autograd graph", "app_pages/autograd_graph/page.py", "autograd_graph", ":material/account_tree:",
          "The graph PyTorch records as you compute, with values and gradients, and the backward "
          "pass stepped node by node.", "autograd_graph_main"),
-    Tool("Moons trainer", "app_pages/moons_trainer.py", "moons_trainer", ":material/model_training:",
+    Tool("Moons trainer", "app_pages/moons_trainer/page.py", "moons_trainer", ":material/model_training:",
          "Train a real MLP on two moons and watch the decision boundary form; save and reload "
          "its state_dict.", "moons_trainer_main"),
-    Tool("Batch iterator", "app_pages/batch_iterator.py", "batch_iterator", ":material/view_module:",
+    Tool("Batch iterator", "app_pages/batch_iterator/page.py", "batch_iterator", ":material/view_module:",
          "Dataset, Sampler, BatchSampler, collate and DataLoader, one batch at a time.",
          "batch_iterator_main"),
 )

@@ -7,8 +7,8 @@ from components.device import learner_device, server_device
 from components.figures import PRESENTER_KEY, presenting
 from components.lesson_link import problem_markdown
 from components.state import device_choice
-from workbench.device import AUTO, device_choices
-from workbench.lesson_link import BoolParam, LinkProblem
+from workbench.common.device import AUTO, device_choices
+from workbench.common.links import BoolParam, LinkProblem
 
 _LABELS = {AUTO: "Best available", "cpu": "CPU only"}
 PRESENT = BoolParam("present", help="1 opens the page in presenter mode")

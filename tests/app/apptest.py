@@ -10,7 +10,7 @@ APP = str(Path(__file__).resolve().parents[2] / "streamlit_app.py")
 
 def open_page(script: str | None = None, query: dict[str, str] | None = None,
               timeout: float = 60) -> AppTest:
-    """Run the router on `script` (e.g. 'app_pages/tensor_inspector.py') with URL parameters."""
+    """Run the router on `script` (e.g. 'app_pages/tensor_inspector/page.py') with URL parameters."""
     at = AppTest.from_file(APP, default_timeout=timeout)
     for name, value in (query or {}).items():
         at.query_params[name] = value

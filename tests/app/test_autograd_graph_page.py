@@ -5,10 +5,10 @@ import pytest
 import torch
 
 from tests.app.apptest import open_page, shown_text
-from workbench.autograd_graph import format_tensor
-from workbench.autograd_session import PRESETS, SCHEMA, preset_settings
+from workbench.autograd.graph import format_tensor
+from workbench.autograd.session import PRESETS, SCHEMA, preset_settings
 
-PAGE = "app_pages/autograd_graph.py"
+PAGE = "app_pages/autograd_graph/page.py"
 
 
 def _dot(at) -> str:

@@ -6,10 +6,10 @@ import json
 import torch
 
 from tests.app.apptest import open_page, shown_text
-from workbench.batch_codegen import record_line
-from workbench.batches import LINK_SCHEMA, BatchSettings, run_loader
+from workbench.batches.codegen import record_line
+from workbench.batches.loader import LINK_SCHEMA, BatchSettings, run_loader
 
-PAGE = "app_pages/batch_iterator.py"
+PAGE = "app_pages/batch_iterator/page.py"
 
 
 def _batch_line(at) -> str:
@@ -172,7 +172,7 @@ def test_moons_link_without_a_trained_model_falls_back_to_points():
 
 
 def test_worker_runs_wait_for_a_free_heavy_job_slot():
-    from workbench.jobs import HEAVY_JOBS
+    from workbench.common.jobs import HEAVY_JOBS
 
     others = [f"other-learner-{i}" for i in range(HEAVY_JOBS.capacity)]
     try:
@@ -215,7 +215,7 @@ def test_presenter_mode_draws_the_same_batches():
 
 
 def test_the_loader_runs_once_per_settings_change_not_per_step(monkeypatch):
-    import workbench.batches as batches
+    import workbench.batches.loader as batches
 
     calls = []
     real = batches.run_loader

@@ -31,7 +31,7 @@ def _share_page():
     import streamlit as st
 
     from components.classroom import share_panel
-    from workbench.lesson_link import BoolParam, IntParam, LinkSchema
+    from workbench.common.links import BoolParam, IntParam, LinkSchema
 
     @dataclass(frozen=True)
     class Demo:

@@ -15,8 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.app.apptest import guard_panels, open_page
-from workbench import autograd_session, batches, moons, tensors
-from workbench.lesson_link import (
+from workbench.autograd import session as autograd_session
+from workbench.batches import loader as batches
+from workbench.moons import training as moons
+from workbench.tensors import report as tensors
+from workbench.common.links import (
     BoolParam,
     ChoiceParam,
     FloatParam,
@@ -25,15 +28,15 @@ from workbench.lesson_link import (
     LinkSchema,
     TextParam,
 )
-from workbench.lessons import lesson_schema
+from workbench.lessons.catalog import lesson_schema
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 PAGES: dict[str, tuple[str | None, LinkSchema]] = {
-    "tensor_inspector": ("app_pages/tensor_inspector.py", tensors.LINK_SCHEMA),
-    "autograd_graph": ("app_pages/autograd_graph.py", autograd_session.SCHEMA),
-    "moons_trainer": ("app_pages/moons_trainer.py", moons.LINK_SCHEMA),
-    "batch_iterator": ("app_pages/batch_iterator.py", batches.LINK_SCHEMA),
-    "lessons": ("app_pages/lessons.py", lesson_schema()),
+    "tensor_inspector": ("app_pages/tensor_inspector/page.py", tensors.LINK_SCHEMA),
+    "autograd_graph": ("app_pages/autograd_graph/page.py", autograd_session.SCHEMA),
+    "moons_trainer": ("app_pages/moons_trainer/page.py", moons.LINK_SCHEMA),
+    "batch_iterator": ("app_pages/batch_iterator/page.py", batches.LINK_SCHEMA),
+    "lessons": ("app_pages/lessons/page.py", lesson_schema()),
 }
 PAYLOADS = ["", " ", "-0", "-0.0", "nan", "inf", "-inf", "1e2", "1e400", "0x10", "1_000",
             "4294967296", "-4294967296", "9" * 30, "TRUE", "on", "null", "undefined", "[1,2,3]",

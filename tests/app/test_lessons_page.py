@@ -5,13 +5,13 @@ import pytest
 
 from components.navigation import LESSONS_PAGE, TOOLS
 from tests.app.apptest import open_page, shown_text
-from workbench.lessons import LESSONS
+from workbench.lessons.catalog import LESSONS
 
 SCHEMAS = {
-    "tensor_inspector": ("workbench.tensors", "LINK_SCHEMA"),
-    "autograd_graph": ("workbench.autograd_session", "SCHEMA"),
-    "batch_iterator": ("workbench.batches", "LINK_SCHEMA"),
-    "moons_trainer": ("workbench.moons", "LINK_SCHEMA"),
+    "tensor_inspector": ("workbench.tensors.report", "LINK_SCHEMA"),
+    "autograd_graph": ("workbench.autograd.session", "SCHEMA"),
+    "batch_iterator": ("workbench.batches.loader", "LINK_SCHEMA"),
+    "moons_trainer": ("workbench.moons.training", "LINK_SCHEMA"),
 }
 BUILT = {tool.url_path: tool for tool in TOOLS if tool.built}
 STEPS = [(lesson, number, step) for lesson in LESSONS for number, step in enumerate(lesson.steps, 1)

@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from tests.app.apptest import open_page, shown_text
-from workbench.checkpoints import state_dict_pt, state_dict_safetensors
-from workbench.moons import PRESET, TrainingSession
+from workbench.moons.checkpoints import state_dict_pt, state_dict_safetensors
+from workbench.moons.training import PRESET, TrainingSession
 
-PAGE = "app_pages/moons_trainer.py"
+PAGE = "app_pages/moons_trainer/page.py"
 QUICK = {"n": "300", "epochs": "3"}
 
 

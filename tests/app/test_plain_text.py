@@ -28,22 +28,22 @@ _SKIP_FIELDS = {"id", "form_id", "default", "value", "placeholder", "script_hash
 
 
 def _schemas() -> dict[str, tuple[str, ...]]:
-    from workbench.autograd_session import SCHEMA as AUTOGRAD
-    from workbench.batches import LINK_SCHEMA as BATCHES
-    from workbench.lessons import lesson_schema
-    from workbench.moons import LINK_SCHEMA as MOONS
-    from workbench.tensors import LINK_SCHEMA as TENSORS
+    from workbench.autograd.session import SCHEMA as AUTOGRAD
+    from workbench.batches.loader import LINK_SCHEMA as BATCHES
+    from workbench.lessons.catalog import lesson_schema
+    from workbench.moons.training import LINK_SCHEMA as MOONS
+    from workbench.tensors.report import LINK_SCHEMA as TENSORS
 
-    return {"app_pages/home.py": (), "app_pages/lessons.py": lesson_schema().names,
-            "app_pages/tensor_inspector.py": TENSORS.names,
-            "app_pages/autograd_graph.py": AUTOGRAD.names,
-            "app_pages/moons_trainer.py": MOONS.names,
-            "app_pages/batch_iterator.py": BATCHES.names}
+    return {"app_pages/home/page.py": (), "app_pages/lessons/page.py": lesson_schema().names,
+            "app_pages/tensor_inspector/page.py": TENSORS.names,
+            "app_pages/autograd_graph/page.py": AUTOGRAD.names,
+            "app_pages/moons_trainer/page.py": MOONS.names,
+            "app_pages/batch_iterator/page.py": BATCHES.names}
 
 
 PAGES = _schemas()
 # Free text these parameters accept as valid: it is shown in st.code (program, op chain).
-ACCEPTED = {("app_pages/autograd_graph.py", "code"), ("app_pages/tensor_inspector.py", "ops")}
+ACCEPTED = {("app_pages/autograd_graph/page.py", "code"), ("app_pages/tensor_inspector/page.py", "ops")}
 CASES = [(script, name) for script, names in PAGES.items() for name in (*names, "present", "hide")]
 
 
@@ -111,7 +111,7 @@ def _query(names: tuple[str, ...], rotation: int) -> dict[str, str]:
 def _runs(script: str) -> tuple[tuple[dict[str, str], tuple[str, ...]], ...]:
     names = (*PAGES[script], "present", "hide")
     runs = []
-    at = open_page(None if script == "app_pages/home.py" else script)
+    at = open_page(None if script == "app_pages/home/page.py" else script)
     for rotation in range(len(PAYLOADS)):
         query = _query(names, rotation)
         for name, value in query.items():      # the session follows a new lesson link: a rerun
@@ -141,7 +141,7 @@ def test_the_briefs_session_expired_link_is_plain_text():
 # --- typed input ---------------------------------------------------------------------------
 
 def test_typed_shape_chain_step_and_shapes_are_plain_text():
-    at = open_page("app_pages/tensor_inspector.py")
+    at = open_page("app_pages/tensor_inspector/page.py")
     at.text_input(key="ti_shape").set_value(PAYLOADS[1]).run()
     assert_plain(at, "shape")
     assert any("PWNlink" in w.value for w in at.warning)
@@ -162,25 +162,25 @@ def test_typed_program_strings_comments_and_errors_are_plain_text():
                'L = w ** 2\n'
                'print("<img src=http://127.0.0.1:9/h.png> # PWNhead :red[PWNred]")\n'
                'z = torch.zeros("x` **PWNbold** `")\n')
-    at = open_page("app_pages/autograd_graph.py", query={"code": program})
+    at = open_page("app_pages/autograd_graph/page.py", query={"code": program})
     shown = assert_plain(at, "program")
     printed = "\n".join(c.value for c in at.code)
     assert '**PWNbold** [PWNlink](http://127.0.0.1:9/)' in printed
     assert any("PWN" in text for text in shown)
-    refused = open_page("app_pages/autograd_graph.py",
+    refused = open_page("app_pages/autograd_graph/page.py",
                         query={"code": "x = 1\n" + '_PWN = "[PWNlink](http://127.0.0.1:9/l)"'})
     assert_plain(refused, "refused program")
 
 
 def test_typed_hidden_layers_are_plain_text():
-    at = open_page("app_pages/moons_trainer.py")
+    at = open_page("app_pages/moons_trainer/page.py")
     at.text_input(key="mt_hidden").set_value(PAYLOADS[0]).run()
     assert_plain(at, "hidden")
     assert any("PWNbold" in e.value for e in at.error)
 
 
 def _state_dict_bytes() -> bytes:
-    from workbench.moons import MoonsSettings, TrainingSession
+    from workbench.moons.training import MoonsSettings, TrainingSession
 
     session = TrainingSession(MoonsSettings(), "cpu")
     buffer = io.BytesIO()
@@ -195,7 +195,7 @@ def _state_dict_bytes() -> bytes:
 ])
 def test_uploaded_file_names_are_plain_text(content, name):
     data = _state_dict_bytes() if content == "valid" else json.dumps({"not": "a checkpoint"}).encode()
-    at = open_page("app_pages/moons_trainer.py")
+    at = open_page("app_pages/moons_trainer/page.py")
     at.file_uploader(key="mt_upload").upload(name, data).run()
     shown = assert_plain(at, f"upload ({content})")
     if content == "valid":

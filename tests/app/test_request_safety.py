@@ -12,12 +12,12 @@ import pytest
 import torch
 
 from tests.app.apptest import assert_clean, open_page, shown_text
-from workbench.checkpoints import resume_checkpoint
-from workbench.moons import MoonsSettings, TrainingSession
+from workbench.moons.checkpoints import resume_checkpoint
+from workbench.moons.training import MoonsSettings, TrainingSession
 
 ROOT = Path(__file__).resolve().parents[2]
-MOONS = "app_pages/moons_trainer.py"
-TENSORS = "app_pages/tensor_inspector.py"
+MOONS = "app_pages/moons_trainer/page.py"
+TENSORS = "app_pages/tensor_inspector/page.py"
 
 
 @pytest.mark.parametrize("query", [

@@ -4,9 +4,9 @@ from __future__ import annotations
 import torch
 
 from tests.app.apptest import open_page, shown_text
-from workbench.formatting import human_bytes
+from workbench.common.formatting import human_bytes
 
-PAGE = "app_pages/tensor_inspector.py"
+PAGE = "app_pages/tensor_inspector/page.py"
 
 
 def _metrics(at) -> dict[str, str]:
@@ -179,8 +179,8 @@ def test_knowledge_check_is_answered_by_pytorch():
 
 
 def test_every_preset_opens_cleanly_with_pytorchs_shape():
-    from workbench.tensor_presets import PRESETS
-    from workbench.tensors import TensorSettings, inspect, shape_text
+    from workbench.tensors.presets import PRESETS
+    from workbench.tensors.report import TensorSettings, inspect, shape_text
 
     at = open_page(PAGE)
     for name, preset in PRESETS.items():

@@ -5,8 +5,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import open_path, wait_settled
-from workbench.batch_codegen import record_line
-from workbench.batches import LINK_SCHEMA, run_loader
+from workbench.batches.codegen import record_line
+from workbench.batches.loader import LINK_SCHEMA, run_loader
 
 pytestmark = pytest.mark.e2e
 

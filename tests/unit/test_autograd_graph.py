@@ -10,11 +10,11 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.autograd_graph import build_graph, format_tensor, to_dot
-from workbench.autograd_session import (PRESETS, AutogradSettings, fresh_moons_bindings,
+from workbench.autograd.graph import build_graph, format_tensor, to_dot
+from workbench.autograd.session import (PRESETS, AutogradSettings, fresh_moons_bindings,
                                         preset_settings, program_script, run_session,
                                         three_backward_grad, update_outside_no_grad)
-from workbench.expressions import run_program
+from workbench.autograd.interpreter import run_program
 
 DUMP = """
 # %% dump for the test
@@ -259,7 +259,7 @@ def test_no_program_raises_an_unhandled_exception(source):
 
 
 def test_recording_stops_at_its_budget_but_backward_still_runs():
-    from workbench.backward_steps import BackwardRecorder
+    from workbench.autograd.backward_steps import BackwardRecorder
 
     recorder = BackwardRecorder(max_elements=10)
     outcome = run_program("w = torch.ones(8, requires_grad=True)\nfor i in range(3):\n"

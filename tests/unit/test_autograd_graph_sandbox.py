@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.expressions import Limits, parse_program, run_program
+from workbench.autograd.interpreter import Limits, parse_program, run_program
 
 CANARY = Path("/tmp/autograd_graph_canary_do_not_create")
 

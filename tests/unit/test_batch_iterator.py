@@ -21,9 +21,9 @@ from torch.utils.data import (
     WeightedRandomSampler,
 )
 
-import workbench.batches as batches
-from workbench.batch_codegen import loader_script, record_line
-from workbench.batches import (
+import workbench.batches.loader as batches
+from workbench.batches.codegen import loader_script, record_line
+from workbench.batches.loader import (
     EXCLUSIVE_COMBINATIONS,
     LINK_SCHEMA,
     BatchSettings,

@@ -5,15 +5,15 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.batch_iterator_figures import class_counts_figure, index_grid, pipeline_dot
-from workbench.accumulation import compare_accumulation, small_mlp
-from workbench.batch_cost import (
+from app_pages.batch_iterator.figures import class_counts_figure, index_grid, pipeline_dot
+from workbench.batches.accumulation import compare_accumulation, small_mlp
+from workbench.batches.cost import (
     measure_batching_cost,
     per_sample_loader,
     tensor_dataset,
     whole_batch_loader,
 )
-from workbench.batches import (
+from workbench.batches.loader import (
     BatchSettings,
     describe_batch_sampler,
     describe_collate,
@@ -122,7 +122,7 @@ def test_grid_story_explains_reshuffling_and_drop_last():
 
 
 def test_item_and_tensor_listings_show_what_getitem_and_collate_made():
-    from components.batch_iterator_panels import items_listing, tensor_listing
+    from app_pages.batch_iterator.panels import items_listing, tensor_listing
 
     s = BatchSettings(n=12, batch_size=5, augment=True)
     dataset = make_dataset(s)

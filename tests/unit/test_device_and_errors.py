@@ -1,9 +1,9 @@
 import pytest
 import torch
 
-from workbench.device import AUTO, best_device, configure_threads, device_choices, diagnose, resolve_choice
-from workbench.errors import explain, unexpected
-from workbench.formatting import human_bytes
+from workbench.common.device import AUTO, best_device, configure_threads, device_choices, diagnose, resolve_choice
+from workbench.common.errors import explain, unexpected
+from workbench.common.formatting import human_bytes
 
 
 def test_best_device_follows_cuda_then_mps_then_cpu():

@@ -1,4 +1,4 @@
-from workbench.jobs import LeaseLimiter, busy_message
+from workbench.common.jobs import LeaseLimiter, busy_message
 
 
 class Clock:
@@ -40,7 +40,7 @@ def test_busy_message_names_the_capacity():
 
 
 def test_fair_share_gives_everyone_a_slice_that_shrinks_with_the_class():
-    from workbench.jobs import FairShare
+    from workbench.common.jobs import FairShare
 
     clock = Clock()
     share = FairShare(cores=2, ttl=1.0, utilisation=0.5, minimum=0.001, clock=clock)
@@ -64,7 +64,7 @@ def test_fair_share_gives_everyone_a_slice_that_shrinks_with_the_class():
 def test_run_slots_admit_capacity_runs_and_are_reentrant_per_thread():
     import threading
 
-    from workbench.jobs import RunSlots
+    from workbench.common.jobs import RunSlots
 
     slots = RunSlots(1)
     entered = threading.Event()

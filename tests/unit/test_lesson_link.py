@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workbench.lesson_link import (
+from workbench.common.links import (
     BoolParam,
     ChoiceParam,
     FloatParam,

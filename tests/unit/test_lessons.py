@@ -1,7 +1,7 @@
 import pytest
 
 from components.navigation import TOOLS
-from workbench.lessons import LESSONS, lesson_by_key, lesson_schema
+from workbench.lessons.catalog import LESSONS, lesson_by_key, lesson_schema
 
 STEPS = [(lesson, step) for lesson in LESSONS for step in lesson.steps]
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import make_moons
 
-from workbench.moons import (
+from workbench.moons.training import (
     ACTIVATIONS,
     DATASETS,
     LINK_SCHEMA,

@@ -12,7 +12,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.checkpoints import (
+from workbench.moons.checkpoints import (
     MAX_CHECKPOINT_BYTES,
     CheckpointRefused,
     load_into_fresh,
@@ -21,7 +21,7 @@ from workbench.checkpoints import (
     state_dict_pt,
     state_dict_safetensors,
 )
-from workbench.moons import PRESET, TrainingSession, predict_labels
+from workbench.moons.training import PRESET, TrainingSession, predict_labels
 
 SMALL = dataclasses.replace(PRESET, n=400, epochs=3)
 

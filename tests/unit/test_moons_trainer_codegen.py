@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from workbench.moons import PRESET, TrainingSession
-from workbench.moons_codegen import moons_script
+from workbench.moons.training import PRESET, TrainingSession
+from workbench.moons.codegen import moons_script
 
 CASES = {
     "preset": PRESET,

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 import torch
 
-from workbench.pitfalls import LAB_SETTINGS, PITFALL_KEYS, graph_size, run_pitfall, zero_grad_demo
+from workbench.moons.pitfalls import LAB_SETTINGS, PITFALL_KEYS, graph_size, run_pitfall, zero_grad_demo
 
 QUICK = dataclasses.replace(LAB_SETTINGS, n=600, epochs=8)
 

@@ -8,13 +8,13 @@ import math
 import pytest
 import torch
 
-from workbench.checkpoints import (
+from workbench.moons.checkpoints import (
     CheckpointRefused,
     read_checkpoint,
     resume_checkpoint,
     state_dict_safetensors,
 )
-from workbench.moons import MoonsSettings, TrainingSession
+from workbench.moons.training import MoonsSettings, TrainingSession
 
 QUICK = MoonsSettings(n=300, epochs=2)
 

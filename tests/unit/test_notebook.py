@@ -1,8 +1,8 @@
 import nbformat
 from nbclient import NotebookClient
 
-from workbench.device import DIAGNOSTICS_SCRIPT
-from workbench.notebook import notebook_bytes, split_cells
+from workbench.common.device import DIAGNOSTICS_SCRIPT
+from workbench.common.notebook import notebook_bytes, split_cells
 
 SCRIPT = """import torch
 # %% Make a tensor

@@ -6,7 +6,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from workbench.notebook import notebook_bytes
+from workbench.common.notebook import notebook_bytes
 
 
 def _notebook_output(script: str, folder) -> str:
@@ -24,8 +24,8 @@ def _script_output(script: str, folder) -> str:
 
 
 def _tensor_script() -> str:
-    from workbench.tensor_codegen import tensor_script
-    from workbench.tensors import LINK_SCHEMA, inspect
+    from workbench.tensors.codegen import tensor_script
+    from workbench.tensors.report import LINK_SCHEMA, inspect
 
     settings, _ = LINK_SCHEMA.read({"shape": "4,6", "ops": "t().reshape(-1)"})
     report = inspect(settings)
@@ -33,7 +33,7 @@ def _tensor_script() -> str:
 
 
 def _autograd_script() -> str:
-    from workbench.autograd_session import SCHEMA, program_script, run_session
+    from workbench.autograd.session import SCHEMA, program_script, run_session
 
     code = ("x = torch.tensor(2.0)\nw = torch.tensor(3.0, requires_grad=True)\n"
             "b = torch.tensor(1.0, requires_grad=True)\ny = w * x + b\nL = (y - 10) ** 2")
@@ -43,16 +43,16 @@ def _autograd_script() -> str:
 
 
 def _batch_script() -> str:
-    from workbench.batch_codegen import loader_script
-    from workbench.batches import LINK_SCHEMA
+    from workbench.batches.codegen import loader_script
+    from workbench.batches.loader import LINK_SCHEMA
 
     settings, _ = LINK_SCHEMA.read({"n": "20", "batch": "6", "shuffle": "1", "epochs": "2", "seed": "3"})
     return loader_script(settings, None)
 
 
 def _moons_script() -> str:
-    from workbench.moons import LINK_SCHEMA
-    from workbench.moons_codegen import moons_script
+    from workbench.moons.training import LINK_SCHEMA
+    from workbench.moons.codegen import moons_script
 
     settings, _ = LINK_SCHEMA.read({"n": "300", "epochs": "3", "hidden": "16"})
     return moons_script(settings, "cpu")

@@ -54,9 +54,9 @@ TENSOR_CASES = {
 def test_tensor_inspector_draws_any_shape_within_the_budget():
     results = run_capped(
         """
-        from workbench.tensors import TensorSettings, inspect
-        from workbench.tensor_layout import layout_picture
-        from workbench.broadcast import combine_shapes
+        from workbench.tensors.report import TensorSettings, inspect
+        from workbench.tensors.layout import layout_picture
+        from workbench.tensors.broadcast import combine_shapes
         """,
         f"""
         for name, (shape, ops) in {TENSOR_CASES!r}.items():
@@ -93,7 +93,7 @@ AUTOGRAD_CASES = {
 
 def test_autograd_programs_are_refused_before_they_allocate():
     results = run_capped(
-        "from workbench.expressions import run_program",
+        "from workbench.autograd.interpreter import run_program",
         f"""
         for name, source in {AUTOGRAD_CASES!r}.items():
             outcome = run_program(source)
@@ -110,8 +110,8 @@ def test_model_calls_count_their_activations():
     results = run_capped(
         """
         import torch
-        from workbench.expressions import run_program
-        from workbench.moons import MLP
+        from workbench.autograd.interpreter import run_program
+        from workbench.moons.training import MLP
         """,
         """
         model = MLP(hidden=(256, 256, 256, 256))
@@ -127,7 +127,7 @@ def test_model_calls_count_their_activations():
 
 
 def test_print_formats_only_what_it_shows(monkeypatch):
-    import workbench.expressions as expressions
+    import workbench.autograd.interpreter as expressions
 
     shown = []
     real_show = expressions._show
@@ -145,7 +145,7 @@ def test_print_formats_only_what_it_shows(monkeypatch):
 
 
 def test_print_honours_the_time_limit():
-    from workbench.expressions import Limits, run_program
+    from workbench.autograd.interpreter import Limits, run_program
 
     source = "x = torch.ones(3)\nl = [x, x, x]\nprint(l)"
     outcome = run_program(source, limits=Limits(max_seconds=0.0))
@@ -154,7 +154,7 @@ def test_print_honours_the_time_limit():
 
 @pytest.mark.parametrize("raw", ["-0", "-0.0", "-0e5"])
 def test_negative_zero_reads_as_zero(raw):
-    from workbench.lesson_link import FloatParam
+    from workbench.common.links import FloatParam
 
     value = FloatParam("noise", 0.0, 1.0).parse(raw)
     assert value == 0.0 and str(value) == "0.0"

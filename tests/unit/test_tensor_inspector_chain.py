@@ -4,7 +4,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.chain import (
+from workbench.tensors.chain import (
     ALLOWED_METHODS,
     MAX_SOURCE_LENGTH,
     MAX_STEPS,

@@ -8,8 +8,8 @@ import sys
 import pytest
 import torch
 
-from workbench.tensor_codegen import tensor_script
-from workbench.tensors import TensorSettings, inspect
+from workbench.tensors.codegen import tensor_script
+from workbench.tensors.report import TensorSettings, inspect
 
 CASES = [
     TensorSettings(shape=(4, 6), ops="t()"),

@@ -13,10 +13,10 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import workbench.tensors as tensors
-from workbench.tensor_layout import layout_picture
-from workbench.tensor_presets import PRESETS
-from workbench.tensors import (
+import workbench.tensors.report as tensors
+from workbench.tensors.layout import layout_picture
+from workbench.tensors.presets import PRESETS
+from workbench.tensors.report import (
     DTYPES,
     FILLS,
     MAX_VALUES,

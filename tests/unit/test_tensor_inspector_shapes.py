@@ -10,10 +10,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.broadcast import MISMATCH, PRESETS, combine_shapes
-from workbench.dtypes import dtype_info, dtype_table
-from workbench.numpy_bridge import bridge
-from workbench.tensors import DTYPES
+from workbench.tensors.broadcast import MISMATCH, PRESETS, combine_shapes
+from workbench.tensors.dtypes import dtype_info, dtype_table
+from workbench.tensors.numpy_bridge import bridge
+from workbench.tensors.report import DTYPES
 
 small_shapes = st.lists(st.sampled_from([1, 2, 3, 4]), min_size=0, max_size=4).map(tuple)
 

@@ -1,0 +1,243 @@
+"""Drawing pieces of the autograd page: the step-through, accumulation, exports, help."""
+from __future__ import annotations
+
+import hashlib
+import shutil
+
+import pandas as pd
+import streamlit as st
+
+from components.plain_text import md
+from workbench.autograd.graph import GraphModel, Overlay, format_tensor, to_dot
+from workbench.autograd.backward_steps import BackwardTrace
+from workbench.common.errors import ExplainedError
+from workbench.autograd.interpreter import DEFAULT_LIMITS, KEYWORDS, TENSOR_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
+
+
+# Largest drawing (inches at 72 dpi) before Graphviz shrinks it: the graph column on a laptop,
+# the whole page width in presenter mode. Smaller graphs keep their natural size.
+GRAPH_INCHES = (7.0, 20.0)
+GRAPH_INCHES_WIDE = (12.5, 20.0)
+WIDE_GRAPH_NODES = 16
+
+
+def trace_label(trace: BackwardTrace) -> str:
+    where = f"line {trace.line}" if trace.line else "called by the page"
+    status = "" if trace.finished else " · stopped with an error"
+    return f"backward() call {trace.number} on {trace.root_name} ({where}){status}"
+
+
+def _step_key(signature: str, trace: BackwardTrace) -> str:
+    digest = hashlib.sha1(f"{signature}|{trace.number}".encode()).hexdigest()[:12]
+    return f"ag_step_{digest}"
+
+
+def _move(key: str, delta: int, last: int) -> None:
+    st.session_state[key] = max(0, min(last, st.session_state.get(key, 0) + delta))
+
+
+def _set(key: str, value: int) -> None:
+    st.session_state[key] = value
+
+
+def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: int, scale: float,
+                 direction: str, show_saved: bool = False) -> str:
+    """The centrepiece: pick a backward() call, then walk its nodes in the engine's order.
+
+    Returns the DOT text on screen (for the export buttons).
+    """
+    index = default_trace
+    if len(traces) > 1:
+        index = st.selectbox("Step through", range(len(traces)), index=default_trace,
+                             format_func=lambda i: trace_label(traces[i]), key=f"ag_trace_{signature}")
+    trace = traces[index]
+    last = len(trace.steps)
+    key = _step_key(signature, trace)
+    st.session_state.setdefault(key, 0)
+    st.session_state[key] = min(st.session_state[key], last)
+
+    upto = st.session_state[key]
+    # Presenter mode, left-to-right drawings and big graphs get the whole page width, with the
+    # controls above; otherwise the graph and the controls sit side by side.
+    wide = scale > 1.0 or direction == "LR" or len(trace.graph.nodes) > WIDE_GRAPH_NODES
+    dot = to_dot(trace.graph, trace.overlay(upto), scale=scale, direction=direction,
+                 show_saved=show_saved, max_inches=GRAPH_INCHES_WIDE if wide else GRAPH_INCHES)
+    if wide:
+        _controls(key, upto, last, columns=(1, 3, 1, 6))
+        _story(trace, upto)
+        st.graphviz_chart(dot, width="content")
+        _order_list(trace, upto)
+    else:
+        picture, side = st.columns([3, 2], gap="medium")
+        with side:
+            _controls(key, upto, last, columns=(1, 3, 1))
+            _story(trace, upto)
+            _order_list(trace, upto)
+        with picture:
+            st.graphviz_chart(dot, width="content")
+    _legend()
+    return dot
+
+
+def _controls(key: str, upto: int, last: int, columns: tuple[int, ...]) -> None:
+    """Back, Next node, to the end, and a slider over the engine's steps."""
+    cells = st.columns(list(columns), vertical_alignment="bottom")
+    cells[0].button("", icon=":material/skip_previous:", key=f"{key}_back", width="stretch",
+                    help="Back one node", on_click=_move, args=(key, -1, last), disabled=upto == 0)
+    cells[1].button("Next node", icon=":material/skip_next:", key=f"{key}_next", type="primary",
+                    width="stretch", on_click=_move, args=(key, 1, last), disabled=upto >= last)
+    cells[2].button("", icon=":material/fast_forward:", key=f"{key}_all", width="stretch",
+                    help="Run to the end", on_click=_set, args=(key, last), disabled=upto >= last)
+    if last:
+        slot = cells[3] if len(cells) > 3 else st.container()
+        slot.slider("Nodes run by the engine", 0, last, key=key,
+                    help="0: only the starting gradient. Each step runs one node of the backward "
+                         "graph, in the order PyTorch's engine ran it.")
+
+
+def _order_list(trace: BackwardTrace, upto: int) -> None:
+    """The engine's order as a numbered list, like a debugger's trace; the current node marked."""
+    if not trace.steps:
+        return
+    rows = []
+    for step in trace.steps:
+        label = step.name if step.leaf_name is None else f"AccumulateGrad → {step.leaf_name}.grad"
+        made = f" ({step.output_name})" if step.output_name else ""
+        number = f"`{step.index:>2}`"
+        if step.index == upto:
+            rows.append(f"{number} :orange-background[**{label}{made}**] ◀")
+        elif step.index < upto:
+            rows.append(f"{number} :orange[{label}{made}]")
+        else:
+            rows.append(f"{number} :gray[{label}{made}]")
+    with st.container(height=min(40 + 30 * len(rows), 330), border=False, key="autograd_graph_order"):
+        st.markdown("**Order the engine ran the nodes**\n\n" + "  \n".join(rows))
+
+
+def _story(trace: BackwardTrace, upto: int) -> None:
+    with st.container(border=True, key="autograd_graph_story"):
+        if not trace.recorded:
+            st.markdown(":material/info: This call ran, but was not recorded step by step: the page "
+                        "keeps a limited number of gradient copies per run. Pick an earlier call.")
+            return
+        if not trace.steps and trace.error is not None:
+            st.markdown(f":material/error: **`{trace.root_name}.backward()` stopped before running "
+                        "any node**, with PyTorch's error explained above: "
+                        f"{md(str(trace.error).splitlines()[0][:160])}")
+            return
+        if upto == 0:
+            seed = "nothing" if trace.seed is None else format_tensor(trace.seed)
+            st.markdown(
+                f":material/play_circle: **Start.** `{trace.root_name}.backward()` begins with the "
+                f"gradient of `{trace.root_name}` with respect to itself: **{seed}**"
+                + (" (created implicitly because the output is a scalar)." if trace.seed is not None
+                   else ".") + " Press **Next node** to let the engine run its first node.")
+        else:
+            step = trace.steps[upto - 1]
+            st.markdown(f":material/arrow_back: **Step {upto} of {len(trace.steps)}.** {step.story()}")
+        if upto == len(trace.steps) and trace.steps:
+            if trace.finished:
+                done = ", ".join(f"`{name}.grad` = **{format_tensor(grad)}**"
+                                 for name, grad in trace.leaf_grads.items())
+                st.markdown(f":material/check_circle: **Done.** {done or 'No leaf received a gradient.'}")
+            else:
+                st.markdown(f":material/error: **The engine stopped here** with PyTorch's error "
+                            f"(explained above): {md(str(trace.error).splitlines()[0][:160])}")
+
+
+def _legend() -> None:
+    st.caption(
+        "Arrows point the way the forward pass computed. During backward, gradients travel against "
+        "them (orange, with the value that flowed). Blue boxes: leaves that require grad; grey "
+        "boxes: PyTorch's backward nodes (`grad_fn`), with the value they made; green boxes: "
+        "`AccumulateGrad`, which adds into a leaf's `.grad`; dashed grey: tensors outside the graph; "
+        "blue *saved* lines: what a node kept for its backward formula. The *grad* on a grey node "
+        "is what the engine passed through it; PyTorch keeps a gradient in `.grad` only for leaves "
+        "(and for tensors that called `retain_grad()`).")
+
+
+def static_graph(model: GraphModel, *, scale: float, direction: str, show_saved: bool = False) -> str:
+    dot = to_dot(model, Overlay(), scale=scale, direction=direction, show_saved=show_saved,
+                 max_inches=GRAPH_INCHES_WIDE)
+    st.graphviz_chart(dot, width="content")
+    _legend()
+    return dot
+
+
+def accumulation_panel(traces: list[BackwardTrace], *, zero: bool, retain: bool, page_calls: int) -> None:
+    """Every leaf's .grad after each backward() call of the run, the program's and the page's."""
+    history = [t for t in traces if t.leaf_grads]
+    if not history:
+        return
+    rows = [{"backward() call": t.number, "on": t.root_name,
+             "called by": f"line {t.line}" if t.line else "the page",
+             **{f"{name}.grad": format_tensor(grad) for name, grad in t.leaf_grads.items()}}
+            for t in history]
+    st.dataframe(pd.DataFrame(rows).astype(str), hide_index=True, key="ag_accumulation")
+    if zero and page_calls:
+        st.markdown("Each call starts from `.grad = None` (*zero the gradients* is on), so every call "
+                    "gives the same gradient: this is what `optimizer.zero_grad()` does in a training loop.")
+    elif len(history) > 1:
+        st.markdown(
+            "`backward()` **adds** into `.grad`; it never overwrites it. Calling it again on the same "
+            "graph puts the same gradient on top of what is there. PyTorch does this on purpose: a "
+            "leaf used in several places, several losses, or several small batches (gradient "
+            "accumulation) must sum. The cure in a training loop is to zero the gradients before "
+            "each backward: "
+            "`w.grad.zero_()`, `w.grad = None` or `optimizer.zero_grad()`.")
+    if page_calls and not retain:
+        st.caption("Without `retain_graph=True` a second call through the same graph fails: the "
+                   "first one freed the tensors the graph had saved.")
+
+
+def export_buttons(dot: str, key: str) -> None:
+    columns = st.columns([1, 1, 2], vertical_alignment="center")
+    columns[0].download_button("Graph as DOT", dot.encode(), file_name="autograd_graph.dot",
+                               mime="text/vnd.graphviz", key=f"{key}_dot", icon=":material/download:")
+    if shutil.which("dot"):
+        try:
+            import graphviz
+
+            svg = graphviz.Source(dot).pipe(format="svg")
+        except Exception:  # noqa: BLE001 - an export that fails is simply not offered
+            svg = None
+        if svg:
+            columns[1].download_button("Graph as SVG", svg, file_name="autograd_graph.svg",
+                                       mime="image/svg+xml", key=f"{key}_svg", icon=":material/download:")
+    else:
+        columns[2].caption("SVG export needs the Graphviz `dot` program on the server; the DOT file "
+                           "opens in any Graphviz viewer.")
+
+
+def language_help() -> None:
+    with st.expander("What you can write", icon=":material/help:"):
+        st.markdown(
+            "A small, safe subset of Python and PyTorch, run line by line by the page's own "
+            "interpreter (never `eval`). One statement per line:\n"
+            "- `name = expression`; in-place `name += ...`, `-=`, `*=`, `/=`\n"
+            "- numbers, strings, lists; `+ - * / ** @` and unary minus; indexing `x[0]`, `x[:, 1]`\n"
+            "- `with torch.no_grad():` and `for i in range(k):` (k up to "
+            f"{DEFAULT_LIMITS.max_loop_iterations}), indented blocks\n"
+            "- `print(...)`, `t.backward()` (with `retain_graph=True` or a `gradient`), "
+            "`t.grad.zero_()`, `t.retain_grad()`\n"
+            f"- tensors up to {DEFAULT_LIMITS.max_numel:,} elements each; the run stops after "
+            f"{DEFAULT_LIMITS.max_seconds:g} s or {DEFAULT_LIMITS.max_statements_run:,} statements\n"
+            "- not accepted: imports, `def`, `lambda`, comprehensions, `while`, `if`, names or "
+            "attributes starting with `_`")
+        st.markdown("**torch functions:** " + ", ".join(f"`{n}`" for n in sorted(TORCH_FUNCTIONS)))
+        st.markdown("**tensor methods:** " + ", ".join(f"`{n}`" for n in sorted(TENSOR_METHODS)))
+        st.markdown("**tensor attributes:** " + ", ".join(f"`{n}`" for n in sorted(TENSOR_ATTRIBUTES))
+                    + " · **keywords:** " + ", ".join(f"`{n}=`" for n in sorted(KEYWORDS)))
+        st.caption("`torch.randn`/`torch.rand` draw from the page's own generator seeded with 0, so a "
+                   "lesson link shows the same numbers to everyone.")
+
+
+def refusal_panel(error: ExplainedError, *, key: str) -> None:
+    """Like the shared error panel, for problems the page's interpreter found (not PyTorch)."""
+    with st.container(border=True, key=key):
+        st.error(f"**{error.title}**", icon=":material/block:")
+        st.markdown("The page's interpreter says:")
+        st.code(error.message, language="text", wrap_lines=True)
+        st.markdown(error.explanation)
+        if error.fixes:
+            st.markdown("**How to fix it**\n" + "\n".join(f"- {fix}" for fix in error.fixes))

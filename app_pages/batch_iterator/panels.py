@@ -1,0 +1,277 @@
+"""The batch iterator's lesson panels: the worker pitfall, exclusive options, the cost of
+batching, gradient accumulation and the knowledge check, plus the page's learner state."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+import torch
+
+from components.error_panel import error_panel
+from components.knowledge_check import Revealed, knowledge_check
+from components.state import SharedModel, session_id
+from workbench.batches.accumulation import AccumulationResult, compare_accumulation
+from workbench.batches.cost import BatchingCost, measure_batching_cost
+from workbench.batches.loader import (
+    EXCLUSIVE_COMBINATIONS,
+    BatchRecord,
+    IndexedDataset,
+    BatchSettings,
+    LoaderRun,
+    batches_per_epoch,
+    explain_loader_error,
+    identical_streams,
+    make_dataset,
+    noise_by_worker,
+    run_loader,
+    try_exclusive,
+)
+from workbench.common.errors import ExplainedError
+from workbench.common.jobs import HEAVY_JOBS, busy_message
+
+
+@dataclass
+class BatchPageState:
+    """One learner's batch iterator: the last run and where the stepper stands in it."""
+
+    settings: BatchSettings | None = None
+    data_token: int | None = None
+    run: LoaderRun | None = None
+    error: ExplainedError | None = None
+    busy: bool = False
+    position: int = 0
+    cost: BatchingCost | None = None
+    pitfall: tuple[LoaderRun, LoaderRun] | None = None
+    pitfall_error: str = ""
+
+    def reset(self, settings: BatchSettings, data_token: int | None) -> None:
+        self.settings, self.data_token = settings, data_token
+        self.run, self.error, self.busy, self.position = None, None, False, 0
+
+
+def tensor_listing(record: BatchRecord) -> str:
+    """Each tensor of the batch as PyTorch prints it, with its shape and dtype."""
+    parts = []
+    for key, value in record.tensors.items():
+        dtype = str(value.dtype).replace("torch.", "")
+        parts.append(f'batch["{key}"]  # {list(value.shape)} {dtype}\n{value!r}')
+    parts.append(f'batch["worker"]  # from collate_fn\ntensor({record.worker})')
+    return "\n\n".join(parts)
+
+
+def items_listing(dataset: IndexedDataset, record: BatchRecord, limit: int = 4) -> str:
+    """What `__getitem__` returns for the batch's first indices: the list collate_fn receives."""
+    lines = []
+    for index in record.indices[:limit]:
+        item = dataset[index]
+        item.pop("noise", None)  # a fresh random draw each call: the batch shows the real one
+        shown = ", ".join(f"{k!r}: {v!r}" for k, v in item.items())
+        lines.append(f"dataset[{index}]\n# -> {{{shown}}}")
+    if record.size > limit:
+        lines.append(f"# ... {record.size - limit} more items")
+    return "\n".join(lines)
+
+
+# %% Worker pitfall ---------------------------------------------------------------------------
+
+PITFALL_SETTINGS = BatchSettings(n=12, batch_size=3, shuffle=False, num_workers=2, epochs=2,
+                                 augment=True)
+
+
+def _noise_table(run: LoaderRun) -> pd.DataFrame:
+    return pd.DataFrame([{"epoch": s.epoch, "worker": s.worker,
+                          "noise drawn, in order": ", ".join(f"{v:+.3f}" for v in s.values)}
+                         for s in noise_by_worker(run)])
+
+
+def _run_pitfall(page: BatchPageState) -> None:
+    owner = session_id()
+    if not HEAVY_JOBS.acquire(owner):
+        page.pitfall_error = busy_message()
+        return
+    try:
+        without = run_loader(PITFALL_SETTINGS, tick=lambda: HEAVY_JOBS.acquire(owner))
+        with_fn = run_loader(dataclasses.replace(PITFALL_SETTINGS, worker_init=True),
+                             tick=lambda: HEAVY_JOBS.acquire(owner))
+        page.pitfall, page.pitfall_error = (without, with_fn), ""
+    except (RuntimeError, ValueError) as exc:
+        page.pitfall_error = explain_loader_error(exc).message
+    finally:
+        HEAVY_JOBS.release(owner)
+
+
+def pitfall_section(page: BatchPageState, settings: BatchSettings, run: LoaderRun) -> None:
+    st.header("Pitfalls from practice", divider="gray")
+    st.subheader("Workers that draw the same random numbers")
+    st.markdown(
+        "Each worker process gets a **copy** of the dataset. A NumPy generator made in the "
+        "dataset's `__init__` (for random crops, flips, noise) is copied in the same state, so "
+        "every worker draws the **same** numbers, and without `persistent_workers` every epoch "
+        "starts from the same state again. (Since PyTorch 1.9 the DataLoader reseeds the "
+        "*global* `np.random` per worker; a generator you own is yours to seed.) "
+        "`worker_init_fn` runs in each worker as it starts; `get_worker_info().seed` differs "
+        "per worker and per epoch, so reseeding from it fixes the copies."
+    )
+    st.code("def seed_worker(worker_id):\n    info = torch.utils.data.get_worker_info()\n"
+            "    info.dataset.rng = np.random.default_rng(info.seed % 2**32)\n\n"
+            "DataLoader(dataset, num_workers=2, worker_init_fn=seed_worker, ...)",
+            language="python")
+    if settings.augment and settings.num_workers > 0:
+        verdict = identical_streams(run)
+        st.markdown(f"**This run** ({settings.num_workers} workers, `worker_init_fn` "
+                    f"{'on' if settings.worker_init else 'off'}): repeated noise streams: "
+                    f"**{'yes' if verdict else 'no'}**.")
+        st.dataframe(_noise_table(run), hide_index=True, key="bi_noise_current")
+    st.button("Show it: 2 workers, without and with worker_init_fn", key="bi_pitfall_run",
+              on_click=_run_pitfall, args=(page,), icon=":material/play_arrow:")
+    if page.pitfall_error:
+        st.warning(page.pitfall_error, icon=":material/hourglass_top:")
+    if page.pitfall is not None:
+        without, with_fn = page.pitfall
+        left, right = st.columns(2)
+        for column, result, title in ((left, without, "Without worker_init_fn"),
+                                      (right, with_fn, "With worker_init_fn=seed_worker")):
+            with column:
+                same = identical_streams(result)
+                st.markdown(f"**{title}**: repeated streams: **{'yes' if same else 'no'}**")
+                st.dataframe(_noise_table(result), hide_index=True,
+                             key=f"bi_noise_{'with' if result is with_fn else 'without'}")
+    st.subheader("A last batch smaller than the rest")
+    st.markdown(
+        "When N is not a multiple of `batch_size`, the last batch is short (see the batch sizes "
+        "above). A model with BatchNorm can fail on a batch of one, and a loss summed rather "
+        "than averaged weighs that batch less. `drop_last=True` throws it away; with shuffling "
+        "different samples are dropped each epoch (the ✕ cells in the grid), so none is lost "
+        "for good."
+    )
+
+
+# %% Exclusive options ------------------------------------------------------------------------
+
+def exclusive_section() -> None:
+    st.header("Options that exclude each other", divider="gray")
+    st.markdown("`DataLoader` checks its options when it is built and raises a `ValueError` for "
+                "combinations where two options would both decide the same thing. Pick one:")
+    name = st.selectbox("Forbidden combination", list(EXCLUSIVE_COMBINATIONS), key="bi_exclusive")
+    code, error = try_exclusive(name)
+    st.code(code, language="python")
+    if error is None:
+        st.success("PyTorch accepted it.")
+    else:
+        error_panel(error, key="bi_exclusive_error")
+
+
+# %% Cost of batching ---------------------------------------------------------------------------
+
+def _measure(page: BatchPageState) -> None:
+    page.cost = measure_batching_cost()
+
+
+def cost_section(page: BatchPageState) -> None:
+    st.header("What batching costs", divider="gray")
+    st.markdown(
+        "With `batch_size=32` the DataLoader calls `__getitem__` 32 times and then "
+        "`default_collate` stacks the 32 results. A `TensorDataset` can instead index a whole "
+        "list at once: pass a `BatchSampler` as the **sampler** and `batch_size=None`, and each "
+        "`__getitem__` call receives a batch's index list. Same generator, same indices, same "
+        "batches; measured now, on this server:")
+    if page.cost is None:
+        _measure(page)
+    cost = page.cost
+    assert cost is not None
+    a, b, c, d = st.columns(4)
+    a.metric("per sample + collate (µs/sample)", f"{cost.per_sample_us:.2f}")
+    b.metric("whole batch at once (µs/sample)", f"{cost.whole_batch_us:.2f}")
+    c.metric("ratio", f"{cost.ratio:.1f}×")
+    d.metric("bare X[idx] loop (µs/sample)", f"{cost.bare_us:.2f}")
+    st.caption(f"One epoch of {cost.samples} samples, batch_size={cost.batch_size}, best of 3. "
+               f"Identical batches from both loaders: **{cost.same_batches}**. The bare loop "
+               "(`X[perm[i:i+32]]`, no DataLoader) is the floor.")
+    st.code("fast = DataLoader(dataset, batch_size=None, generator=g,\n"
+            "                  sampler=BatchSampler(RandomSampler(dataset, generator=g), 32, "
+            "drop_last=False))", language="python")
+    st.button("Measure again", key="bi_measure", on_click=_measure, args=(page,),
+              icon=":material/speed:")
+
+
+# %% Gradient accumulation --------------------------------------------------------------------
+
+def _accumulation_data(run: LoaderRun | None, settings: BatchSettings,
+                       moons: SharedModel) -> tuple[torch.Tensor, torch.Tensor, str]:
+    use_moons = settings.dataset == "moons" and moons.ready
+    base = settings if settings.dataset != "sequences" else dataclasses.replace(
+        settings, dataset="points")
+    dataset = make_dataset(dataclasses.replace(base, n=max(base.n, 32)),
+                           (moons.features, moons.labels) if use_moons else None)
+    order: list[int] = []
+    if run is not None and settings.dataset != "sequences":
+        for record in run.epoch_records(0):
+            order += [i for i in record.indices if i not in order]
+    order += [i for i in range(len(dataset)) if i not in order]
+    chosen = order[:32]
+    source = ("the first 32 samples your loader yields in epoch 0" if run is not None
+              and settings.dataset != "sequences" and len(run.pool) >= 32
+              else "32 samples of the points dataset")
+    return dataset.features[chosen], dataset.labels[chosen], source
+
+
+def accumulation_section(run: LoaderRun | None, settings: BatchSettings,
+                         moons: SharedModel) -> None:
+    st.header("Gradient accumulation", divider="gray")
+    st.markdown(
+        "When a batch of 32 does not fit in memory, run 4 micro-batches of 8: `backward()` on "
+        "each **adds** into `.grad`, and one `optimizer.step()` follows. Scale each micro-batch's "
+        "mean loss by its share (8/32) and the gradient is the one batch of 32 would give. "
+        "Autograd is linear: the gradient of a sum is the sum of the gradients.")
+    features, labels, source = _accumulation_data(run, settings, moons)
+    model = moons.model if settings.dataset == "moons" and moons.ready else None
+    result: AccumulationResult = compare_accumulation(
+        features, labels, micro_batches=4, model=model, seed=settings.seed,
+        model_name=f"your trained moons model ({type(model).__name__})" if model is not None
+        else None)
+    st.dataframe(pd.DataFrame([{
+        "parameter": p.name, "shape": str(list(p.shape)),
+        "‖grad‖ one batch of 32": f"{p.full_norm:.6f}",
+        "‖grad‖ 4 × 8 accumulated": f"{p.accumulated_norm:.6f}",
+        "max |difference|": f"{p.max_abs_difference:.2e}",
+        "‖grad‖ if loss not scaled": f"{p.unscaled_norm:.6f}",
+    } for p in result.parameters]), hide_index=True, key="bi_accumulation")
+    sizes = " + ".join(str(s) for s in result.micro_batch_sizes)
+    st.markdown(
+        f"Model: {result.model_name}; data: {source}; micro-batches {sizes}. "
+        f"`torch.allclose` on every gradient: **{result.allclose}** (largest difference "
+        f"{result.max_abs_difference:.1e}, float32 rounding: the additions happen in a different "
+        f"order). Loss: {result.loss_full:.6f} in one batch, {result.loss_accumulated:.6f} "
+        "accumulated. Without the scaling, the gradient is "
+        f"{len(result.micro_batch_sizes)}× too large.")
+    st.code("optimizer.zero_grad()\nfor x, y in DataLoader(batch32, batch_size=8):\n"
+            "    loss = F.cross_entropy(model(x), y) * len(y) / 32\n"
+            "    loss.backward()        # adds into .grad\noptimizer.step()", language="python")
+    st.caption("The autograd graph page shows the same rule node by node: gradients reaching a "
+               "tensor from several paths are summed.")
+
+
+# %% Knowledge check --------------------------------------------------------------------------
+
+_KC_OPTIONS = ["3 with drop_last, 4 without", "3 either way", "4 either way",
+               "4 with drop_last, 3 without"]
+
+
+def _kc_answer() -> Revealed:
+    dropped = batches_per_epoch(20, 6, drop_last=True)
+    kept = batches_per_epoch(20, 6, drop_last=False)
+    option = next((o for o in _KC_OPTIONS if o.startswith(f"{dropped} with drop_last, {kept}")),
+                  f"{dropped} either way" if dropped == kept else _KC_OPTIONS[0])
+    code = ("len(DataLoader(range(20), batch_size=6, drop_last=True))   # -> "
+            f"{dropped}\nlen(DataLoader(range(20), batch_size=6, drop_last=False))")
+    return Revealed(option, str(kept),
+                    "20 = 3 × 6 + 2: three full batches and a short one of 2 samples. "
+                    "`drop_last=True` throws the short one away.", code)
+
+
+def knowledge_section() -> None:
+    knowledge_check("batch_iterator_count",
+                    "A DataLoader over N=20 samples with `batch_size=6`: how many batches does one "
+                    "epoch yield, with and without `drop_last=True`?", _KC_OPTIONS, _kc_answer)

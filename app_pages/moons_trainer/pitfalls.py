@@ -1,0 +1,71 @@
+"""The pitfall lab: pick a mistake from the lesson's table, run it next to the correct loop."""
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+import torch
+from plotly.subplots import make_subplots
+
+from components.error_panel import error_panel
+from components.figures import OKABE_ITO, PLOTLY_CONFIG, style_figure
+from components.state import session_id
+from workbench.common.jobs import HEAVY_JOBS, busy_message
+from workbench.moons.pitfalls import LAB_SETTINGS, PITFALLS, PitfallResult, run_pitfall
+
+_TITLES = {p.key: p.title for p in PITFALLS}
+
+
+def _figure(result: PitfallResult) -> go.Figure:
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("Train loss", "Validation accuracy"),
+                        horizontal_spacing=0.12)
+    for run, colour, dash in ((result.correct, OKABE_ITO[2], "solid"), (result.broken, OKABE_ITO[3], "dash")):
+        epochs = list(range(1, len(run.train_loss) + 1))
+        fig.add_trace(go.Scatter(x=epochs, y=[round(v, 4) for v in run.train_loss], name=run.label,
+                                 legendgroup=run.label, line={"color": colour, "dash": dash}), row=1, col=1)
+        fig.add_trace(go.Scatter(x=epochs, y=[round(v, 4) for v in run.val_acc], name=run.label,
+                                 legendgroup=run.label, showlegend=False,
+                                 line={"color": colour, "dash": dash}), row=1, col=2)
+    fig.update_xaxes(title_text="epoch")
+    fig.update_yaxes(tickformat=".0%", row=1, col=2)
+    fig.update_layout(height=280, legend={"orientation": "h", "y": -0.3})
+    return style_figure(fig).update_layout(margin={"t": 36})
+
+
+def pitfall_lab(state, device: torch.device) -> None:
+    st.markdown("Each switch breaks the training loop in one way from the lesson's table of "
+                "pitfalls. The lab trains the same model from the same seed twice, correctly and "
+                f"broken ({LAB_SETTINGS.dataset}, n={LAB_SETTINGS.n}, {LAB_SETTINGS.epochs} epochs, "
+                f"batch {LAB_SETTINGS.batch}), and shows both.")
+    key = st.radio("Pitfall", list(_TITLES), format_func=_TITLES.get, key="mt_pitfall", horizontal=True)
+    pitfall = next(p for p in PITFALLS if p.key == key)
+    st.markdown(pitfall.symptom)
+    cols = st.columns(2)
+    cols[0].markdown("**Correct**")
+    cols[0].code(pitfall.correct_code, language="python")
+    cols[1].markdown("**Broken**")
+    cols[1].code(pitfall.broken_code, language="python")
+    if st.button("Run both side by side", key="mt_pitfall_run", icon=":material/science:", type="primary"):
+        if HEAVY_JOBS.acquire(session_id()):
+            try:
+                with st.spinner("Training twice..."):
+                    state.pitfalls[key] = run_pitfall(key, device)
+            finally:
+                HEAVY_JOBS.release(session_id())
+        else:
+            st.warning(busy_message(), icon=":material/hourglass_top:")
+    result: PitfallResult | None = state.pitfalls.get(key)
+    if result is None:
+        return
+    st.markdown(f"**What happened.** {result.finding}")
+    if result.broken.error is not None:
+        error_panel(result.broken.error, key="mt_pitfall_error")
+    if result.correct.train_loss and (result.broken.train_loss or result.broken.error is None):
+        st.plotly_chart(_figure(result), key="mt_pitfall_figure", config=PLOTLY_CONFIG)
+    facts = list(result.pitfall.facts)
+    if not facts:
+        return
+    table = pd.DataFrame({"fact": facts,
+                          "correct": [result.correct.facts.get(f, "") for f in facts],
+                          "broken": [result.broken.facts.get(f, "—") for f in facts]})
+    st.dataframe(table, hide_index=True, width="stretch")

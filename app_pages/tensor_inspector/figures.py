@@ -1,0 +1,227 @@
+"""Plotly pictures of the Tensor inspector: logical grid, storage strip, memory walk, shapes.
+
+The grid and the strip share one colour scale: an element keeps its colour wherever a view
+moves it, so after a transpose the eye follows the view jumping through memory.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from components.figures import OKABE_ITO, graph_scale, style_figure
+from workbench.tensors.broadcast import EQUAL, INNER, MISMATCH, Combination, combine_shapes
+from workbench.tensors.layout import LayoutPicture
+
+# Light to mid tones only, so black cell labels stay readable on every colour.
+CELL_SCALE = [[0.0, "#fde0c5"], [0.25, "#facba6"], [0.5, "#b7e4c7"], [0.75, "#9ecae1"],
+              [1.0, "#c6b3e6"]]
+STRIP_WIDTH = 24
+
+
+def _cell_height() -> int:
+    return round(34 * graph_scale())
+
+
+def _cell_width() -> int:
+    return round(52 * graph_scale())
+
+
+MAIN_WIDTH = 900     # about the width of the page's main column on a laptop, in pixels
+
+
+def _text_size(cells: list[list[str]], base: int) -> int:
+    """Smaller labels for long numbers, so 5- and 6-digit positions stay inside their cell."""
+    longest = max((len(t) for row in cells for t in row), default=1)
+    shrink = 1.0 if longest <= 4 else 0.8 if longest <= 6 else 0.65
+    return round(base * shrink * graph_scale())
+
+
+def _index_text(index: tuple[int, ...]) -> str:
+    return "x[" + ", ".join(str(i) for i in index) + "]"
+
+
+def _cell_index(picture: LayoutPicture, lead: tuple[int, ...], r: int, c: int) -> tuple[int, ...]:
+    if picture.rank == 0:
+        return ()
+    if picture.rank == 1:
+        return (c,)
+    return (*lead, r, c)
+
+
+def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> go.Figure:
+    """The logical view: one grid (rank <= 2) or small multiples of 2-D slices (rank 3-5)."""
+    panels = picture.panels
+    panel_width = (panels[0].cols if panels else 1) * _cell_width() + 24
+    n_cols = max(1, min(len(panels), 4, MAIN_WIDTH // panel_width))
+    n_rows = max(1, math.ceil(len(panels) / n_cols))
+    titles = [p.title for p in panels] if picture.rank > 2 else None
+    rows_drawn = panels[0].rows if panels else 1
+    gap = 56 if picture.rank > 2 else 0          # pixels between rows of panels, for the titles
+    height = max(120, n_rows * (rows_drawn * _cell_height() + gap) + 60)
+    fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=titles,
+                        horizontal_spacing=0.05,
+                        vertical_spacing=min(0.3, gap / height) if n_rows > 1 else 0.0)
+    for number, panel in enumerate(panels):
+        row, col = number // n_cols + 1, number % n_cols + 1
+        hover, text = [], []
+        for r in range(panel.rows):
+            hover_row, text_row = [], []
+            for c in range(panel.cols):
+                index = _cell_index(picture, panel.lead, r, c)
+                value = panel.values[r][c] if panel.values is not None else "not materialized"
+                position = panel.positions[r][c]
+                hover_row.append(f"{label}{_index_text(index)[1:]} = {value}<br>"
+                                 f"storage position {position}")
+                text_row.append(str(position) if show == "positions" or panel.values is None
+                                else panel.values[r][c])
+            hover.append(hover_row)
+            text.append(text_row)
+        fig.add_trace(go.Heatmap(
+            z=panel.colours, text=text, customdata=hover, texttemplate="%{text}",
+            hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE,
+            zmin=picture.colour_min, zmax=picture.colour_max, showscale=False, xgap=2, ygap=2,
+            textfont={"color": "#111111", "size": _text_size(text, 13)}), row=row, col=col)
+    fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False,
+                     tickmode="linear", dtick=1, title_text=None)
+    fig.update_xaxes(showgrid=False, zeroline=False, tickmode="linear", dtick=1, side="top")
+    if picture.rank < 2:
+        fig.update_yaxes(showticklabels=False)
+    if picture.rank > 2:
+        # Small multiples: the slice titles say where each panel is; row numbers on the left
+        # column only, so labels never run into the neighbouring panel.
+        fig.update_xaxes(showticklabels=False)
+        for number in range(len(panels)):
+            if number % n_cols:
+                fig.update_yaxes(showticklabels=False, row=number // n_cols + 1,
+                                 col=number % n_cols + 1)
+    cols_drawn = panels[0].cols if panels else 1
+    # Small tensors keep square-ish cells instead of stretching across the page.
+    width = n_cols * (cols_drawn * _cell_width() + 24) + 60
+    fig.update_layout(height=height, width=width, plot_bgcolor="rgba(0,0,0,0)")
+    style_figure(fig, uirevision=key)
+    fig.update_annotations(font_size=round(14 * graph_scale()))   # the slice titles
+    return fig
+
+
+def strip_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> go.Figure:
+    """The flat storage, wrapped in rows of STRIP_WIDTH; grey cells are not read by this view."""
+    n = len(picture.strip_positions)
+    width = min(STRIP_WIDTH, max(n, 1))
+    n_rows = max(1, math.ceil(n / width))
+    z: list[list[float | None]] = [[None] * width for _ in range(n_rows)]
+    text = [[""] * width for _ in range(n_rows)]
+    hover = [[""] * width for _ in range(n_rows)]
+    for p in picture.strip_positions:
+        r, c = divmod(p, width)
+        colour = picture.strip_colours[p]
+        value = picture.strip_values[p] if picture.strip_values is not None else None
+        z[r][c] = colour
+        text[r][c] = str(p) if show == "positions" or value is None else value
+        reader = picture.strip_readers[p]
+        if colour is None:
+            hover[r][c] = f"storage position {p}<br>value {value}<br>not read by this view"
+        else:
+            hover[r][c] = (f"storage position {p}" + (f"<br>value {value}" if value else "")
+                           + (f"<br>read by {label}{reader}" if reader else ""))
+    fig = go.Figure(go.Heatmap(
+        z=z, text=text, customdata=hover, texttemplate="%{text}", hoverongaps=False,
+        hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE, zmin=picture.colour_min,
+        zmax=picture.colour_max, showscale=False, xgap=2, ygap=2,
+        textfont={"color": "#111111", "size": _text_size(text, 12)}))
+    # Cells this view does not read stay grey, labelled with their position.
+    unread = [[(text[r][c] if z[r][c] is None and r * width + c < n else None)
+               for c in range(width)] for r in range(n_rows)]
+    fig.add_trace(go.Heatmap(
+        z=[[0 if unread[r][c] is not None else None for c in range(width)] for r in range(n_rows)],
+        text=[[u or "" for u in row] for row in unread], customdata=hover, texttemplate="%{text}",
+        hovertemplate="%{customdata}<extra></extra>", colorscale=[[0, "#d9d9d9"], [1, "#d9d9d9"]],
+        showscale=False, xgap=2, ygap=2, hoverongaps=False,
+        textfont={"color": "#777777", "size": round(12 * graph_scale())}))
+    fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False, tickmode="array",
+                     tickvals=list(range(n_rows)), ticktext=[f"{r * width}" for r in range(n_rows)],
+                     title_text="position")
+    fig.update_xaxes(showgrid=False, zeroline=False, tickmode="linear", dtick=1, side="top",
+                     title_text=None)
+    fig.update_layout(height=n_rows * _cell_height() + 70, width=width * round(44 * graph_scale()) + 90,
+                      plot_bgcolor="rgba(0,0,0,0)")
+    return style_figure(fig, uirevision=key)
+
+
+def walk_figure(picture: LayoutPicture, *, key: str) -> go.Figure:
+    """Storage position of each element in the order the view reads them (row-major)."""
+    walk = picture.walk
+    fig = go.Figure(go.Scatter(
+        x=list(range(len(walk))), y=walk, mode="lines+markers",
+        line={"color": OKABE_ITO[0], "width": 2}, marker={"size": 5},
+        hovertemplate="element %{x} in reading order<br>storage position %{y}<extra></extra>"))
+    fig.update_layout(height=round(260 * graph_scale()),
+                      xaxis_title="element number, reading the tensor row by row",
+                      yaxis_title="storage position")
+    return style_figure(fig, uirevision=key)
+
+
+RULE_COLOURS = {EQUAL: "#b7e4c7", INNER: "#b7e4c7", MISMATCH: "#f4a582"}
+STRETCH_COLOUR, MATRIX_COLOUR, EMPTY_COLOUR = "#9ecae1", "#fde0c5", "#f0f0f0"
+
+
+def shapes_figure(combo: Combination, *, key: str) -> go.Figure:
+    """The two shapes aligned from the right, and the result, coloured by the rule applied."""
+    columns = combo.columns
+    rows = ["a", "b", "result"]
+    z: list[list[int]] = [[0] * len(columns) for _ in rows]
+    text = [[""] * len(columns) for _ in rows]
+    hover = [[""] * len(columns) for _ in rows]
+    palette = [EMPTY_COLOUR, RULE_COLOURS[EQUAL], STRETCH_COLOUR, RULE_COLOURS[MISMATCH],
+               MATRIX_COLOUR]
+    for j, col in enumerate(columns):
+        code = 3 if col.rule == MISMATCH else 1 if col.rule in (EQUAL, INNER) else \
+            4 if col.matrix else 2
+        for i, size in enumerate((col.left, col.right, col.result)):
+            if size is None:
+                text[i][j], z[i][j] = "", 0
+            else:
+                text[i][j], z[i][j] = str(size), code
+            hover[i][j] = f"{rows[i]}: {'-' if size is None else size}<br>{col.rule}"
+    n = len(palette) - 1
+    scale = [[k / n, c] for k, c in enumerate(palette)]
+    fig = go.Figure(go.Heatmap(
+        z=z, text=text, customdata=hover, texttemplate="%{text}", zmin=0, zmax=n,
+        colorscale=scale, showscale=False, xgap=3, ygap=3,
+        hovertemplate="%{customdata}<extra></extra>",
+        textfont={"color": "#111111", "size": round(16 * graph_scale())}))
+    fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=[0, 1, 2], ticktext=rows,
+                     showgrid=False, zeroline=False)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(len(columns))),
+                     ticktext=[c.rule if c.matrix or combo.combine != "matmul" else f"batch: {c.rule}"
+                               for c in columns], side="bottom", showgrid=False,
+                     zeroline=False)
+    fig.update_layout(height=round(3 * 48 * graph_scale()) + 80, plot_bgcolor="rgba(0,0,0,0)")
+    return style_figure(fig, uirevision=key)
+
+
+@functools.lru_cache(maxsize=128)
+def broadcast_figure(left: tuple[int, ...], right: tuple[int, ...], combine: str, scale: float,
+                     key: str) -> go.Figure:
+    """`shapes_figure` of `combine_shapes(left, right, combine)`, built once per process for the
+    same shapes and presenter scale: most reruns of the page change nothing here. The figure is
+    shared by every session, so nothing may change it after it is returned."""
+    del scale                     # part of the cache key: graph_scale() is read inside
+    return shapes_figure(combine_shapes(left, right, combine), key=key)
+
+
+def bits_figure(sign: int, exponent: int, mantissa: int, *, key: str) -> go.Figure:
+    """The bit layout of a floating-point dtype: sign, exponent, mantissa."""
+    fig = go.Figure()
+    for name, bits, colour in (("sign", sign, OKABE_ITO[3]), ("exponent (range)", exponent,
+                                                               OKABE_ITO[1]),
+                               ("mantissa (precision)", mantissa, OKABE_ITO[0])):
+        fig.add_trace(go.Bar(x=[bits], y=["bits"], orientation="h", name=f"{name}: {bits}",
+                             marker_color=colour, text=[f"{name}: {bits}"],
+                             textposition="inside", hovertemplate=f"{name}: {bits} bits"
+                             "<extra></extra>"))
+    fig.update_layout(barmode="stack", height=round(130 * graph_scale()), showlegend=False,
+                      xaxis_title="bits", yaxis_visible=False)
+    return style_figure(fig, uirevision=key)

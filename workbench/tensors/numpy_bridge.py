@@ -1,0 +1,92 @@
+"""The NumPy bridge: which ways between NumPy and PyTorch share memory, and which copy.
+
+On the CPU, `torch.from_numpy(arr)` and `tensor.numpy()` wrap the very same bytes (same data
+pointer): a write through one is seen through the other. `torch.tensor(arr)` always copies.
+NumPy counts strides in *bytes*, PyTorch in *elements*, so `t.numpy().strides` is
+`t.stride()` times the item size. bfloat16 has no NumPy dtype, so `.numpy()` refuses it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from workbench.tensors.report import DTYPES
+
+
+@dataclass(frozen=True)
+class BridgeRow:
+    way: str                    # the code, e.g. "torch.from_numpy(arr)"
+    shares_memory: bool         # same data pointer as arr
+    data_pointer: str
+    after_write: str            # what it holds after arr[0] = written
+
+
+@dataclass(frozen=True)
+class BridgeReport:
+    dtype: str
+    written: str
+    array_pointer: str
+    rows: list[BridgeRow]
+    numpy_error: str | None     # .numpy() refused this dtype
+    torch_strides: tuple[int, ...] | None
+    numpy_strides: tuple[int, ...] | None
+    code: str
+
+
+def bridge(dtype_name: str = "float32", written: int = 100) -> BridgeReport:
+    """Build an array, connect it to PyTorch three ways, write into the array, look again."""
+    dtype = DTYPES[dtype_name]
+    arr = np.arange(6, dtype=np.float32).reshape(2, 3)
+    shared = torch.from_numpy(arr)                 # same memory
+    copied = torch.tensor(arr)                     # new memory
+    as_tensor = torch.as_tensor(arr)               # shares when it can (same dtype, CPU)
+    pointers = {"from_numpy": shared.data_ptr(), "tensor": copied.data_ptr(),
+                "as_tensor": as_tensor.data_ptr()}
+    arr[0, 0] = written
+    rows = [
+        BridgeRow("torch.from_numpy(arr)", pointers["from_numpy"] == arr.ctypes.data,
+                  hex(pointers["from_numpy"]), str(shared[0].tolist())),
+        BridgeRow("torch.as_tensor(arr)", pointers["as_tensor"] == arr.ctypes.data,
+                  hex(pointers["as_tensor"]), str(as_tensor[0].tolist())),
+        BridgeRow("torch.tensor(arr)", pointers["tensor"] == arr.ctypes.data,
+                  hex(pointers["tensor"]), str(copied[0].tolist())),
+    ]
+    # The other way round, in the dtype chosen on the page, through a transposed view.
+    t = torch.arange(6).reshape(2, 3).to(dtype).t()
+    numpy_error = None
+    torch_strides = numpy_strides = None
+    try:
+        back = t.numpy()
+    except TypeError as exc:
+        numpy_error = str(exc)
+    else:
+        t[0, 0] = written              # a write through PyTorch...
+        rows.append(BridgeRow(f"back = t.numpy()  (t: {dtype_name})",
+                              back.ctypes.data == t.data_ptr(), hex(t.data_ptr()),
+                              f"back[0, 0] = {back[0, 0].item()!r} after t[0, 0] = {written}"))
+        torch_strides, numpy_strides = tuple(t.stride()), tuple(back.strides)
+    return BridgeReport(dtype_name, str(written), hex(arr.ctypes.data), rows, numpy_error,
+                        torch_strides, numpy_strides, bridge_code(dtype_name, written))
+
+
+def bridge_code(dtype_name: str, written: int) -> str:
+    return f'''import numpy as np
+import torch
+
+arr = np.arange(6, dtype=np.float32).reshape(2, 3)
+shared = torch.from_numpy(arr)   # wraps arr's memory
+copied = torch.tensor(arr)       # copies it
+print(shared.data_ptr() == arr.ctypes.data, copied.data_ptr() == arr.ctypes.data)
+
+arr[0, 0] = {written}
+print(shared[0])   # sees the write
+print(copied[0])   # does not
+
+t = torch.arange(6).reshape(2, 3).to(torch.{dtype_name}).t()
+back = t.numpy()   # shares t's memory (bfloat16 has no NumPy dtype: TypeError)
+t[0, 0] = {written}
+print(back[0, 0])   # the write through PyTorch is seen by NumPy
+print(t.stride(), back.strides)   # PyTorch counts elements, NumPy bytes
+'''
