@@ -1,17 +1,35 @@
 """One look for every Plotly figure and graphviz graph, in normal and presenter mode.
 
-Pages pass each figure through `style_figure` before `st.plotly_chart`, and read `graph_scale()`
-when they build DOT text, so presenter mode (bigger text, thicker lines, bigger markers, a
-colour-blind-safe palette) reaches every picture without page-specific code.
+Two Plotly templates, `workbench` and `workbench_presenter`, hold the fonts, the colourway
+(`workbench/common/palette.py`), the margins and the legend; `style_figure` applies the one for
+the current mode and scales line and marker sizes. Pages pass each figure through it before
+`st.plotly_chart`, and read `graph_scale()` when they build DOT text, so presenter mode reaches
+every picture without page-specific code.
 """
 from __future__ import annotations
 
 import plotly.graph_objects as go
+import plotly.io as pio
 import streamlit as st
 
-# Okabe & Ito's palette: distinguishable with every common colour-vision deficiency.
-OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+from workbench.common.palette import OKABE_ITO
+
 PRESENTER_KEY = "presenter_mode"
+PRESENTER_SCALE = 1.5
+
+
+def _template(scale: float) -> go.layout.Template:
+    return go.layout.Template(layout={
+        "font": {"size": round(14 * scale)},
+        "colorway": list(OKABE_ITO),
+        "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+        "legend": {"font": {"size": round(13 * scale)}},
+        "hoverlabel": {"font": {"size": round(13 * scale)}},
+    })
+
+
+pio.templates["workbench"] = _template(1.0)
+pio.templates["workbench_presenter"] = _template(PRESENTER_SCALE)
 
 
 def presenting() -> bool:
@@ -20,18 +38,15 @@ def presenting() -> bool:
 
 def graph_scale() -> float:
     """How much bigger text and lines are drawn in graphs: 1.0, or 1.5 when presenting."""
-    return 1.5 if presenting() else 1.0
+    return PRESENTER_SCALE if presenting() else 1.0
 
 
 def style_figure(fig: go.Figure, *, uirevision: str | None = None) -> go.Figure:
     """Fonts, palette and line/marker sizes for the current mode; `uirevision` keeps zoom."""
     scale = graph_scale()
-    fig.update_layout(
-        font={"size": round(14 * scale)},
-        colorway=list(OKABE_ITO),
-        margin={"l": 10, "r": 10, "t": 40 if fig.layout.title.text else 10, "b": 10},
-        legend={"font": {"size": round(13 * scale)}},
-    )
+    fig.update_layout(template="workbench_presenter" if presenting() else "workbench")
+    if fig.layout.title.text and fig.layout.margin.t is None:
+        fig.update_layout(margin_t=40 * scale)
     if uirevision is not None:
         fig.update_layout(uirevision=uirevision)
     if scale != 1.0:

@@ -1,26 +1,25 @@
 """A knowledge check: the learner commits to an answer, then PyTorch computes the truth.
 
-`answer` runs only after the learner has committed, so the revealed value is computed by
-PyTorch at that moment, never typed into the page.
+`check.answer()` runs only after the learner has committed, so the revealed value is computed by
+PyTorch at that moment, never typed into the page; the code shown is the function that ran.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 import streamlit as st
 
-from workbench.common.checks import Revealed
+from components.plain_text import md
+from workbench.common.checks import Answer, Check
 
-__all__ = ["Revealed", "knowledge_check"]
+__all__ = ["Answer", "Check", "knowledge_check"]
 
 
-def knowledge_check(key: str, question: str, options: Sequence[str],
-                    answer: Callable[[], Revealed]) -> Revealed | None:
+def knowledge_check(check: Check, *, key: str | None = None) -> Answer | None:
     """Draw the check; returns what was revealed, or None until the learner commits."""
+    key = key or check.key
     committed_key = f"kc_{key}_committed"
     with st.container(border=True, key=f"kc_{key}"):
-        st.markdown(f"**:material/quiz: Knowledge check.** {question}")
-        choice = st.radio("Your answer", options, index=None, key=f"kc_{key}_choice",
+        st.markdown(f"**:material/quiz: Knowledge check.** {check.question}")
+        choice = st.radio("Your answer", check.options, index=None, key=f"kc_{key}_choice",
                           disabled=st.session_state.get(committed_key, False),
                           label_visibility="collapsed")
         if not st.session_state.get(committed_key, False):
@@ -29,14 +28,15 @@ def knowledge_check(key: str, question: str, options: Sequence[str],
                 st.session_state[committed_key] = True
                 st.rerun()
             return None
-        revealed = answer()
+        revealed = check.answer()
         if choice == revealed.correct_option:
-            st.success(f"Right: **{revealed.correct_option}**.", icon=":material/check_circle:")
+            st.success(f"Right: **{md(revealed.correct_option)}**.", icon=":material/check_circle:")
         else:
-            st.warning(f"You chose **{choice}**; PyTorch says **{revealed.correct_option}**.",
+            st.warning(f"You chose **{md(choice)}**; PyTorch says **{md(revealed.correct_option)}**.",
                        icon=":material/lightbulb:")
-        if revealed.code:
-            st.code(revealed.code + f"\n# -> {revealed.shown_value}", language="python")
+        st.caption("PyTorch computed it with this function, just now:")
+        st.code(check.code + f"\n\n# {check.compute.__name__}() saw: {revealed.shown_value}",
+                language="python")
         if revealed.explanation:
             st.markdown(revealed.explanation)
         if st.button("Try again", key=f"kc_{key}_again"):

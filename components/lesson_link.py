@@ -1,10 +1,12 @@
 """Lesson-link state on a page: settings from `st.query_params`, and back into them.
 
-A page calls `link_settings` at the top. The URL is read when the page opens, and again whenever
-its parameters change under the page (a lesson link followed inside the app); otherwise the
-learner's own settings stand. `fresh` tells the page to seed its widgets from the result. After
-drawing its widgets the page calls `publish_link`, so the address bar is always a lesson link
-for what is on screen.
+A page calls `link_settings` at the top. A URL that names any of the tool's parameters is a
+lesson link and is applied: when the page opens, and whenever those parameters change under the
+page (a lesson link followed inside the app). A URL that names none of them (the sidebar, the
+home cards, a lesson's "back") restores this learner's own settings for the page, if it has
+any; the page then rewrites the URL to match. `fresh` tells the page to seed its widgets from
+the result. After drawing its widgets the page calls `publish_link`, so the address bar is
+always a lesson link for what is on screen.
 """
 from __future__ import annotations
 
@@ -38,10 +40,16 @@ def _url_values(schema: LinkSchema[Settings]) -> dict[str, str]:
 
 
 def link_settings(schema: LinkSchema[Settings], key: str) -> tuple[Settings, bool]:
-    """(settings, fresh): fresh is True when they were just read from the URL."""
+    """(settings, fresh): fresh is True when they were just read from the URL or restored."""
     memory_key = f"link::{key}"
     in_url = _url_values(schema)
     memory: _LinkMemory[Settings] | None = st.session_state.get(memory_key)
+    if memory is not None and not in_url and memory.in_url:
+        # Back from another page by a bare link: the learner's own settings, not the defaults.
+        # Fresh, because Streamlit dropped this page's widget states while it was away.
+        memory = _LinkMemory(memory.settings, {}, [])
+        st.session_state[memory_key] = memory
+        return memory.settings, True
     fresh = memory is None or memory.in_url != in_url
     if fresh:
         settings, problems = schema.read(in_url)

@@ -1,12 +1,39 @@
-"""What a knowledge check reveals once the learner has committed to an answer."""
+"""Knowledge checks: a question, its options, and a function that asks PyTorch for the answer.
+
+Each check is written once, in its tool's `checks.py`, as a plain function that computes the
+answer with PyTorch and returns an `Answer`. The code the learner sees after committing is that
+function's own source (`Check.code`), so what is shown is exactly what ran. Lessons reuse the
+tools' checks by importing them; nothing is written twice.
+"""
 from __future__ import annotations
 
+import inspect
+import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Revealed:
-    correct_option: str          # one of the options offered
+class Answer:
+    correct_option: str          # one of the check's options
     shown_value: str             # what PyTorch printed, e.g. "tensor(18.)"
     explanation: str = ""
-    code: str = ""               # the PyTorch lines that produced it
+
+
+@dataclass(frozen=True)
+class Check:
+    key: str                     # the widget keys' stem; unique in the app
+    question: str
+    options: tuple[str, ...]
+    compute: Callable[[], Answer]
+
+    @property
+    def code(self) -> str:
+        """The source of `compute`, as the learner reads it."""
+        return textwrap.dedent(inspect.getsource(self.compute)).strip()
+
+    def answer(self) -> Answer:
+        answer = self.compute()
+        if answer.correct_option not in self.options:
+            raise ValueError(f"check {self.key!r}: {answer.correct_option!r} is not an option")
+        return answer

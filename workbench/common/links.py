@@ -1,9 +1,14 @@
-"""Lesson links: a page's settings dataclass read from and written to URL query parameters.
+"""Settings tables: one per tool, read from and written to URL query parameters.
 
-One declarative table per page (in the spirit of TensorFlow Playground's `state.ts`) names each
-URL parameter, the settings field it fills and how to read it. Unlike Playground, every value is
-validated and clamped here: a link on a slide is untrusted input. A bad value never stops the
-page; it falls back to the default and the problem is reported in words.
+A tool's table (its `settings.py`, in the spirit of TensorFlow Playground's `state.ts`) names,
+for each field of its settings dataclass, the public link name, how to read it (type, range or
+choices), the widget's label and help. The default is the dataclass's own. Everything else is
+derived from it: the widgets (`components/settings_form.py`), the lesson links, `hide=`, the
+share panel and the README's parameter tables (`workbench/common/readme.py`).
+
+Unlike Playground, every value is validated and clamped here: a link on a slide is untrusted
+input. A bad value never stops the page; it falls back to the default and the problem is
+reported in words.
 """
 from __future__ import annotations
 
@@ -18,15 +23,43 @@ Settings = TypeVar("Settings")
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 MAX_RAW_LENGTH = 4000
+MAX_SEED = 2**31 - 1        # torch.Generator takes any int64; this keeps links short
+
+
+@dataclass(frozen=True)
+class Widget:
+    """How a setting is drawn. `kind` is one of number, slider, select, radio, segmented,
+    toggle, checkbox, text, text_area; `choice_labels` names choices in words."""
+
+    kind: str = ""
+    step: float | None = None
+    format: str | None = None
+    choice_labels: Mapping[str, str] | None = None
 
 
 class Param:
-    """One URL parameter: its public `name` and the settings `field` it fills."""
+    """One setting: its public link `name`, the settings `field` it fills, its widget's `label`
+    and `help`, and how the widget looks."""
 
-    def __init__(self, name: str, field: str | None = None, help: str = "") -> None:
+    default_widget = "text"
+
+    def __init__(self, name: str, field: str | None = None, help: str = "", *, label: str = "",
+                 widget: Widget | None = None, meaning: str = "") -> None:
         self.name = name
         self.field = field or name
         self.help = help
+        self.label = label or name
+        self.widget = widget or Widget()
+        # One line for the README and the share panel; the widget's help when not given.
+        self.meaning = meaning or help
+
+    @property
+    def kind(self) -> str:
+        return self.widget.kind or self.default_widget
+
+    def values_text(self) -> str:
+        """The accepted values in words, for the README's tables."""
+        return "text"
 
     def parse(self, raw: str) -> Any:  # pragma: no cover - every subclass defines it
         raise NotImplementedError
@@ -36,8 +69,11 @@ class Param:
 
 
 class IntParam(Param):
-    def __init__(self, name: str, lo: int, hi: int, field: str | None = None, help: str = "") -> None:
-        super().__init__(name, field, help)
+    default_widget = "number"
+
+    def __init__(self, name: str, lo: int, hi: int, field: str | None = None, help: str = "",
+                 **presentation: Any) -> None:
+        super().__init__(name, field, help, **presentation)
         self.lo, self.hi = lo, hi
 
     def parse(self, raw: str) -> int:
@@ -47,10 +83,16 @@ class IntParam(Param):
             raise ValueError(f"expected a whole number from {self.lo} to {self.hi}") from None
         return min(max(value, self.lo), self.hi)
 
+    def values_text(self) -> str:
+        return f"{self.lo} to {self.hi:,}" if self.hi != MAX_SEED else f"{self.lo} to 2**31-1"
+
 
 class FloatParam(Param):
-    def __init__(self, name: str, lo: float, hi: float, field: str | None = None, help: str = "") -> None:
-        super().__init__(name, field, help)
+    default_widget = "number"
+
+    def __init__(self, name: str, lo: float, hi: float, field: str | None = None, help: str = "",
+                 **presentation: Any) -> None:
+        super().__init__(name, field, help, **presentation)
         self.lo, self.hi = lo, hi
 
     def parse(self, raw: str) -> float:
@@ -67,8 +109,16 @@ class FloatParam(Param):
     def format(self, value: Any) -> str:
         return f"{value:g}"
 
+    def values_text(self) -> str:
+        return f"{self.lo:g} to {self.hi:g}"
+
 
 class BoolParam(Param):
+    default_widget = "toggle"
+
+    def values_text(self) -> str:
+        return "1 or 0"
+
     def parse(self, raw: str) -> bool:
         word = raw.strip().lower()
         if word in TRUE_WORDS:
@@ -82,8 +132,11 @@ class BoolParam(Param):
 
 
 class ChoiceParam(Param):
-    def __init__(self, name: str, choices: Sequence[str], field: str | None = None, help: str = "") -> None:
-        super().__init__(name, field, help)
+    default_widget = "select"
+
+    def __init__(self, name: str, choices: Sequence[str], field: str | None = None, help: str = "",
+                 **presentation: Any) -> None:
+        super().__init__(name, field, help, **presentation)
         self.choices = tuple(choices)
 
     def parse(self, raw: str) -> str:
@@ -93,13 +146,21 @@ class ChoiceParam(Param):
             raise ValueError("expected one of " + ", ".join(self.choices))
         return value
 
+    def values_text(self) -> str:
+        return ", ".join(f"`{c}`" for c in self.choices)
+
+    def choice_label(self, choice: str) -> str:
+        labels = self.widget.choice_labels or {}
+        return labels.get(choice, choice)
+
 
 class IntListParam(Param):
     """Comma-separated whole numbers such as `64,32`; `empty_ok` allows an empty list."""
 
     def __init__(self, name: str, lo: int, hi: int, max_len: int, field: str | None = None,
-                 empty_ok: bool = False, help: str = "") -> None:
-        super().__init__(name, field, help)
+                 empty_ok: bool = False, help: str = "",
+                 **presentation: Any) -> None:
+        super().__init__(name, field, help, **presentation)
         self.lo, self.hi, self.max_len, self.empty_ok = lo, hi, max_len, empty_ok
 
     def parse(self, raw: str) -> tuple[int, ...]:
@@ -117,16 +178,24 @@ class IntListParam(Param):
     def format(self, value: Any) -> str:
         return ",".join(str(v) for v in value)
 
+    def values_text(self) -> str:
+        empty = ", or empty" if self.empty_ok else ""
+        return f"up to {self.max_len} of {self.lo} to {self.hi:,}, comma-separated{empty}"
+
 
 class TextParam(Param):
-    def __init__(self, name: str, max_len: int, field: str | None = None, help: str = "") -> None:
-        super().__init__(name, field, help)
+    def __init__(self, name: str, max_len: int, field: str | None = None, help: str = "",
+                 **presentation: Any) -> None:
+        super().__init__(name, field, help, **presentation)
         self.max_len = max_len
 
     def parse(self, raw: str) -> str:
         if len(raw) > self.max_len:
             raise ValueError(f"longer than {self.max_len} characters")
         return raw
+
+    def values_text(self) -> str:
+        return f"text, at most {self.max_len:,} characters"
 
 
 @dataclass(frozen=True)
@@ -158,6 +227,32 @@ class LinkSchema(Generic[Settings]):
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
+
+    def __getitem__(self, name: str) -> Param:
+        """The parameter with link name `name`."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def labels(self) -> dict[str, str]:
+        """Link name -> widget label, for the share panel's check boxes."""
+        return {p.name: p.label for p in self.params}
+
+    def default_text(self, p: Param) -> str:
+        return p.format(getattr(self.defaults, p.field))
+
+    def markdown_table(self) -> str:
+        """The README's table of this tool's link parameters."""
+        rows = ["| parameter | setting | values | default |", "| --- | --- | --- | --- |"]
+        for p in self.params:
+            default = self.default_text(p)
+            default = f"`{default}`" if default else "(empty)"
+            if isinstance(p, TextParam) and len(default) > 40:
+                default = "the preset program"
+            meaning = f"{p.label}: {p.meaning}" if p.meaning and p.meaning != p.label else p.label
+            rows.append(f"| `{p.name}` | {meaning.replace('|', '/')} | {p.values_text()} | {default} |")
+        return "\n".join(rows)
 
     def read(self, query: Mapping[str, str]) -> tuple[Settings, list[LinkProblem]]:
         """Settings from a URL's parameters; unknown names are not this schema's business."""

@@ -1,0 +1,41 @@
+"""The README's lesson-link parameter tables, generated from the tools' settings tables.
+
+Each table sits between `<!-- settings:<tool> -->` and `<!-- /settings -->` in README.md.
+`python -m workbench.common.readme` rewrites them; tests/unit/test_readme_tables.py fails when
+the README and the tables disagree.
+"""
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+TABLES = {
+    "tensor_inspector": "workbench.tensors.settings",
+    "autograd_graph": "workbench.autograd.settings",
+    "moons_trainer": "workbench.moons.settings",
+    "batch_iterator": "workbench.batches.settings",
+    "lessons": "workbench.lessons.settings",
+}
+_BLOCK = re.compile(r"(<!-- settings:(?P<tool>[a-z_]+) -->\n)(?P<body>.*?)(<!-- /settings -->)", re.S)
+
+
+def table_markdown(tool: str) -> str:
+    return importlib.import_module(TABLES[tool]).TABLE.markdown_table()
+
+
+def render(text: str) -> str:
+    """`text` with every generated block replaced by the current table."""
+    return _BLOCK.sub(lambda m: m.group(1) + table_markdown(m.group("tool")) + "\n" + m.group(4), text)
+
+
+def blocks(text: str) -> list[str]:
+    return [m.group("tool") for m in _BLOCK.finditer(text)]
+
+
+if __name__ == "__main__":
+    new = render(README.read_text())
+    README.write_text(new)
+    print(f"README.md: {len(blocks(new))} parameter tables written", file=sys.stderr)
