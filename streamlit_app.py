@@ -6,7 +6,7 @@ from pathlib import Path
 import streamlit as st
 
 from components.guard import run_guarded
-from components.navigation import HOME, sections
+from app_pages.navigation import HOME, sections
 from components.sidebar import draw_sidebar
 from workbench.common.jobs import SCRIPT_RUNS
 

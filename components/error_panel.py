@@ -1,16 +1,22 @@
-"""Errors as content: PyTorch's own message, what it means and how to fix it. Never a traceback."""
+"""The one error panel: PyTorch's own message (or the workbench's refusal), what it means and
+how to fix it. Never a traceback."""
 from __future__ import annotations
 
 import streamlit as st
 
 from workbench.common.errors import ExplainedError, explain
 
+REFUSED = "Refused"
+
 
 def error_panel(error: ExplainedError | BaseException, *, key: str | None = None) -> None:
     explained = error if isinstance(error, ExplainedError) else explain(error)
     with st.container(border=True, key=key):
         st.error(f"**{explained.title}**", icon=":material/error:")
-        st.markdown(f"{explained.kind} from PyTorch:")
+        if explained.kind == REFUSED:
+            st.markdown("The workbench checked it and refused:")
+        else:
+            st.markdown(f"{explained.kind} from PyTorch:")
         st.code(explained.message, language="text", wrap_lines=True)
         st.markdown(explained.explanation)
         if explained.fixes:

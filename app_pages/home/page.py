@@ -1,14 +1,14 @@
 """Home: what the workbench teaches, the tools, and the device diagnostics."""
 import pandas as pd
 import streamlit as st
-import torch
 
 from components.code_panel import code_panel
 from components.device import learner_device
 from components.figures import prose
-from components.knowledge_check import Revealed, knowledge_check
-from components.navigation import HOME, LESSONS_PAGE, built_tools
+from components.knowledge_check import knowledge_check
+from app_pages.navigation import HOME, LESSONS_PAGE, TOOLS
 from workbench.common.device import DIAGNOSTICS_SCRIPT, diagnose
+from workbench.common.device_checks import DEVICE_MISMATCH
 
 st.title("PyTorch Workbench")
 prose(
@@ -19,17 +19,12 @@ prose(
 )
 
 with st.container(key=HOME.main_key):
-    tools = built_tools()
-    if tools:
-        columns = st.columns(min(len(tools), 4))
-        for column, tool in zip(columns, tools, strict=False):
-            with column, st.container(border=True, height="stretch"):
-                st.page_link(tool.script, label=f"**{tool.title}**", icon=tool.icon)
-                st.markdown(tool.blurb)
-        st.page_link(LESSONS_PAGE.script, label=f"**{LESSONS_PAGE.title}**: {LESSONS_PAGE.blurb}",
-                     icon=LESSONS_PAGE.icon)
-    else:
-        st.info("The tools arrive here as they are built.", icon=":material/construction:")
+    for column, tool in zip(st.columns(len(TOOLS)), TOOLS, strict=True):
+        with column, st.container(border=True, height="stretch"):
+            st.page_link(tool.script, label=f"**{tool.title}**", icon=tool.icon)
+            st.markdown(tool.blurb)
+    st.page_link(LESSONS_PAGE.script, label=f"**{LESSONS_PAGE.title}**: {LESSONS_PAGE.blurb}",
+                 icon=LESSONS_PAGE.icon)
 
 st.header("Does PyTorch see your hardware?", divider="gray")
 st.markdown(
@@ -57,27 +52,4 @@ with summary:
 code_panel(DIAGNOSTICS_SCRIPT, filename="check_device.py", key="home_diagnostics",
            title="Run the same checks on your machine")
 
-
-def _device_mismatch() -> Revealed:
-    code = ('a = torch.ones(2, device="cpu")\n'
-            'b = torch.ones(2, device="meta")  # stands in for a GPU tensor\n'
-            "a + b")
-    a = torch.ones(2, device="cpu")
-    b = torch.ones(2, device="meta")
-    try:
-        a + b
-    except (RuntimeError, NotImplementedError) as exc:
-        message = str(exc).splitlines()[0]
-        return Revealed("PyTorch raises an error", message,
-                        "PyTorch never copies between devices implicitly: move one side with "
-                        "`.to(device)` first. (The `meta` device stands in for a GPU here; "
-                        "on a real GPU the message names `cuda:0` and `cpu`.)", code)
-    return Revealed("It works and gives a CPU tensor", str(a + b), "", code)
-
-
-knowledge_check(
-    "home_device_mismatch",
-    "A tensor on the CPU is added to a tensor on another device. What happens?",
-    ["It works and gives a CPU tensor", "PyTorch copies both to the GPU", "PyTorch raises an error"],
-    _device_mismatch,
-)
+knowledge_check(DEVICE_MISMATCH)

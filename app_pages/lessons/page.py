@@ -1,43 +1,43 @@
 """Guided lessons: step by step through the tools, each step a lesson link and a check."""
-import dataclasses
-
 import streamlit as st
 
+from app_pages.navigation import LESSONS_PAGE, TOOLS
 from components.classroom import app_root, lesson_url
 from components.figures import prose
 from components.knowledge_check import knowledge_check
 from components.lesson_link import link_settings, publish_link
-from components.navigation import LESSONS_PAGE, TOOLS
-from workbench.lessons.catalog import LESSONS, lesson_schema
+from components.settings_form import SettingsForm
+from workbench.lessons.catalog import lesson_by_key
+from workbench.lessons.settings import TABLE
 
-SCHEMA = lesson_schema()
+KEY = "lessons"
 SCRIPTS = {tool.url_path: tool for tool in TOOLS}
+
+
+def go_to(step: int) -> None:
+    st.session_state[form.key("step")] = step
+
+
+def new_lesson() -> None:
+    st.session_state[form.key("step")] = 1
+
 
 st.title("Guided lessons")
 prose("Short walks through the workbench, in the order of the course. Each step opens a tool "
       "with exactly the right experiment; answer its question before you move on.")
 
-available = [lesson for lesson in LESSONS if SCRIPTS[lesson.tool].built]
-if not available:
-    st.info("Lessons appear here as their tools are built.", icon=":material/construction:")
-    st.stop()
-
-settings, fresh = link_settings(SCHEMA, "lessons")
-keys = [lesson.key for lesson in available]
-if fresh or st.session_state.get("lesson_choice") not in keys:
-    st.session_state["lesson_choice"] = settings.lesson if settings.lesson in keys else keys[0]
-    st.session_state["lesson_step"] = settings.step
-
-titles = {lesson.key: lesson.title for lesson in available}
-choice = st.segmented_control("Lesson", keys, format_func=titles.get, key="lesson_choice",
-                              on_change=lambda: st.session_state.update(lesson_step=1))
-lesson = next(lesson for lesson in available if lesson.key == (choice or keys[0]))
+# --- settings: which lesson and step (from a link, or this learner's own when they come back)
+linked, fresh = link_settings(TABLE, KEY)
+form = SettingsForm(TABLE, linked, fresh, prefix="lesson_")
+lesson_key = form.value("lesson", on_change=new_lesson) or linked.lesson
+lesson = lesson_by_key(lesson_key)
 count = len(lesson.steps)
-number = min(max(int(st.session_state.get("lesson_step", 1)), 1), count)
-st.session_state["lesson_step"] = number
+number = min(max(int(st.session_state[form.key("step")]), 1), count)
+settings = form.settings(lesson=lesson.key, step=number)
+publish_link(TABLE, KEY, settings)
 step = lesson.steps[number - 1]
-publish_link(SCHEMA, "lessons", dataclasses.replace(settings, lesson=lesson.key, step=number))
 
+# --- draw
 st.caption(lesson.summary)
 with st.container(border=True, key=LESSONS_PAGE.main_key):
     st.progress(number / count, text=f"Step {number} of {count}")
@@ -51,11 +51,10 @@ with st.container(border=True, key=LESSONS_PAGE.main_key):
     st.caption("The lesson link of this step, for a slide:")
     st.code(lesson_url(step.tool, step.params, root=app_root()), language="text", wrap_lines=True)
     if step.check is not None:
-        knowledge_check(f"lesson_{lesson.key}_{number}", step.check.question, step.check.options,
-                        step.check.answer)
+        knowledge_check(step.check, key=f"lesson_{lesson.key}_{number}")
 
 back, _, forward = st.columns([1, 4, 1])
 back.button("Back", icon=":material/arrow_back:", disabled=number == 1, key="lesson_back",
-            on_click=lambda: st.session_state.update(lesson_step=number - 1), width="stretch")
+            on_click=go_to, args=(number - 1,), width="stretch")
 forward.button("Next", icon=":material/arrow_forward:", disabled=number == count, key="lesson_next",
-               on_click=lambda: st.session_state.update(lesson_step=number + 1), width="stretch")
+               on_click=go_to, args=(number + 1,), width="stretch")

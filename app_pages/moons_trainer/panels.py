@@ -12,7 +12,7 @@ import torch
 from components.error_panel import error_panel
 from components.figures import PLOTLY_CONFIG
 from app_pages.moons_trainer.figures import activation_figure
-from components.navigation import TOOLS
+from app_pages.navigation import TOOLS
 from components.plain_text import code_span
 from components.state import shared_model
 from workbench.moons.checkpoints import (

@@ -28,7 +28,7 @@ from workbench.common.links import (
     LinkSchema,
     TextParam,
 )
-from workbench.lessons.catalog import lesson_schema
+from workbench.lessons.settings import TABLE as LESSONS_TABLE
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 PAGES: dict[str, tuple[str | None, LinkSchema]] = {
@@ -36,7 +36,7 @@ PAGES: dict[str, tuple[str | None, LinkSchema]] = {
     "autograd_graph": ("app_pages/autograd_graph/page.py", autograd_session.SCHEMA),
     "moons_trainer": ("app_pages/moons_trainer/page.py", moons.LINK_SCHEMA),
     "batch_iterator": ("app_pages/batch_iterator/page.py", batches.LINK_SCHEMA),
-    "lessons": ("app_pages/lessons/page.py", lesson_schema()),
+    "lessons": ("app_pages/lessons/page.py", LESSONS_TABLE),
 }
 PAYLOADS = ["", " ", "-0", "-0.0", "nan", "inf", "-inf", "1e2", "1e400", "0x10", "1_000",
             "4294967296", "-4294967296", "9" * 30, "TRUE", "on", "null", "undefined", "[1,2,3]",

@@ -3,7 +3,7 @@ import importlib
 
 import pytest
 
-from components.navigation import LESSONS_PAGE, TOOLS
+from app_pages.navigation import LESSONS_PAGE, TOOLS
 from tests.app.apptest import open_page, shown_text
 from workbench.lessons.catalog import LESSONS
 

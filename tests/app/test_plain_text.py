@@ -30,11 +30,11 @@ _SKIP_FIELDS = {"id", "form_id", "default", "value", "placeholder", "script_hash
 def _schemas() -> dict[str, tuple[str, ...]]:
     from workbench.autograd.session import SCHEMA as AUTOGRAD
     from workbench.batches.loader import LINK_SCHEMA as BATCHES
-    from workbench.lessons.catalog import lesson_schema
+    from workbench.lessons.settings import TABLE as LESSONS_TABLE
     from workbench.moons.training import LINK_SCHEMA as MOONS
     from workbench.tensors.report import LINK_SCHEMA as TENSORS
 
-    return {"app_pages/home/page.py": (), "app_pages/lessons/page.py": lesson_schema().names,
+    return {"app_pages/home/page.py": (), "app_pages/lessons/page.py": LESSONS_TABLE.names,
             "app_pages/tensor_inspector/page.py": TENSORS.names,
             "app_pages/autograd_graph/page.py": AUTOGRAD.names,
             "app_pages/moons_trainer/page.py": MOONS.names,

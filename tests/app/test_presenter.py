@@ -41,7 +41,7 @@ def test_present_in_the_url_turns_presenter_mode_on():
 
 
 def test_presenter_mode_folds_the_explanations_on_every_page():
-    from components.navigation import all_pages
+    from app_pages.navigation import all_pages
 
     for tool in all_pages():
         at = open_page(tool.script, query={"present": "1"})

@@ -1,20 +1,16 @@
-from components.navigation import LESSONS_PAGE, TOOLS, all_pages, built_tools
+from app_pages.navigation import LESSONS_PAGE, TOOLS, all_pages
 from tests.app.apptest import open_page, shown_text
 
 
-def test_home_opens_without_exception_and_lists_only_built_tools():
+def test_home_opens_without_exception_and_links_every_tool():
     at = open_page()
     assert not at.exception
     assert "PyTorch Workbench" in shown_text(at)
     linked = {link.proto.page for link in at.get("page_link")}  # url paths of the targets
-    built = {t.url_path for t in built_tools()}
-    assert linked == (built | {LESSONS_PAGE.url_path} if built else set())
-    for tool in TOOLS:
-        if not tool.built:
-            assert tool.url_path not in linked
+    assert linked == {t.url_path for t in TOOLS} | {LESSONS_PAGE.url_path}
 
 
-def test_every_built_tool_opens_through_the_router_without_exception():
+def test_every_page_opens_through_the_router_without_exception():
     for tool in all_pages():
         at = open_page(tool.script)
         assert not at.exception, (tool.script, at.exception)

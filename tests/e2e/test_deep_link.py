@@ -2,7 +2,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from components.navigation import HOME, all_pages
+from app_pages.navigation import HOME, all_pages
 from tests.e2e.conftest import serve, wait_settled
 
 pytestmark = pytest.mark.e2e

@@ -3,7 +3,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from components.navigation import HOME, all_pages, built_tools
+from app_pages.navigation import HOME, TOOLS, all_pages
 from tests.e2e.conftest import open_path
 
 pytestmark = pytest.mark.e2e
@@ -21,7 +21,7 @@ def test_page_draws_its_main_element_and_no_exception(page, app_url, tool):
 def test_sidebar_navigation_reaches_every_tool(page, app_url):
     open_path(page, app_url, "/")
     nav = page.locator("[data-testid=stSidebarNav]")
-    for tool in built_tools():
+    for tool in TOOLS:
         expect(nav.get_by_text(tool.title)).to_be_visible()
 
 

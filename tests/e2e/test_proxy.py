@@ -27,7 +27,7 @@ import pytest
 import torch
 from playwright.sync_api import expect
 
-from components.navigation import HOME, built_tools
+from app_pages.navigation import HOME, TOOLS
 from tests.e2e.conftest import ROOT, _free_port, open_path, serve, stop
 from workbench.moons.checkpoints import state_dict_safetensors
 from workbench.moons.training import PRESET, build_model
@@ -175,7 +175,7 @@ EPOCH_AT_LEAST = r"""(least) => {
 def test_each_learner_sticks_to_one_replica_through_upload_and_training(browser, proxy, tmp_path):
     keys = route_keys(proxy)
     (replica_a, key_a), (replica_b, key_b) = sorted(keys.items())
-    inspector = next(t for t in built_tools() if t.url_path == "tensor_inspector")
+    inspector = next(t for t in TOOLS if t.url_path == "tensor_inspector")
     checkpoint = tmp_path / "fresh_default.safetensors"
     model = build_model(PRESET, torch.device("cpu"), torch.Generator().manual_seed(0))
     checkpoint.write_bytes(state_dict_safetensors(model))

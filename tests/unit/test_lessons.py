@@ -1,7 +1,8 @@
 import pytest
 
-from components.navigation import TOOLS
-from workbench.lessons.catalog import LESSONS, lesson_by_key, lesson_schema
+from app_pages.navigation import TOOLS
+from workbench.lessons.catalog import LESSONS, lesson_by_key
+from workbench.lessons.settings import TABLE as LESSONS_TABLE
 
 STEPS = [(lesson, step) for lesson in LESSONS for step in lesson.steps]
 
@@ -18,6 +19,6 @@ def test_every_check_is_answered_by_pytorch_with_one_of_its_options(lesson, step
 def test_lessons_are_found_by_key_and_linkable():
     assert lesson_by_key("autograd").tool == "autograd_graph"
     assert lesson_by_key("nope") is None
-    settings, problems = lesson_schema().read({"lesson": "batching", "step": "99"})
+    settings, problems = LESSONS_TABLE.read({"lesson": "batching", "step": "99"})
     assert problems == [] and settings.lesson == "batching" and settings.step == max(
         len(lesson.steps) for lesson in LESSONS)

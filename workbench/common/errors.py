@@ -1,7 +1,11 @@
 """PyTorch's own error messages, each paired with a plain explanation and the usual fixes.
 
 Errors a learner causes are part of the lesson: the page shows PyTorch's exact message, then
-what it means. The table is ordered; the first pattern found in the message wins.
+what it means. This is the app's one table of explanations, for tensor ops, autograd,
+DataLoaders and checkpoints alike; refusals of the workbench's own (an upload that fails a
+check, a program past a limit) are `ExplainedError`s of kind "Refused", and every one of them
+is drawn by `components/error_panel.py`. The table is ordered; the first pattern found in the
+message wins.
 """
 from __future__ import annotations
 
@@ -27,6 +31,52 @@ class Rule:
 
 
 RULES: tuple[Rule, ...] = (
+    # --- layout ops (the tensor inspector's chain) ---------------------------------------------
+    Rule(r"is out of bounds for dimension", "That index is past the end of the dimension",
+         "Indices run from 0 to size-1 (or -size to -1 from the end). Slices are forgiving and "
+         "stop at the end; a single index is not."),
+    Rule(r"number of dimensions in the tensor input does not match",
+         "permute needs every dimension exactly once",
+         "`permute` takes a new order for all the dimensions, e.g. `permute(0, 2, 3, 1)` for a "
+         "4-D tensor. To swap just two dimensions use `transpose(i, j)`."),
+    Rule(r"only one dimension can be inferred", "Only one size may be -1",
+         "`-1` asks PyTorch to work out that size from numel(); with two unknown sizes the "
+         "answer is not unique."),
+    Rule(r"expects a tensor with <= 2 dimensions", "t() is for matrices",
+         "`t()` transposes a tensor of rank 0, 1 or 2. For more dimensions say which two to "
+         "swap with `transpose(i, j)`, or give a full order with `permute`."),
+    Rule(r"exceeds dimension size", "The window runs past the end",
+         "`narrow(dim, start, length)` needs start + length <= size of that dimension."),
+    Rule(r"start_dim cannot come after end_dim", "flatten's range is backwards",
+         "`flatten(start_dim, end_dim)` merges dimensions start_dim..end_dim; start_dim must "
+         "come first (after counting negative dims from the end)."),
+    Rule(r"invalid combination of arguments", "These arguments do not fit this op",
+         "PyTorch lists above the argument forms it accepts for this method."),
+    Rule(r"missing 1 required positional", "An argument is missing",
+         "PyTorch's message names the argument this method still needs."),
+    # --- DataLoader ------------------------------------------------------------------------
+    Rule(r"stack expects each tensor to be equal size",
+         "default_collate cannot stack items of different lengths",
+         "`default_collate` turns a list of items into one batch with `torch.stack`, which needs "
+         "every tensor to have the same shape. These sequences have different lengths.",
+         ("use a collate_fn that pads, e.g. with `torch.nn.utils.rnn.pad_sequence`",
+          "or a batch_sampler that groups items of equal length")),
+    Rule(r"prefetch_factor option could only be specified in multiprocessing",
+         "prefetch_factor needs worker processes",
+         "`prefetch_factor` is how many batches each worker prepares ahead. With `num_workers=0` "
+         "the main process loads each batch when it is asked for, so there is nothing to "
+         "prefetch.",
+         ("set num_workers to 1 or more", "or leave prefetch_factor as None")),
+    Rule(r"persistent_workers option needs num_workers > 0",
+         "persistent_workers needs worker processes",
+         "`persistent_workers=True` keeps worker processes alive between epochs. With "
+         "`num_workers=0` there are none to keep.",
+         ("set num_workers to 1 or more", "or leave persistent_workers=False")),
+    Rule(r"batch_size=None option disables auto-batching", "batch_size=None turns batching off",
+         "With `batch_size=None` the sampler's items go to `__getitem__` one by one with no "
+         "batching, so there is no last batch for `drop_last` to drop.",
+         ("drop `drop_last`", "or give a batch_size")),
+    # --- everything else -------------------------------------------------------------------
     Rule(
         r"view size is not compatible with input tensor's size and stride",
         "view() needs memory it can reinterpret without copying",
@@ -150,6 +200,12 @@ RULES: tuple[Rule, ...] = (
         "to unpickle. A checkpoint that needs it could run code on this server, so it is refused.",
         ("save only the `state_dict`, or use safetensors",),
     ),
+    # Last: "timed out" is a loose pattern.
+    Rule(r"DataLoader worker .* exited unexpectedly|timed out",
+         "A worker process stopped answering",
+         "The DataLoader waited for a worker longer than its `timeout`, or the worker died. On a "
+         "busy server this can happen; the run was stopped instead of hanging.",
+         ("try again with num_workers=0",)),
 )
 
 GENERIC_EXPLANATION = (

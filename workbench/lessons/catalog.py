@@ -15,7 +15,6 @@ from torch import nn
 
 from workbench.common.checks import Revealed
 from workbench.common.formatting import human_bytes
-from workbench.common.links import ChoiceParam, IntParam, LinkSchema
 
 
 @dataclass(frozen=True)
@@ -292,16 +291,3 @@ LESSONS: tuple[Lesson, ...] = (
 
 def lesson_by_key(key: str) -> Lesson | None:
     return next((lesson for lesson in LESSONS if lesson.key == key), None)
-
-
-@dataclass(frozen=True)
-class LessonSettings:
-    lesson: str = LESSONS[0].key
-    step: int = 1
-
-
-def lesson_schema() -> LinkSchema[LessonSettings]:
-    return LinkSchema(LessonSettings, [
-        ChoiceParam("lesson", [lesson.key for lesson in LESSONS], help="which lesson"),
-        IntParam("step", 1, max(len(lesson.steps) for lesson in LESSONS), help="which step, from 1"),
-    ])

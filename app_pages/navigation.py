@@ -1,15 +1,11 @@
-"""The tools of the workbench, in one table that the router and the home page both read.
+"""The pages of the workbench, in one table that the router, the home page and the lessons read.
 
-A tool is listed only once its page file exists, so the app never links to a page that has not
-been built. `main_key` is the key of the container holding the page's main picture; the
-end-to-end tests look for `.st-key-<main_key>` on every page.
+`main_key` is the key of the container holding the page's main picture; the end-to-end tests
+look for `.st-key-<main_key>` on every page.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
@@ -20,10 +16,6 @@ class Tool:
     icon: str
     blurb: str
     main_key: str
-
-    @property
-    def built(self) -> bool:
-        return (ROOT / self.script).is_file()
 
 
 HOME = Tool("Home", "app_pages/home/page.py", "", ":material/home:",
@@ -49,16 +41,9 @@ TOOLS: tuple[Tool, ...] = (
 )
 
 
-def built_tools() -> list[Tool]:
-    return [tool for tool in TOOLS if tool.built]
-
-
 def sections() -> dict[str, list[Tool]]:
-    """The navigation's sections: lessons appear once there is a tool to lead through."""
-    tools = built_tools()
-    if not tools:
-        return {"Start": [HOME]}
-    return {"Start": [HOME], "Tools": tools, "Classroom": [LESSONS_PAGE]}
+    """The navigation's sections, in the sidebar's order."""
+    return {"Start": [HOME], "Tools": list(TOOLS), "Classroom": [LESSONS_PAGE]}
 
 
 def all_pages() -> list[Tool]:
