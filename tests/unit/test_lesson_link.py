@@ -72,3 +72,24 @@ def test_round_trip(n, lr, shuffle, act, hidden):
     assert problems == []
     assert back.n == n and back.shuffle == shuffle and back.act == act and back.hidden == tuple(hidden)
     assert back.lr == pytest.approx(lr, rel=1e-5)
+
+
+@pytest.mark.parametrize("raw", ["tanh", "TANH", " Tanh ", "tAnH"])
+def test_choices_match_without_regard_to_case_and_are_written_canonically(raw):
+    settings, problems = SCHEMA.read({"act": raw})
+    assert settings.act == "Tanh" and problems == []
+    assert SCHEMA.write(settings) == {"act": "Tanh"}
+
+
+def test_a_table_names_each_widget_and_generates_its_readme_rows():
+    table = LinkSchema(Demo, [
+        IntParam("n", 4, 500, label="Samples", help="How many samples."),
+        ChoiceParam("act", ["ReLU", "Tanh"], label="Activation", help="Between layers."),
+    ])
+    assert table["n"].label == "Samples" and table["n"].kind == "number"
+    assert table.labels() == {"n": "Samples", "act": "Activation"}
+    rows = table.markdown_table().splitlines()
+    assert rows[2] == "| `n` | Samples: How many samples. | 4 to 500 | `20` |"
+    assert rows[3] == "| `act` | Activation: Between layers. | `ReLU`, `Tanh` | `ReLU` |"
+    with pytest.raises(KeyError):
+        table["nope"]
