@@ -56,15 +56,18 @@ def lesson_url(url_path: str, params: dict[str, str], hidden: list[str] | None =
 
 def share_panel(*, schema: LinkSchema, settings: object, url_path: str, script: str, title: str,
                 key: str, labels: dict[str, str] | None = None) -> str:
-    """'Share this experiment': the lesson link (with chosen controls hidden) and the exports."""
-    labels = labels or {}
+    """'Share this experiment': the lesson link (with chosen controls hidden) and the exports.
+
+    The check boxes are labelled from the settings table (`labels` overrides some)."""
+    labels = {**schema.labels(), **(labels or {})}
     params = schema.write(settings)
     with st.expander("Share this experiment", icon=":material/share:"):
         st.markdown("The link opens exactly this experiment. Tick the controls your class should "
                     "not see; they keep the values of the link.")
         columns = st.columns(4)
         hidden = [name for i, name in enumerate(schema.names)
-                  if columns[i % 4].checkbox(f"hide {labels.get(name, name)}", key=f"{key}_hide_{name}")]
+                  if columns[i % 4].checkbox(f"hide {labels[name]}", key=f"{key}_hide_{name}",
+                                             help=f"hide={name}")]
         present = st.checkbox("open in presenter mode", key=f"{key}_present")
         url = lesson_url(url_path, params, hidden, present, app_root())
         st.code(url, language="text", wrap_lines=True)
