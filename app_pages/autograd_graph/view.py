@@ -11,7 +11,8 @@ from components.plain_text import md
 from workbench.autograd.graph import GraphModel, Overlay, format_tensor, to_dot
 from workbench.autograd.backward_steps import BackwardTrace
 from workbench.common.errors import ExplainedError
-from workbench.autograd.interpreter import DEFAULT_LIMITS, KEYWORDS, TENSOR_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
+from workbench.autograd.catalog import KEYWORDS, TENSOR_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
+from workbench.autograd.language import DEFAULT_LIMITS
 
 
 # Largest drawing (inches at 72 dpi) before Graphviz shrinks it: the graph column on a laptop,
