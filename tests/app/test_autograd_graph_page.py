@@ -6,7 +6,8 @@ import torch
 
 from tests.app.apptest import open_page, shown_text
 from workbench.autograd.graph import format_tensor
-from workbench.autograd.session import PRESETS, SCHEMA, preset_settings
+from workbench.autograd.presets import PRESETS
+from workbench.autograd.settings import TABLE, preset_settings
 
 PAGE = "app_pages/autograd_graph/page.py"
 
@@ -154,7 +155,7 @@ def test_no_grad_knowledge_check_shows_pytorchs_refusal():
 
 @pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.key)
 def test_every_preset_opens_from_its_lesson_link(preset):
-    link = SCHEMA.write(preset_settings(preset))
+    link = TABLE.write(preset_settings(preset))
     at = open_page(PAGE, query=link)
     assert not at.exception
     assert at.get("graphviz_chart"), preset.key
