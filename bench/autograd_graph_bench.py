@@ -19,7 +19,9 @@ import torch  # noqa: E402
 
 import workbench  # noqa: F401, E402  (one intra-op thread, as in the app)
 from workbench.autograd.graph import to_dot  # noqa: E402
-from workbench.autograd.session import PRESETS_BY_KEY, preset_settings, run_session  # noqa: E402
+from workbench.autograd.presets import PRESETS_BY_KEY  # noqa: E402
+from workbench.autograd.session import run_session  # noqa: E402
+from workbench.autograd.settings import preset_settings  # noqa: E402
 
 
 def lesson_bare() -> None:

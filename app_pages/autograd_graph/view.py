@@ -1,4 +1,4 @@
-"""Drawing pieces of the autograd page: the step-through, accumulation, exports, help."""
+"""Drawing pieces of the autograd page: what the run said, the step-through, accumulation, exports."""
 from __future__ import annotations
 
 import hashlib
@@ -7,11 +7,13 @@ import shutil
 import pandas as pd
 import streamlit as st
 
+from app_pages.autograd_graph.editor import AutogradWork
+from components.error_panel import error_panel
 from components.plain_text import md
-from workbench.autograd.graph import GraphModel, Overlay, format_tensor, to_dot
 from workbench.autograd.backward_steps import BackwardTrace
+from workbench.autograd.graph import GraphModel, Overlay, format_tensor, to_dot
+from workbench.autograd.session import SessionResult
 from workbench.common.errors import ExplainedError
-from workbench.autograd.interpreter import DEFAULT_LIMITS, KEYWORDS, TENSOR_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
 
 
 # Largest drawing (inches at 72 dpi) before Graphviz shrinks it: the graph column on a laptop,
@@ -40,23 +42,56 @@ def _set(key: str, value: int) -> None:
     st.session_state[key] = value
 
 
+def run_problems(result: SessionResult, code: str) -> None:
+    """The line that was refused or failed, explained, with the line itself."""
+    if result.error is None:
+        return
+    error = result.error
+    if result.error_source == "pytorch":
+        where = ("in the page's backward() call" if result.error_line == 0
+                 else f"on line {result.error_line}")
+        error = ExplainedError(f"{error.title} ({where})", error.message, error.explanation,
+                               error.fixes, error.kind)
+    error_panel(error, key="ag_error")
+    source_lines = code.splitlines()
+    if result.error_line and 0 < result.error_line <= len(source_lines):
+        st.code(f"{result.error_line:>3} | {source_lines[result.error_line - 1]}", language="python")
+
+
+def run_output(result: SessionResult) -> None:
+    """The interpreter's notes on lines worth a word, and what the program printed."""
+    for note in result.interpreter.notes:
+        st.info(f"**Line {note.line}: {note.title}.** {note.text}", icon=":material/lightbulb:")
+    if result.printed:
+        st.markdown("**Printed**")
+        st.code("\n".join(p.text for p in result.printed), language="text")
+
+
 def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: int, scale: float,
-                 direction: str, show_saved: bool = False) -> str:
+                 direction: str, show_saved: bool, work: AutogradWork) -> str:
     """The centrepiece: pick a backward() call, then walk its nodes in the engine's order.
 
-    Returns the DOT text on screen (for the export buttons).
+    The chosen call and the position are this learner's work: they come back after a visit to
+    another page (Streamlit drops a widget's state when it is not drawn). Returns the DOT text
+    on screen (for the export buttons).
     """
     index = default_trace
     if len(traces) > 1:
-        index = st.selectbox("Step through", range(len(traces)), index=default_trace,
-                             format_func=lambda i: trace_label(traces[i]), key=f"ag_trace_{signature}")
+        trace_key = f"ag_trace_{signature}"
+        if trace_key not in st.session_state:
+            st.session_state[trace_key] = min(work.traces.get(signature, default_trace), len(traces) - 1)
+        index = st.selectbox("Step through", range(len(traces)), key=trace_key,
+                             format_func=lambda i: trace_label(traces[i]))
+        work.remember(work.traces, signature, index)
     trace = traces[index]
     last = len(trace.steps)
     key = _step_key(signature, trace)
-    st.session_state.setdefault(key, 0)
+    if key not in st.session_state:
+        st.session_state[key] = work.steps.get(key, 0)
     st.session_state[key] = min(st.session_state[key], last)
 
     upto = st.session_state[key]
+    work.remember(work.steps, key, upto)
     # Presenter mode, left-to-right drawings and big graphs get the whole page width, with the
     # controls above; otherwise the graph and the controls sit side by side.
     wide = scale > 1.0 or direction == "LR" or len(trace.graph.nodes) > WIDE_GRAPH_NODES
@@ -207,37 +242,3 @@ def export_buttons(dot: str, key: str) -> None:
     else:
         columns[2].caption("SVG export needs the Graphviz `dot` program on the server; the DOT file "
                            "opens in any Graphviz viewer.")
-
-
-def language_help() -> None:
-    with st.expander("What you can write", icon=":material/help:"):
-        st.markdown(
-            "A small, safe subset of Python and PyTorch, run line by line by the page's own "
-            "interpreter (never `eval`). One statement per line:\n"
-            "- `name = expression`; in-place `name += ...`, `-=`, `*=`, `/=`\n"
-            "- numbers, strings, lists; `+ - * / ** @` and unary minus; indexing `x[0]`, `x[:, 1]`\n"
-            "- `with torch.no_grad():` and `for i in range(k):` (k up to "
-            f"{DEFAULT_LIMITS.max_loop_iterations}), indented blocks\n"
-            "- `print(...)`, `t.backward()` (with `retain_graph=True` or a `gradient`), "
-            "`t.grad.zero_()`, `t.retain_grad()`\n"
-            f"- tensors up to {DEFAULT_LIMITS.max_numel:,} elements each; the run stops after "
-            f"{DEFAULT_LIMITS.max_seconds:g} s or {DEFAULT_LIMITS.max_statements_run:,} statements\n"
-            "- not accepted: imports, `def`, `lambda`, comprehensions, `while`, `if`, names or "
-            "attributes starting with `_`")
-        st.markdown("**torch functions:** " + ", ".join(f"`{n}`" for n in sorted(TORCH_FUNCTIONS)))
-        st.markdown("**tensor methods:** " + ", ".join(f"`{n}`" for n in sorted(TENSOR_METHODS)))
-        st.markdown("**tensor attributes:** " + ", ".join(f"`{n}`" for n in sorted(TENSOR_ATTRIBUTES))
-                    + " · **keywords:** " + ", ".join(f"`{n}=`" for n in sorted(KEYWORDS)))
-        st.caption("`torch.randn`/`torch.rand` draw from the page's own generator seeded with 0, so a "
-                   "lesson link shows the same numbers to everyone.")
-
-
-def refusal_panel(error: ExplainedError, *, key: str) -> None:
-    """Like the shared error panel, for problems the page's interpreter found (not PyTorch)."""
-    with st.container(border=True, key=key):
-        st.error(f"**{error.title}**", icon=":material/block:")
-        st.markdown("The page's interpreter says:")
-        st.code(error.message, language="text", wrap_lines=True)
-        st.markdown(error.explanation)
-        if error.fixes:
-            st.markdown("**How to fix it**\n" + "\n".join(f"- {fix}" for fix in error.fixes))

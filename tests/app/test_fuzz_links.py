@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.app.apptest import guard_panels, open_page
-from workbench.autograd import session as autograd_session
+from workbench.autograd import settings as autograd_settings
 from workbench.batches import loader as batches
 from workbench.moons import training as moons
 from workbench.tensors import report as tensors
@@ -33,7 +33,7 @@ from workbench.lessons.settings import TABLE as LESSONS_TABLE
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 PAGES: dict[str, tuple[str | None, LinkSchema]] = {
     "tensor_inspector": ("app_pages/tensor_inspector/page.py", tensors.LINK_SCHEMA),
-    "autograd_graph": ("app_pages/autograd_graph/page.py", autograd_session.SCHEMA),
+    "autograd_graph": ("app_pages/autograd_graph/page.py", autograd_settings.TABLE),
     "moons_trainer": ("app_pages/moons_trainer/page.py", moons.LINK_SCHEMA),
     "batch_iterator": ("app_pages/batch_iterator/page.py", batches.LINK_SCHEMA),
     "lessons": ("app_pages/lessons/page.py", LESSONS_TABLE),

@@ -9,7 +9,7 @@ from workbench.lessons.catalog import LESSONS
 
 SCHEMAS = {
     "tensor_inspector": ("workbench.tensors.report", "LINK_SCHEMA"),
-    "autograd_graph": ("workbench.autograd.session", "SCHEMA"),
+    "autograd_graph": ("workbench.autograd.settings", "TABLE"),
     "batch_iterator": ("workbench.batches.loader", "LINK_SCHEMA"),
     "moons_trainer": ("workbench.moons.training", "LINK_SCHEMA"),
 }

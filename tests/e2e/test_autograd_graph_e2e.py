@@ -1,4 +1,5 @@
 """A lesson link to the autograd page opens in Chromium with the graph drawn and steppable."""
+import re
 from urllib.parse import quote
 
 import pytest
@@ -35,3 +36,22 @@ def test_lesson_link_draws_the_graph_and_steps_to_the_gradient(page, app_url):
     expect(chart).to_contain_text(f".grad {format_tensor(grad_w)}")
     expect(page.get_by_text("Done.", exact=False)).to_be_visible()
     assert "Traceback" not in page.inner_text("body")
+
+
+def test_a_typed_program_comes_back_after_the_sidebar(page, app_url):
+    open_path(page, app_url, "/autograd_graph")
+    typed = "w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2 +"   # still being fixed
+    box = page.locator(".st-key-ag_code textarea")
+    box.fill(typed)
+    box.press("Control+Enter")
+    expect(page.get_by_text("not valid Python", exact=False).first).to_be_visible()
+    wait_settled(page)
+
+    nav = page.locator("[data-testid=stSidebarNav]")
+    nav.get_by_text("Tensor inspector").click()
+    expect(page).to_have_url(re.compile(r"/tensor_inspector"))
+    wait_settled(page)
+    nav.get_by_text("Autograd graph").click()
+    expect(page).to_have_url(re.compile(r"/autograd_graph\?.*code="))
+    expect(page.locator(".st-key-ag_code textarea")).to_have_value(typed)
+    expect(page.get_by_text("not valid Python", exact=False).first).to_be_visible()

@@ -11,10 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbench.autograd.graph import build_graph, format_tensor, to_dot
-from workbench.autograd.session import (PRESETS, AutogradSettings, fresh_moons_bindings,
-                                        preset_settings, program_script, run_session,
-                                        three_backward_grad, update_outside_no_grad)
+from workbench.autograd.checks import THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD
 from workbench.autograd.interpreter import run_program
+from workbench.autograd.presets import PRESETS
+from workbench.autograd.session import fresh_moons_bindings, program_script, run_session
+from workbench.autograd.settings import AutogradSettings, preset_settings
 
 DUMP = """
 # %% dump for the test
@@ -89,7 +90,7 @@ def test_accumulation_six_twelve_eighteen_and_the_cure():
     assert [h["w"] for h in grown.leaf_history] == [format_tensor(once * k) for k in (1, 2, 3)]
     zeroed = run_session(AutogradSettings(chosen.code, 3, True, True))
     assert [h["w"] for h in zeroed.leaf_history] == [format_tensor(once)] * 3
-    assert format_tensor(three_backward_grad()) == format_tensor(once * 3)
+    assert THREE_BACKWARD.answer().shown_value == f"w.grad = {once * 3}"
 
 
 def test_a_program_that_calls_backward_itself_gets_no_extra_calls():
@@ -132,7 +133,7 @@ def test_grad_of_a_non_leaf_is_none_with_retain_grad_as_the_fix():
 
 
 def test_manual_update_outside_no_grad_is_refused_by_pytorch():
-    assert "leaf Variable" in update_outside_no_grad()
+    assert "leaf Variable" in UPDATE_OUTSIDE_NO_GRAD.answer().shown_value
 
 
 def test_graph_names_constants_and_tensors_outside_the_graph():

@@ -33,11 +33,12 @@ def _tensor_script() -> str:
 
 
 def _autograd_script() -> str:
-    from workbench.autograd.session import SCHEMA, program_script, run_session
+    from workbench.autograd.session import program_script, run_session
+    from workbench.autograd.settings import TABLE
 
     code = ("x = torch.tensor(2.0)\nw = torch.tensor(3.0, requires_grad=True)\n"
             "b = torch.tensor(1.0, requires_grad=True)\ny = w * x + b\nL = (y - 10) ** 2")
-    settings, _ = SCHEMA.read({"code": code, "backward": "2", "retain": "1"})
+    settings, _ = TABLE.read({"code": code, "backward": "2", "retain": "1"})
     result = run_session(settings)
     return program_script(settings, result.output_name, page_calls=result.page_calls)
 

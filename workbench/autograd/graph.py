@@ -18,6 +18,7 @@ from typing import Any, Literal
 import torch
 
 from workbench.autograd.interpreter import Catalog
+from workbench.common import palette
 
 NodeKind = Literal["op", "accumulate", "leaf", "output", "constant", "outside"]
 EdgeKind = Literal["flow", "leaf", "constant", "result"]
@@ -269,20 +270,21 @@ class Overlay:
     seed: str | None = None                                       # gradient the output starts with
 
 
-INK = "#1F2328"
-MUTED = "#57606A"
-EDGE = "#8C959F"
-GRADIENT = "#D55E00"
+# What each colour means in the drawing; the colours themselves are the palette's.
+MUTED = palette.GREY_700            # values, shapes and notes beside a node's title
+EDGE = palette.GREY_500             # forward arrows, and what is outside the graph
+GRADIENT = palette.VERMILION        # a gradient that flowed during backward
+SAVED = palette.BLUE                # what a node saved for its backward formula
 STYLE: dict[NodeKind, tuple[str, str]] = {          # fill, border
-    "op": ("#EEF1F5", "#6E7781"),
-    "accumulate": ("#DDF4E4", "#009E73"),
-    "leaf": ("#D6EAF8", "#0072B2"),
-    "output": ("#F9E0EE", "#CC79A7"),
-    "constant": ("#F3F4F6", "#8C959F"),
-    "outside": ("#F3F4F6", "#8C959F"),
+    "op": (palette.GREY_200, palette.GREY_650),
+    "accumulate": (palette.TINT_GREEN, palette.GREEN),
+    "leaf": (palette.TINT_BLUE, palette.BLUE),
+    "output": (palette.TINT_PINK, palette.PURPLE),
+    "constant": (palette.GREY_100, palette.GREY_500),
+    "outside": (palette.GREY_100, palette.GREY_500),
 }
-DONE_FILL = "#FDE7C8"
-CURRENT_FILL = "#FFC978"
+DONE_FILL, DONE_BORDER = palette.TINT_ORANGE, palette.ORANGE   # nodes the engine has run
+CURRENT_FILL = palette.TINT_AMBER                              # the node it runs now
 
 
 def to_dot(model: GraphModel, overlay: Overlay | None = None, *, scale: float = 1.0,
@@ -301,7 +303,7 @@ def to_dot(model: GraphModel, overlay: Overlay | None = None, *, scale: float = 
         f'nodesep={0.25 * scale:.2f}, ranksep={0.4 * scale:.2f}, fontname="Helvetica", '
         f'fontsize={font:.0f}, fontcolor="{EDGE}"];',
         f'  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize={font:.0f}, '
-        f'fontcolor="{INK}", penwidth={1.2 * scale:.1f}, margin="0.12,0.06"];',
+        f'fontcolor="{palette.INK}", penwidth={1.2 * scale:.1f}, margin="0.12,0.06"];',
         f'  edge [color="{EDGE}", penwidth={1.3 * scale:.1f}, arrowsize={0.8 * scale:.2f}, '
         f'fontname="Helvetica", fontsize={font * 0.9:.0f}];',
     ]
@@ -329,7 +331,7 @@ def _node_line(node: Node, overlay: Overlay, scale: float, show_saved: bool) -> 
     if node.kind in ("constant", "outside"):
         style = "rounded,filled,dashed"
     if node.key in overlay.done:
-        fill, border = DONE_FILL, "#E69F00"
+        fill, border = DONE_FILL, DONE_BORDER
     if node.key == overlay.current:
         fill, border, pen = CURRENT_FILL, GRADIENT, 3.2 * scale
     if node.kind == "leaf" and node.key in overlay.leaf_grads and node.key != overlay.current:
@@ -357,7 +359,7 @@ def _label(node: Node, overlay: Overlay, scale: float, show_saved: bool = False)
         if show_saved:
             for item in node.saved[:4]:
                 text = _esc(_short(item, 34))
-                rows.append(f'<font color="#0072B2" point-size="{small}">saved {text}</font>')
+                rows.append(f'<font color="{SAVED}" point-size="{small}">saved {text}</font>')
     else:
         title = _esc(node.title)
         shape = _esc(tensor.shape_text) if tensor else ""
@@ -398,8 +400,8 @@ def _edge_line(edge: Edge, overlay: Overlay, scale: float) -> str:
 
 
 def _chip(text: str) -> str:
-    return (f'<table border="0" cellborder="0" cellpadding="2" bgcolor="#FFF1E0"><tr><td>'
-            f'<font color="#7A2E00"><b>{_esc(_short(text))}</b></font></td></tr></table>')
+    return (f'<table border="0" cellborder="0" cellpadding="2" bgcolor="{palette.TINT_CREAM}"><tr><td>'
+            f'<font color="{palette.DEEP_BROWN}"><b>{_esc(_short(text))}</b></font></td></tr></table>')
 
 
 def _tooltip(node: Node) -> str:

@@ -1,9 +1,9 @@
-"""One run of the autograd page: settings, lesson link, presets, the run itself and its code.
+"""One run of the autograd page: the program, its backward() calls, and the same as a script.
 
-Data flows one way: `AutogradSettings` (what the widgets and the URL hold) -> `run_session`
-(the interpreter runs the program, every backward() is recorded, then the page's own backward
-calls) -> a `SessionResult` of plain data the page draws -> `program_script`, the same thing as
-a script to paste into Python.
+Data flows one way: `AutogradSettings` (settings.py: what the widgets and the URL hold) ->
+`run_session` (the interpreter runs the program, every backward() is recorded, then the page's
+own backward calls) -> a `SessionResult` of plain data the page draws -> `program_script`, the
+same thing as a script to paste into Python.
 """
 from __future__ import annotations
 
@@ -14,162 +14,11 @@ from typing import Any
 
 import torch
 
-from workbench.autograd.graph import GraphModel, build_graph, format_tensor
 from workbench.autograd.backward_steps import BackwardRecorder, BackwardTrace
+from workbench.autograd.graph import GraphModel, build_graph, format_tensor
+from workbench.autograd.interpreter import Interpreter, RunOutcome, run_program
+from workbench.autograd.settings import AutogradSettings
 from workbench.common.errors import ExplainedError, explain
-from workbench.autograd.interpreter import DEFAULT_LIMITS, Interpreter, RunOutcome, run_program
-from workbench.common.links import BoolParam, ChoiceParam, IntParam, LinkSchema, TextParam
-
-MAX_PAGE_BACKWARD = 10
-
-
-@dataclass(frozen=True)
-class Preset:
-    key: str
-    title: str
-    code: str
-    backward: int = 1
-    retain: bool = False
-    zero: bool = False
-    lesson: str = ""
-    uses_model: bool = False
-
-
-PRESETS: tuple[Preset, ...] = (
-    Preset("linear", "y = wx + b, L = (y − 10)²",
-           "x = torch.tensor(2.0)\n"
-           "w = torch.tensor(3.0, requires_grad=True)\n"
-           "b = torch.tensor(1.0, requires_grad=True)\n"
-           "y = w * x + b\n"
-           "L = (y - 10) ** 2\n",
-           lesson="dL/dy = 2(y − 10) = −6; y = wx + b, so dL/dw = −6 · x = −12 and dL/db = −6."),
-    Preset("polynomial", "y = x² + 3x + 1 at x = 2",
-           "x = torch.tensor(2.0, requires_grad=True)\n"
-           "y = x ** 2 + 3 * x + 1\n",
-           lesson="dy/dx = 2x + 3 = 7 at x = 2. x is used twice, so two gradients add up in x.grad."),
-    Preset("accumulate", "L = w², backward three times",
-           "w = torch.tensor(3.0, requires_grad=True)\n"
-           "L = w ** 2\n",
-           backward=3, retain=True,
-           lesson="Each backward() adds 2w = 6 into w.grad: 6, 12, 18. Tick *zero the gradients* "
-                  "to see the cure."),
-    Preset("manual_update", "manual update loop with torch.no_grad()",
-           "w = torch.tensor(3.0, requires_grad=True)\n"
-           "lr = 0.1\n"
-           "for step in range(3):\n"
-           "    L = w ** 2\n"
-           "    L.backward()\n"
-           "    print('step', step, 'L =', L.item(), 'w.grad =', w.grad.item())\n"
-           "    with torch.no_grad():\n"
-           "        w -= lr * w.grad   # an update, not part of the model: not recorded\n"
-           "    w.grad.zero_()         # or the next backward() adds to this gradient\n"
-           "L = w ** 2\n",
-           backward=0,
-           lesson="The update runs under torch.no_grad(), so it is not recorded and w stays a leaf; "
-                  "w.grad.zero_() stops the gradients from piling up."),
-    Preset("detach", "detach() and torch.no_grad()",
-           "x = torch.tensor(2.0, requires_grad=True)\n"
-           "y = x ** 2\n"
-           "z = y.detach()        # same value as y, but no history\n"
-           "with torch.no_grad():\n"
-           "    s = x * 10        # computed, but not recorded\n"
-           "L = y * z\n",
-           lesson="The gradient reaches x only through y: dL/dx = z · 2x = 16, not 32, because "
-                  "z = y.detach() is a constant to autograd."),
-    Preset("linear_model", "train y = 3x₁ − 2x₂ + 5 for a few steps",
-           "X = torch.randn(16, 2)\n"
-           "y = X @ torch.tensor([3.0, -2.0]) + 5\n"
-           "w = torch.zeros(2, requires_grad=True)\n"
-           "b = torch.zeros(1, requires_grad=True)\n"
-           "lr = 0.2\n"
-           "for step in range(15):\n"
-           "    L = ((X @ w + b - y) ** 2).mean()\n"
-           "    L.backward()\n"
-           "    with torch.no_grad():\n"
-           "        w -= lr * w.grad\n"
-           "        b -= lr * b.grad\n"
-           "    w.grad.zero_()\n"
-           "    b.grad.zero_()\n"
-           "print('w =', w, 'b =', b)\n"
-           "pred = X @ w + b\n"
-           "L = ((pred - y) ** 2).mean()\n",
-           backward=0,
-           lesson="Fifteen steps of gradient descent move w towards [3, −2] and b towards 5."),
-    Preset("moons", "the moons model on one batch",
-           "# model: the MLP from the moons trainer (or a fresh one)\n"
-           "# X, y: one batch of 16 training points and their 0/1 labels\n"
-           "logits = model(X)\n"
-           "L = torch.binary_cross_entropy_with_logits(logits, y).mean()\n",
-           uses_model=True,
-           lesson="Every weight and bias of the network is a leaf; one backward() fills all their "
-                  ".grad, which is what an optimizer step then uses."),
-    Preset("err_no_grad", "mistake: backward on a tensor that needs no grad",
-           "x = torch.tensor(2.0)\n"
-           "y = x ** 2\n",
-           lesson="Nothing requires grad, so PyTorch recorded no graph to walk back through."),
-    Preset("err_non_scalar", "mistake: backward on a non-scalar output",
-           "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
-           "y = x ** 2\n",
-           lesson="Reduce to a scalar first (y.sum()), or pass a gradient of y's shape."),
-    Preset("err_non_leaf", "mistake: .grad of a non-leaf",
-           "w = torch.tensor(3.0, requires_grad=True)\n"
-           "y = w * 2\n"
-           "L = y ** 2\n"
-           "L.backward()\n"
-           "print('w.grad =', w.grad)\n"
-           "print('y.grad =', y.grad)\n",
-           backward=0,
-           lesson="Only leaves keep .grad. Add `y.retain_grad()` before `L.backward()` to keep y's."),
-    Preset("err_in_place", "mistake: in-place change of a saved tensor",
-           "w = torch.tensor(3.0, requires_grad=True)\n"
-           "y = w.exp()          # ExpBackward0 saves its result y\n"
-           "y += 1               # ...which this line changes in place\n"
-           "L = y * 2\n",
-           lesson="exp's derivative is its own result, so autograd saved y; the in-place += bumped "
-                  "y's version counter and backward() refuses the stale value."),
-    Preset("err_twice", "mistake: a second backward() without retain_graph",
-           "w = torch.tensor(3.0, requires_grad=True)\n"
-           "L = w ** 2\n",
-           backward=2,
-           lesson="The first backward() frees what the graph saved; pass retain_graph=True to keep it."),
-)
-PRESETS_BY_KEY: dict[str, Preset] = {p.key: p for p in PRESETS}
-DEFAULT_PRESET = PRESETS[0]
-
-
-@dataclass
-class AutogradSettings:
-    """What the page's widgets edit and the lesson link encodes."""
-
-    code: str = DEFAULT_PRESET.code
-    backward: int = 1
-    retain: bool = False
-    zero: bool = False
-    layout: str = "TB"
-    saved: bool = False
-
-
-SCHEMA: LinkSchema[AutogradSettings] = LinkSchema(AutogradSettings, [
-    TextParam("code", max_len=DEFAULT_LIMITS.max_source_chars,
-              help="the program, URL-encoded"),
-    IntParam("backward", 0, MAX_PAGE_BACKWARD, help="how many times the page calls backward() on the output"),
-    BoolParam("retain", help="pass retain_graph=True to those calls"),
-    BoolParam("zero", help="set every leaf's .grad to None before each of those calls"),
-    ChoiceParam("layout", ["TB", "LR"], help="draw left-to-right or top-to-bottom"),
-    BoolParam("saved", help="show what each node saved for backward"),
-])
-
-
-def preset_settings(preset: Preset, layout: str = "TB", saved: bool = False) -> AutogradSettings:
-    return AutogradSettings(preset.code, preset.backward, preset.retain, preset.zero, layout, saved)
-
-
-def matching_preset(code: str) -> Preset | None:
-    for preset in PRESETS:
-        if preset.code.strip() == code.strip():
-            return preset
-    return None
-
 
 # ---------------------------------------------------------------------------- the moons batch
 
@@ -274,7 +123,7 @@ def run_session(settings: AutogradSettings, *, bindings: dict[str, Any] | None =
             result.error = ExplainedError(
                 f"Line {outcome.refused.line}: stopped", outcome.refused.message,
                 "The program went past one of the page's limits, which keep the server fast for "
-                "everyone. The lines before it ran; their results are shown.", (), "Stopped")
+                "everyone. The lines before it ran; their results are shown.", (), "Refused")
         return _finish(result, interpreter)
     if outcome.failed is not None:
         result.error = explain(outcome.failed.error)
@@ -354,43 +203,3 @@ def program_script(settings: AutogradSettings, output_name: str | None, *, page_
               "    if isinstance(value, torch.Tensor) and value.is_leaf and value.requires_grad:",
               "        print(name, 'grad =', value.grad)"]
     return "\n".join(parts) + "\n"
-
-
-# ---------------------------------------------------------------------------- knowledge checks
-
-THREE_BACKWARD_CODE = (
-    "w = torch.tensor(3.0, requires_grad=True)\n"
-    "L = w ** 2\n"
-    "for _ in range(3):\n"
-    "    L.backward(retain_graph=True)\n"
-    "print(w.grad)"
-)
-
-
-def three_backward_grad() -> torch.Tensor:
-    """w.grad after three backward() calls through L = w**2 at w = 3, computed now."""
-    w = torch.tensor(3.0, requires_grad=True)
-    loss = w ** 2
-    for _ in range(3):
-        loss.backward(retain_graph=True)
-    assert w.grad is not None
-    return w.grad
-
-
-UPDATE_OUTSIDE_NO_GRAD_CODE = (
-    "w = torch.tensor(3.0, requires_grad=True)\n"
-    "(w ** 2).backward()\n"
-    "w -= 0.1 * w.grad          # no torch.no_grad() around it"
-)
-
-
-def update_outside_no_grad() -> str:
-    """What PyTorch says to a manual update outside torch.no_grad(): its error, or the result."""
-    w = torch.tensor(3.0, requires_grad=True)
-    (w ** 2).backward()
-    assert w.grad is not None
-    try:
-        w -= 0.1 * w.grad
-    except RuntimeError as exc:
-        return str(exc).splitlines()[0]
-    return f"no error: {w}"

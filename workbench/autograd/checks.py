@@ -1,0 +1,89 @@
+"""The autograd knowledge checks, on the autograd page and in the autograd lesson.
+
+Each answer is computed by PyTorch when the learner reveals it; the learner reads the function
+that computed it, so each function is written as the teaching code it is.
+"""
+from __future__ import annotations
+
+import torch
+
+from workbench.common.checks import Answer, Check
+
+
+def dy_dx_at_2() -> Answer:
+    x = torch.tensor(2.0, requires_grad=True)
+    y = x ** 2 + 3 * x + 1
+    y.backward()
+    return Answer(f"{x.grad.item():g}", f"x.grad = {x.grad}",
+                  "dy/dx = 2x + 3 = 7 at x = 2. x is used twice, so two gradients add up in x.grad.")
+
+
+DY_DX_QUADRATIC = Check(
+    "ag_dy_dx_quadratic",
+    "`x = torch.tensor(2.0, requires_grad=True)`, `y = x**2 + 3*x + 1`, `y.backward()`. "
+    "What is `x.grad`, that is dy/dx at x = 2?",
+    ("4", "7", "11"), dy_dx_at_2)
+
+
+def w_grad_of_linear() -> Answer:
+    x = torch.tensor(2.0)
+    w = torch.tensor(3.0, requires_grad=True)
+    b = torch.tensor(1.0, requires_grad=True)
+    y = w * x + b
+    loss = (y - 10) ** 2
+    loss.backward()
+    return Answer(f"{w.grad.item():g}", f"w.grad = {w.grad}, b.grad = {b.grad}",
+                  "dL/dy = 2(y − 10) = −6; y = wx + b, so dL/dw = −6 · x = −12: the chain rule, "
+                  "node by node.")
+
+
+W_GRAD_LINEAR = Check(
+    "ag_w_grad_linear",
+    "x = 2, w = 3 and b = 1 (only w and b require grad), `y = w * x + b`, "
+    "`L = (y - 10) ** 2`, `L.backward()`. What is `w.grad`?",
+    ("-12", "-6", "12"), w_grad_of_linear)
+
+
+def three_backward_calls() -> Answer:
+    w = torch.tensor(3.0, requires_grad=True)
+    loss = w ** 2
+    for _ in range(3):
+        loss.backward(retain_graph=True)
+    return Answer(f"{w.grad.item():.1f}", f"w.grad = {w.grad}",
+                  "Each backward() adds dL/dw = 2w = 6 into w.grad: 6, then 12, then 18. Nothing "
+                  "is overwritten; zero the gradient between steps to start again from 0.")
+
+
+THREE_BACKWARD = Check(
+    "ag_three_backward",
+    "`w = torch.tensor(3.0, requires_grad=True)`, `L = w ** 2`, then "
+    "`L.backward(retain_graph=True)` three times. What is `w.grad`?",
+    ("6.0", "12.0", "18.0", "an error"), three_backward_calls)
+
+
+NO_GRAD_OPTIONS = ("Only for speed: the result is the same",
+                   "Otherwise PyTorch refuses: w is a leaf that requires grad",
+                   "It zeroes w.grad after the update")
+
+
+def update_outside_no_grad() -> Answer:
+    w = torch.tensor(3.0, requires_grad=True)
+    (w ** 2).backward()
+    try:
+        w -= 0.1 * w.grad          # no torch.no_grad() around it
+    except RuntimeError as exc:
+        return Answer(NO_GRAD_OPTIONS[1], str(exc).splitlines()[0],
+                      "An update is not part of the model, so it must not be recorded. Outside "
+                      "`torch.no_grad()` PyTorch would have to record `w -= ...` in the graph, "
+                      "which for a leaf that requires grad it refuses. Inside `no_grad()` the "
+                      "update changes `w` in place and `w` stays a leaf.")
+    return Answer(NO_GRAD_OPTIONS[0], f"no error: {w}")
+
+
+UPDATE_OUTSIDE_NO_GRAD = Check(
+    "ag_no_grad_update",
+    "Why does the manual update `w -= lr * w.grad` go inside `with torch.no_grad():`?",
+    NO_GRAD_OPTIONS, update_outside_no_grad)
+
+PAGE_CHECKS = (THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD)
+LESSON_CHECKS = (DY_DX_QUADRATIC, W_GRAD_LINEAR, THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD)
