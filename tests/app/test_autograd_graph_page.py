@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tests.app.apptest import open_page, shown_text
+from tests.app.apptest import assert_clean, open_page, shown_text
 from workbench.autograd.graph import format_tensor
 from workbench.autograd.session import PRESETS, SCHEMA, preset_settings
 
@@ -24,7 +24,7 @@ def _lesson_grads():
 
 def test_default_page_draws_the_graph_and_steps_to_w_grad():
     at = open_page(PAGE)
-    assert not at.exception
+    assert_clean(at)
     grad_w, grad_b = _lesson_grads()
     assert f".grad {format_tensor(grad_w)}" not in _dot(at)      # before stepping: None
     next_button = next(b for b in at.button if b.label == "Next node")
@@ -32,7 +32,7 @@ def test_default_page_draws_the_graph_and_steps_to_w_grad():
         next_button = next(b for b in at.button if b.label == "Next node")
         next_button.click()
         at.run()
-    assert not at.exception
+    assert_clean(at)
     dot = _dot(at)
     assert f".grad {format_tensor(grad_w)}" in dot
     assert f".grad {format_tensor(grad_b)}" in dot
@@ -42,7 +42,7 @@ def test_default_page_draws_the_graph_and_steps_to_w_grad():
 def test_lesson_link_with_three_backward_calls_shows_accumulation():
     code = "w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2\n"
     at = open_page(PAGE, query={"code": code, "backward": "3", "retain": "1"})
-    assert not at.exception
+    assert_clean(at)
     assert at.text_area(key="ag_code").value == code
     w = torch.tensor(3.0, requires_grad=True)
     once = torch.autograd.grad(w ** 2, w)[0]
@@ -53,7 +53,7 @@ def test_lesson_link_with_three_backward_calls_shows_accumulation():
 
 def test_refused_program_is_explained_on_the_page():
     at = open_page(PAGE, query={"code": "import os\nos.system('echo hi')"})
-    assert not at.exception
+    assert_clean(at)
     text = shown_text(at)
     assert "Line 1" in text and "imports" in text
     assert "Traceback" not in text
@@ -61,7 +61,7 @@ def test_refused_program_is_explained_on_the_page():
 
 def test_bad_link_values_fall_back_with_a_warning():
     at = open_page(PAGE, query={"backward": "lots", "layout": "diagonal"})
-    assert not at.exception
+    assert_clean(at)
     warnings = " ".join(w.value for w in at.warning)
     assert "backward=lots" in warnings and "layout=diagonal" in warnings
     assert at.get("graphviz_chart")
@@ -70,7 +70,7 @@ def test_bad_link_values_fall_back_with_a_warning():
 def test_second_backward_without_retain_graph_shows_the_explained_error():
     code = "w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2\n"
     at = open_page(PAGE, query={"code": code, "backward": "2"})
-    assert not at.exception
+    assert_clean(at)
     text = shown_text(at)
     assert "Trying to backward through the graph a second time" in text
     assert "retain_graph=True" in text
@@ -78,7 +78,7 @@ def test_second_backward_without_retain_graph_shows_the_explained_error():
 
 def test_hidden_code_control_shows_the_program_read_only():
     at = open_page(PAGE, query={"hide": "code,backward"})
-    assert not at.exception
+    assert_clean(at)
     assert not [t for t in at.text_area if t.key == "ag_code"]
     assert not [n for n in at.number_input if n.key == "ag_backward"]
     assert at.get("graphviz_chart")
@@ -87,7 +87,7 @@ def test_hidden_code_control_shows_the_program_read_only():
 def test_moons_preset_without_a_trainer_uses_a_fresh_mlp():
     at = open_page(PAGE)
     at.selectbox(key="ag_preset").set_value("moons").run()
-    assert not at.exception
+    assert_clean(at)
     assert "fresh 2-8-1 MLP" in shown_text(at)
     assert "AddmmBackward0" in _dot(at)
 
@@ -96,7 +96,7 @@ def test_knowledge_check_is_answered_by_pytorch():
     at = open_page(PAGE)
     at.radio(key="kc_ag_three_backward_choice").set_value("18.0").run()
     at.button(key="kc_ag_three_backward_commit").click().run()
-    assert not at.exception
+    assert_clean(at)
     w = torch.tensor(3.0, requires_grad=True)
     expected = 3 * torch.autograd.grad(w ** 2, w)[0]
     assert f"{expected.item():.1f}" in shown_text(at)
@@ -119,7 +119,7 @@ def test_moons_preset_reads_the_trainers_shared_model_without_touching_it():
     at = open_page(PAGE)
     at.session_state["learner::shared_model"] = SharedModel(model, features, labels, "a 2-4-1 test MLP")
     at.selectbox(key="ag_preset").set_value("moons").run()
-    assert not at.exception
+    assert_clean(at)
     assert "your moons trainer's model (a 2-4-1 test MLP)" in shown_text(at)
     assert "model.0.weight" in _dot(at) and "AddmmBackward0" in _dot(at)
     # The trainer's own model is untouched: same weights, no gradients, still in training mode.
@@ -138,7 +138,7 @@ def test_moons_preset_reads_the_trainers_shared_model_without_touching_it():
 def test_choosing_a_preset_writes_the_lesson_link():
     at = open_page(PAGE)
     at.selectbox(key="ag_preset").set_value("accumulate").run()
-    assert not at.exception
+    assert_clean(at)
     assert at.query_params["code"].startswith("w = torch.tensor(3.0")
     assert at.query_params["backward"] == "3" and at.query_params["retain"] == "1"
 
@@ -148,7 +148,7 @@ def test_no_grad_knowledge_check_shows_pytorchs_refusal():
     options = at.radio(key="kc_ag_no_grad_update_choice").options
     at.radio(key="kc_ag_no_grad_update_choice").set_value(options[0]).run()
     at.button(key="kc_ag_no_grad_update_commit").click().run()
-    assert not at.exception
+    assert_clean(at)
     assert "leaf Variable that requires grad" in shown_text(at)
 
 
@@ -156,6 +156,6 @@ def test_no_grad_knowledge_check_shows_pytorchs_refusal():
 def test_every_preset_opens_from_its_lesson_link(preset):
     link = SCHEMA.write(preset_settings(preset))
     at = open_page(PAGE, query=link)
-    assert not at.exception
+    assert_clean(at)
     assert at.get("graphviz_chart"), preset.key
     assert "unexpected error" not in shown_text(at)

@@ -4,7 +4,7 @@ import importlib
 import pytest
 
 from components.navigation import LESSONS_PAGE, TOOLS
-from tests.app.apptest import open_page, shown_text
+from tests.app.apptest import assert_clean, open_page, shown_text
 from workbench.lessons.catalog import LESSONS
 
 SCHEMAS = {
@@ -35,7 +35,7 @@ def _page_text(at) -> str:
                          ids=[f"{lesson.key}-{number}" for lesson, number, _ in STEPS])
 def test_each_step_link_opens_the_promised_experiment(lesson, number, step):
     at = open_page(BUILT[step.tool].script, query=step.params)
-    assert not at.exception
+    assert_clean(at)
     assert not [w.value for w in at.warning if "was ignored" in w.value], "a link value was refused"
     schema = _schema(step.tool)
     promised, problems = schema.read(step.params)
@@ -50,7 +50,7 @@ def test_the_lessons_page_walks_forward_and_back():
     if not BUILT:
         pytest.skip("no tool built yet")
     at = open_page(LESSONS_PAGE.script, query={"lesson": "tensors"})
-    assert not at.exception
+    assert_clean(at)
     assert at.query_params.get("lesson", "tensors") == "tensors"
     at.button(key="lesson_next").click().run()
     assert at.query_params["step"] == "2"
