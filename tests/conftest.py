@@ -5,3 +5,41 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 # The page's DataLoader runs stop after 2.5 s; tests compare every batch, so on a busy machine
 # they get longer (the stop itself is tested with an explicit limit).
 os.environ.setdefault("WORKBENCH_LOADER_SECONDS", "60")
+
+
+# --- The suite leaves no new file in the checkout ------------------------------------------------
+# The listing is taken before collection (a test module could write at import) and compared after
+# every fixture's teardown; a new file fails the session and is named. See tests/cleantree.py.
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from tests.cleantree import new_files, untracked_files  # noqa: E402
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+_BEFORE = pytest.StashKey[set]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_BEFORE] = untracked_files(CHECKOUT)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    before = session.config.stash.get(_BEFORE, None)
+    if before is None:
+        return
+    left = new_files(before, CHECKOUT)
+    if not left:
+        return
+    message = ("the test session left new files in the checkout (write into tmp_path instead):\n"
+               + "\n".join(f"  {path}" for path in left))
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write("\n")
+        reporter.write_sep("=", "new files in the checkout", red=True)
+        reporter.write_line(message)
+    else:
+        print(message)
+    if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -49,8 +49,13 @@ def guard_panels(at: AppTest) -> list[str]:
         or ["(the guard's panel, without a message)"]
 
 
-def assert_clean(at: AppTest) -> None:
-    """No exception reached Streamlit and the router's guard caught none."""
-    assert not at.exception, [e.value for e in at.exception]
-    assert not guard_panels(at), guard_panels(at)
-    assert "Traceback" not in shown_text(at)
+def assert_clean(at: AppTest, what: object = None) -> None:
+    """No exception reached Streamlit and the router's guard caught none.
+
+    Use this, never a bare `assert not at.exception`, for "the page is clean": the guard keeps
+    `at.exception` empty when a page raises (tests/app/test_planted_failures.py shows this fails
+    on a broken page). `what` (a page, a query) goes into the failure message.
+    """
+    assert not at.exception, (what, [e.value for e in at.exception])
+    assert not guard_panels(at), (what, guard_panels(at))
+    assert "Traceback" not in shown_text(at), what

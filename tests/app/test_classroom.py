@@ -1,5 +1,7 @@
 from streamlit.testing.v1 import AppTest
 
+from tests.app.apptest import assert_clean
+
 
 def _page():
     import streamlit as st
@@ -50,7 +52,7 @@ def test_share_panel_builds_the_link_with_hidden_controls():
     at.checkbox(key="demo_hide_shuffle").check().run()
     at.checkbox(key="demo_present").check().run()
     assert at.markdown[-1].value == "URL=/batch_iterator?n=12&shuffle=0&hide=shuffle&present=1"
-    assert not at.exception
+    assert_clean(at)
 
 
 def test_lesson_url_round_trips_a_program():

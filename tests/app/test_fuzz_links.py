@@ -14,7 +14,7 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.app.apptest import guard_panels, open_page
+from tests.app.apptest import assert_clean, guard_panels, open_page
 from workbench.autograd import settings as autograd_settings
 from workbench.batches import loader as batches
 from workbench.moons import training as moons
@@ -98,7 +98,7 @@ def _fuzz(page: str):
         for name, value in query.items():
             at.query_params[name] = value
         at.run()
-        assert not at.exception, (query, [e.value for e in at.exception])
+        assert_clean(at, query)
         assert not guard_panels(at), (query, guard_panels(at))
 
     return run

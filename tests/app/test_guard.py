@@ -1,6 +1,8 @@
 """The router's guard: a page that raises shows the error panel, never a traceback."""
 from streamlit.testing.v1 import AppTest
 
+from tests.app.apptest import assert_clean
+
 
 def _raising_page():
     import streamlit as st
@@ -39,7 +41,7 @@ def _stopping_page():
 
 def test_the_guard_lets_st_stop_through():
     at = AppTest.from_function(_stopping_page).run()
-    assert not at.exception
+    assert_clean(at)
     assert not at.error
     texts = [m.value for m in at.markdown]
     assert "stopped here" in texts and "never drawn" not in texts

@@ -8,7 +8,7 @@ import os
 import pytest
 import torch
 
-from tests.app.apptest import open_page, shown_text
+from tests.app.apptest import assert_clean, open_page, shown_text
 from workbench.moons.checkpoints import state_dict_pt, state_dict_safetensors
 from workbench.moons.training import PRESET, TrainingSession
 
@@ -17,7 +17,7 @@ QUICK = {"n": "300", "epochs": "3"}
 
 
 def _no_trouble(at) -> None:
-    assert not at.exception
+    assert_clean(at)
     assert "Traceback" not in shown_text(at)
 
 

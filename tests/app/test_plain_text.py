@@ -16,7 +16,7 @@ import pytest
 import torch
 from google.protobuf.message import Message
 
-from tests.app.apptest import open_page
+from tests.app.apptest import assert_clean, open_page
 from tests.markdown_payloads import PAYLOADS, SESSION_EXPIRED, live_markdown, visible_text
 
 # Elements whose strings are shown verbatim, never as Markdown (or are not shown at all).
@@ -92,7 +92,7 @@ def _proto_strings_all(message, out: list[str]) -> None:
 
 
 def assert_plain(at, what: str) -> list[str]:
-    assert not at.exception, what
+    assert_clean(at, what)
     pictures: list[str] = []
     markdown, verbatim = rendered_strings(at, pictures)
     live = [(text, live_markdown(text)) for text in markdown if live_markdown(text)]

@@ -2,7 +2,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app.apptest import open_page
+from tests.app.apptest import assert_clean, open_page
 
 
 def _figure_page():
@@ -34,7 +34,7 @@ def test_presenter_mode_enlarges_fonts_lines_and_markers():
 def test_present_in_the_url_turns_presenter_mode_on():
     at = open_page(query={"present": "1"})
     assert at.toggle(key="presenter_mode").value is True
-    assert not at.exception
+    assert_clean(at)
     at = open_page(query={"present": "perhaps"})
     assert at.toggle(key="presenter_mode").value is False
     assert any("present=perhaps" in str(getattr(e, "value", "")) for e in at.sidebar)
@@ -45,7 +45,7 @@ def test_presenter_mode_folds_the_explanations_on_every_page():
 
     for tool in all_pages():
         at = open_page(tool.script, query={"present": "1"})
-        assert not at.exception, tool.script
+        assert_clean(at, tool.script)
         assert "About this page" in [e.label for e in at.expander], tool.script
         normal = open_page(tool.script)
         assert "About this page" not in [e.label for e in normal.expander], tool.script

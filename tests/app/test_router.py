@@ -1,10 +1,10 @@
 from app_pages.navigation import LESSONS_PAGE, TOOLS, all_pages
-from tests.app.apptest import open_page, shown_text
+from tests.app.apptest import assert_clean, open_page, shown_text
 
 
 def test_home_opens_without_exception_and_links_every_tool():
     at = open_page()
-    assert not at.exception
+    assert_clean(at)
     assert "PyTorch Workbench" in shown_text(at)
     linked = {link.proto.page for link in at.get("page_link")}  # url paths of the targets
     assert linked == {t.url_path for t in TOOLS} | {LESSONS_PAGE.url_path}
@@ -13,7 +13,7 @@ def test_home_opens_without_exception_and_links_every_tool():
 def test_every_page_opens_through_the_router_without_exception():
     for tool in all_pages():
         at = open_page(tool.script)
-        assert not at.exception, (tool.script, at.exception)
+        assert_clean(at, tool.script)
         assert not at.get("error") or all("unexpected" not in e.value for e in at.error), tool.script
 
 
@@ -40,7 +40,7 @@ def test_knowledge_check_reveals_pytorchs_answer_only_after_commit():
     assert "Expected all tensors" not in shown_text(at)
     at.radio(key="kc_home_device_mismatch_choice").set_value("PyTorch raises an error").run()
     at.button(key="kc_home_device_mismatch_commit").click().run()
-    assert not at.exception
+    assert_clean(at)
     assert any("Right" in s.value for s in at.success)
     code = "\n".join(c.value for c in at.code)
     assert "device" in code.lower()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from tests.app.apptest import open_page, shown_text
+from tests.app.apptest import assert_clean, open_page, shown_text
 from workbench.common.formatting import human_bytes
 
 PAGE = "app_pages/tensor_inspector/page.py"
@@ -19,7 +19,7 @@ def _param(at, name: str) -> str | None:
 
 
 def _assert_clean(at) -> None:
-    assert not at.exception
+    assert_clean(at)
     assert "unexpected error" not in shown_text(at)
 
 

@@ -3,31 +3,33 @@ import pytest
 import torch
 from playwright.sync_api import expect
 
+from app_pages.navigation import HOME
 from tests.e2e.conftest import open_path
+from tests.e2e.waiting import WAIT_MS
 
 pytestmark = pytest.mark.e2e
+FONT_SIZE = "parseFloat(getComputedStyle(document.documentElement).fontSize)"
 
 
 def test_a_link_with_hidden_controls_hides_them_and_keeps_their_values(page, app_url):
     open_path(page, app_url, "/batch_iterator?n=12&batch=5&shuffle=0&hide=batch,shuffle")
     expect(page.locator(".st-key-batch_iterator_main")).to_be_visible()
-    assert page.locator(".st-key-bi_batch").count() == 0
-    assert page.locator(".st-key-bi_shuffle").count() == 0
     expect(page.locator(".st-key-bi_n")).to_be_visible()
     expect(page.locator(".st-key-bi_drop_last")).to_be_visible()
+    expect(page.locator(".st-key-bi_batch")).to_have_count(0)      # once their neighbours are drawn
+    expect(page.locator(".st-key-bi_shuffle")).to_have_count(0)
     # 12 samples in batches of 5 without shuffling: the first batch is PyTorch's first 5 indices.
     first = next(iter(torch.utils.data.DataLoader(range(12), batch_size=5))).tolist()
     expect(page.get_by_text(str(first)).first).to_be_visible()
-    assert page.locator("[data-testid=stException]").count() == 0
+    expect(page.locator("[data-testid=stException]")).to_have_count(0)
 
 
 def test_presenter_mode_from_a_link_enlarges_the_text(page, app_url):
     open_path(page, app_url, "/")
-    normal = page.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)")
+    expect(page.locator(f".st-key-{HOME.main_key}")).to_be_visible(timeout=WAIT_MS)
+    normal = page.evaluate(FONT_SIZE)
     open_path(page, app_url, "/?present=1")
-    page.wait_for_timeout(500)
-    large = page.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)")
-    assert large >= 1.4 * normal
+    page.wait_for_function(f"(normal) => ({FONT_SIZE}) >= 1.4 * normal", arg=normal, timeout=WAIT_MS)
 
 
 def test_the_share_panel_downloads_a_valid_notebook(page, app_url):

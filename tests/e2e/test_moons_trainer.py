@@ -5,6 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import open_path, wait_settled
+from tests.e2e.waiting import WAIT_MS, assert_unchanged
 
 pytestmark = pytest.mark.e2e
 
@@ -18,8 +19,21 @@ BOUNDARY_STATE = """() => {
 }"""
 
 
+PROGRESS = r"""() => {
+  const main = document.querySelector('.st-key-moons_trainer_main');
+  const m = main && main.innerText.match(/Epoch \d+ \/ \d+.*/);
+  return m ? m[0] : null;
+}"""
+PAUSED = "() => { const line = (" + PROGRESS + ")(); return line !== null && !line.includes('training…'); }"
+
+
 def boundary(page) -> str | None:
     return page.evaluate(BOUNDARY_STATE)
+
+
+def progress(page) -> str | None:
+    """The progress line, e.g. 'Epoch 12 / 500 · 3,750 optimizer steps (313 per epoch)'."""
+    return page.evaluate(PROGRESS)
 
 
 def test_play_changes_the_boundary_and_pause_stops_it(page, app_url):
@@ -38,11 +52,14 @@ def test_play_changes_the_boundary_and_pause_stops_it(page, app_url):
     assert len({before, first_moment, second_moment}) == 3
 
     page.locator(".st-key-mt_pause button").click()
-    expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=30_000)
+    # Paused, as the page shows it: Play back, Pause greyed, the progress line no longer
+    # "training…", the results panel drawn.
+    expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
+    expect(page.locator(".st-key-mt_pause button")).to_be_disabled(timeout=WAIT_MS)
+    page.wait_for_function(PAUSED, timeout=WAIT_MS)
+    expect(page.get_by_text("Test accuracy", exact=True)).to_be_visible(timeout=WAIT_MS)
     wait_settled(page)
-    paused = boundary(page)
-    page.wait_for_timeout(2_500)   # several ticks' worth: a running fragment would have redrawn
-    assert boundary(page) == paused
-    assert page.locator("[data-testid=stException]").count() == 0
-    expect(page.get_by_text("Test accuracy", exact=True)).to_be_visible()
+    # Still paused over several ticks (a frame every 0.3 s): a running fragment would redraw.
+    assert_unchanged(lambda: (progress(page), boundary(page)), seconds=2.5)
+    expect(page.locator("[data-testid=stException]")).to_have_count(0)
 

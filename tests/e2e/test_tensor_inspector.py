@@ -8,25 +8,28 @@ import torch
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import open_path, wait_settled
+from tests.e2e.waiting import WAIT_MS
 
 pytestmark = pytest.mark.e2e
 
 
-def _metric(page, label: str) -> str:
+def _metric(page, label: str):
+    """The value of the metric labelled `label`, to wait on with expect(...).to_have_text."""
     metric = page.locator("[data-testid=stMetric]").filter(
         has=page.locator("[data-testid=stMetricLabel]", has_text=label)).first
-    return metric.locator("[data-testid=stMetricValue]").inner_text().strip()
+    return metric.locator("[data-testid=stMetricValue]")
 
 
 def test_lesson_link_strides_are_on_the_page(page, app_url):
     open_path(page, app_url, "/tensor_inspector?shape=4,6&ops=t()")
     expect(page.locator(".st-key-tensor_inspector_main")).to_be_visible()
     x = torch.arange(24.0).reshape(4, 6)
-    assert _metric(page, "stride") == str(x.t().stride())
-    assert _metric(page, "shape") == str(tuple(x.t().shape))
-    table = page.locator("[data-testid=stTable]").first.inner_text()
-    assert str(x.stride()) in table and str(x.t().stride()) in table
-    assert page.locator("[data-testid=stException]").count() == 0
+    expect(_metric(page, "stride")).to_have_text(str(x.t().stride()), timeout=WAIT_MS)
+    expect(_metric(page, "shape")).to_have_text(str(tuple(x.t().shape)), timeout=WAIT_MS)
+    table = page.locator("[data-testid=stTable]").first
+    expect(table).to_contain_text(str(x.stride()), timeout=WAIT_MS)
+    expect(table).to_contain_text(str(x.t().stride()), timeout=WAIT_MS)
+    expect(page.locator("[data-testid=stException]")).to_have_count(0)
     assert "Traceback" not in page.inner_text("body")
     expect(page.locator("[data-testid=stPlotlyChart]").first).to_be_visible()
 
@@ -42,5 +45,7 @@ def test_one_click_fix_in_the_browser(page, app_url):
     wait_settled(page)
     expect(page.locator("[data-testid=stMetric]").filter(has_text="memory")
            .locator("[data-testid=stMetricValue]")).to_have_text("new memory")
-    assert _metric(page, "stride") == str(x.t().reshape(-1).stride())
+    expect(_metric(page, "stride")).to_have_text(str(x.t().reshape(-1).stride()), timeout=WAIT_MS)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('ops') === 't().reshape(-1)'",
+                           timeout=WAIT_MS)
     assert parse_qs(urlparse(page.url).query)["ops"] == ["t().reshape(-1)"]

@@ -1,6 +1,6 @@
 import nbformat
-from nbclient import NotebookClient
 
+from tests.runs import notebook_errors
 from workbench.common.device import DIAGNOSTICS_SCRIPT
 from workbench.common.notebook import notebook_bytes, split_cells
 
@@ -21,11 +21,12 @@ def test_sections_become_cells_in_order():
     assert cells[2][1] == "Transposing swaps the strides."
 
 
-def test_the_notebook_runs_and_prints_what_pytorch_computes():
+def test_the_notebook_runs_and_prints_what_pytorch_computes(shared_kernel, tmp_path):
     import torch
 
     notebook = nbformat.reads(notebook_bytes(SCRIPT, "Strides").decode(), as_version=4)
-    NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
+    notebook = shared_kernel.run(notebook, tmp_path)      # the session's kernel, in tmp_path
+    assert notebook_errors(notebook) is None, notebook_errors(notebook)
     printed = notebook.cells[-1].outputs[0]["text"].strip()
     assert printed == str(torch.arange(6).view(2, 3).t().stride())
 

@@ -1,26 +1,14 @@
-"""Each page's notebook export runs to completion and prints what the page's script prints."""
-import subprocess
-import sys
+"""Each page's notebook export runs to completion and prints what the page's script prints.
 
+Every export runs once per session, in its own temporary folder (the moons script saves its
+checkpoint where it runs): the notebooks in the session's shared kernel, the scripts together in
+one child Python (tests/runs.py), instead of a kernel and a Python per export.
+"""
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
+from tests.runs import Run, notebook_errors, notebook_stdout, run_scripts
 from workbench.common.notebook import notebook_bytes
-
-
-def _notebook_output(script: str, folder) -> str:
-    notebook = nbformat.reads(notebook_bytes(script, "export").decode(), as_version=4)
-    # In a temporary folder: the moons script saves its checkpoint where it runs.
-    NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(folder)}}).execute()
-    return "".join(output.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
-                   for output in cell.get("outputs", []) if output.get("name") == "stdout")
-
-
-def _script_output(script: str, folder) -> str:
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                          timeout=300, cwd=folder).stdout
 
 
 def _tensor_script() -> str:
@@ -63,12 +51,25 @@ SCRIPTS = {"tensor_inspector": _tensor_script, "autograd_graph": _autograd_scrip
            "batch_iterator": _batch_script, "moons_trainer": _moons_script}
 
 
+@pytest.fixture(scope="module")
+def exports(shared_kernel, tmp_path_factory) -> dict[str, tuple[str, Run, Run]]:
+    """tool -> (script, its notebook's run, its script's run), each run once."""
+    scripts = {tool: build() for tool, build in sorted(SCRIPTS.items())}
+    notebooks = {}
+    for tool, script in scripts.items():
+        notebook = nbformat.reads(notebook_bytes(script, "export").decode(), as_version=4)
+        ran = shared_kernel.run(notebook, tmp_path_factory.mktemp(f"{tool}-notebook"))
+        notebooks[tool] = Run(notebook_stdout(ran), notebook_errors(ran))
+    folders = {tool: tmp_path_factory.mktemp(f"{tool}-script") for tool in scripts}
+    ran_scripts = run_scripts(scripts, folders)
+    return {tool: (scripts[tool], notebooks[tool], ran_scripts[tool]) for tool in scripts}
+
+
 @pytest.mark.parametrize("tool", sorted(SCRIPTS))
-def test_notebook_reproduces_the_pages_script(tool, tmp_path):
-    script = SCRIPTS[tool]()
+def test_notebook_reproduces_the_pages_script(tool, exports):
+    script, notebook, ran = exports[tool]
     assert "# %%" in script
-    (tmp_path / "notebook").mkdir()
-    (tmp_path / "script").mkdir()
-    printed = _notebook_output(script, tmp_path / "notebook")
-    assert printed.strip()
-    assert printed == _script_output(script, tmp_path / "script")
+    assert notebook.error is None, notebook.error
+    assert ran.error is None, ran.error
+    assert notebook.stdout.strip()
+    assert notebook.stdout == ran.stdout

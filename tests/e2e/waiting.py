@@ -1,0 +1,30 @@
+"""Waiting on what the page shows, never on the clock.
+
+A test waits with Playwright's `expect(...)` (or `page.wait_for_function`) for the content it is
+about to check, so a slow machine makes it slower, not red. The one thing that cannot be waited
+for is "nothing changes any more": `assert_unchanged` polls a reading under a deadline, after the
+caller has confirmed with `expect` that the page reached the state that should be still, and
+fails at the first change. tests/unit/test_no_fixed_sleeps.py keeps fixed sleeps out.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+WAIT_MS = 30_000        # a generous wait for content on a machine shared with others
+
+T = TypeVar("T")
+
+
+def assert_unchanged(read: Callable[[], T], *, seconds: float, every: float = 0.1) -> T:
+    """Read `read()` repeatedly for `seconds`; every reading must equal the first. Returns it."""
+    first = read()
+    deadline = time.monotonic() + seconds
+    readings = 1
+    while time.monotonic() < deadline:
+        time.sleep(every)
+        now = read()
+        readings += 1
+        assert now == first, f"changed after {readings} readings: {first!r} -> {now!r}"
+    return first
