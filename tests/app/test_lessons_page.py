@@ -10,7 +10,7 @@ from workbench.lessons.catalog import LESSONS
 SCHEMAS = {
     "tensor_inspector": ("workbench.tensors.report", "LINK_SCHEMA"),
     "autograd_graph": ("workbench.autograd.session", "SCHEMA"),
-    "batch_iterator": ("workbench.batches.loader", "LINK_SCHEMA"),
+    "batch_iterator": ("workbench.batches.settings", "TABLE"),
     "moons_trainer": ("workbench.moons.training", "LINK_SCHEMA"),
 }
 BUILT = {tool.url_path: tool for tool in TOOLS if tool.built}
