@@ -5,9 +5,10 @@ import json
 
 import torch
 
-from tests.app.apptest import open_page, shown_text
+from tests.app.apptest import assert_clean, open_page, shown_text
 from workbench.batches.codegen import record_line
-from workbench.batches.loader import LINK_SCHEMA, BatchSettings, run_loader
+from workbench.batches.runs import run_loader
+from workbench.batches.settings import TABLE, BatchSettings
 
 PAGE = "app_pages/batch_iterator/page.py"
 
@@ -25,7 +26,7 @@ def _expected(settings: BatchSettings, position: int) -> str:
 
 def test_default_page_shows_the_first_batch_dataloader_yields():
     at = open_page(PAGE)
-    assert not at.exception
+    assert_clean(at)
     assert _batch_line(at) == _expected(BatchSettings(), 0)
     text = shown_text(at)
     assert "Epoch 0, batch 0" in text and "main process" in text
@@ -39,8 +40,8 @@ def test_lesson_link_sets_the_controls_and_the_batches():
     query = {"n": "40", "batch": "8", "shuffle": "0", "drop_last": "true", "sampler": "weighted",
              "seed": "3", "workers": "0", "epochs": "3"}
     at = open_page(PAGE, query=query)
-    assert not at.exception
-    expected = LINK_SCHEMA.read(query)[0]
+    assert_clean(at)
+    expected = TABLE.read(query)[0]
     assert at.slider(key="bi_n").value == 40
     assert at.number_input(key="bi_batch").value == 8
     assert at.toggle(key="bi_shuffle").value is False
@@ -54,7 +55,7 @@ def test_lesson_link_sets_the_controls_and_the_batches():
 
 def test_stepping_through_batches_follows_the_records():
     at = open_page(PAGE, query={"n": "10", "batch": "4"})
-    settings = LINK_SCHEMA.read({"n": "10", "batch": "4"})[0]
+    settings = TABLE.read({"n": "10", "batch": "4"})[0]
     for position in range(1, 5):
         at.button(key="bi_next").click().run()
         assert _batch_line(at) == _expected(settings, position)
@@ -73,7 +74,7 @@ def test_changing_a_control_updates_the_url_and_restarts_the_stepper():
 
 def test_bad_link_values_are_named_and_fall_back():
     at = open_page(PAGE, query={"n": "many", "sampler": "magic", "shuffle": "maybe"})
-    assert not at.exception
+    assert_clean(at)
     warnings = " ".join(w.value for w in at.warning)
     assert "`n=many` was ignored" in warnings and "`sampler=magic`" in warnings
     assert _batch_line(at) == _expected(BatchSettings(), 0)
@@ -81,7 +82,7 @@ def test_bad_link_values_are_named_and_fall_back():
 
 def test_sampler_with_shuffle_shows_pytorchs_error_and_a_fix():
     at = open_page(PAGE, query={"sampler": "sequential", "shuffle": "1"})
-    assert not at.exception
+    assert_clean(at)
     text = shown_text(at)
     assert "sampler option is mutually exclusive with shuffle" in text
     assert "Traceback" not in text
@@ -101,7 +102,7 @@ def test_default_collate_on_sequences_is_explained():
 
 def test_worker_processes_build_the_batches():
     at = open_page(PAGE, query={"workers": "2", "n": "12", "batch": "3"})
-    assert not at.exception
+    assert_clean(at)
     assert "worker process 0" in shown_text(at)
     at.button(key="bi_next").click().run()
     assert "worker process 1" in shown_text(at)
@@ -111,7 +112,7 @@ def test_worker_processes_build_the_batches():
 
 def test_hide_removes_the_named_controls_and_keeps_their_values():
     at = open_page(PAGE, query={"batch": "4", "shuffle": "0", "hide": "batch,shuffle"})
-    assert not at.exception
+    assert_clean(at)
     keys = {w.key for w in at.number_input} | {w.key for w in at.toggle}
     assert "bi_batch" not in keys and "bi_shuffle" not in keys
     assert _batch_line(at) == _expected(BatchSettings(batch_size=4, shuffle=False), 0)
@@ -127,7 +128,7 @@ def test_knowledge_check_reveals_what_pytorch_computes():
 def test_pitfall_button_runs_both_worker_runs():
     at = open_page(PAGE)
     at.button(key="bi_pitfall_run").click().run()
-    assert not at.exception
+    assert_clean(at)
     text = shown_text(at)
     assert "**Without worker_init_fn**: repeated streams: **yes**" in text
     assert "**With worker_init_fn=seed_worker**: repeated streams: **no**" in text
@@ -152,7 +153,7 @@ def test_moons_training_split_is_offered_once_the_trainer_published_it():
     at.run()
     at.switch_page(PAGE)
     at.run()
-    assert not at.exception
+    assert_clean(at)
     assert at.selectbox(key="bi_dataset").value == "moons"
     settings = BatchSettings(dataset="moons", sampler="weighted", shuffle=False)
     record = run_loader(settings, (features, labels)).records[0]
@@ -166,7 +167,7 @@ def test_moons_training_split_is_offered_once_the_trainer_published_it():
 
 def test_moons_link_without_a_trained_model_falls_back_to_points():
     at = open_page(PAGE, query={"dataset": "moons"})
-    assert not at.exception
+    assert_clean(at)
     assert "train one on the Moons trainer page" in shown_text(at)
     assert _batch_line(at) == _expected(BatchSettings(), 0)
 
@@ -179,7 +180,7 @@ def test_worker_runs_wait_for_a_free_heavy_job_slot():
         for owner in others:
             assert HEAVY_JOBS.acquire(owner)
         at = open_page(PAGE, query={"workers": "1"})
-        assert not at.exception
+        assert_clean(at)
         assert "The server is busy" in shown_text(at)
     finally:
         for owner in others:
@@ -191,7 +192,7 @@ def test_worker_runs_wait_for_a_free_heavy_job_slot():
 
 def test_a_loader_that_yields_no_batch_says_why():
     at = open_page(PAGE, query={"n": "4", "batch": "6", "drop_last": "1"})
-    assert not at.exception
+    assert_clean(at)
     assert "no batches" in shown_text(at)
     at.button(key="bi_fix_0").click().run()
     assert _batch_line(at) == _expected(BatchSettings(n=4, batch_size=6), 0)
@@ -209,22 +210,22 @@ def test_jumping_to_a_batch_with_the_slider():
 
 def test_presenter_mode_draws_the_same_batches():
     at = open_page(PAGE, query={"present": "1", "n": "16", "batch": "5", "drop_last": "1"})
-    assert not at.exception
+    assert_clean(at)
     assert _batch_line(at) == _expected(BatchSettings(n=16, batch_size=5, drop_last=True), 0)
     assert "drop_last=True" in shown_text(at)
 
 
 def test_the_loader_runs_once_per_settings_change_not_per_step(monkeypatch):
-    import workbench.batches.loader as batches
+    import workbench.batches.runs as runs
 
     calls = []
-    real = batches.run_loader
+    real = runs.run_loader
 
     def counting(*args, **kwargs):
         calls.append(args[0])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(batches, "run_loader", counting)
+    monkeypatch.setattr(runs, "run_loader", counting)
     at = open_page(PAGE)
     for _ in range(3):
         at.button(key="bi_next").click().run()
@@ -232,3 +233,71 @@ def test_the_loader_runs_once_per_settings_change_not_per_step(monkeypatch):
     assert len(main_runs) == 1
     at.toggle(key="bi_drop_last").set_value(True).run()
     assert [s for s in calls if s.drop_last] == [BatchSettings(drop_last=True)]
+
+
+WIDGETS = {"slider": "slider", "number": "number_input", "select": "selectbox",
+           "toggle": "toggle"}
+
+
+def test_the_widgets_follow_the_settings_table():
+    # A sampler with num_samples, so that every control is drawn.
+    at = open_page(PAGE, query={"sampler": "random", "shuffle": "0"})
+    assert_clean(at)
+    for p in TABLE.params:
+        widget = getattr(at, WIDGETS[p.kind])(key=f"bi_{p.name}")
+        assert widget.label == p.label and widget.help == p.help, p.name
+        if p.kind in ("slider", "number"):
+            assert (widget.min, widget.max) == (p.lo, p.hi), p.name
+        if p.kind == "select":
+            shown = [p.choice_label(c) for c in p.choices if c != "moons"]
+            assert list(widget.options) == shown, p.name
+
+
+def _leave_by_the_sidebar_and_come_back(at):
+    """The sidebar's links carry no query string: open another page, then this one, bare."""
+    at.query_params.clear()
+    at.switch_page("app_pages/home/page.py")
+    at.run()
+    at.query_params.clear()
+    at.switch_page(PAGE)
+    return at.run()
+
+
+def test_settings_and_the_batch_survive_the_sidebar():
+    at = open_page(PAGE)
+    at.number_input(key="bi_batch").set_value(4).run()
+    at.toggle(key="bi_shuffle").set_value(False).run()
+    for _ in range(3):
+        at.button(key="bi_next").click().run()
+    settings = BatchSettings(batch_size=4, shuffle=False)
+    assert _batch_line(at) == _expected(settings, 3)
+    _leave_by_the_sidebar_and_come_back(at)
+    assert_clean(at)
+    assert at.number_input(key="bi_batch").value == 4
+    assert at.toggle(key="bi_shuffle").value is False
+    assert _batch_line(at) == _expected(settings, 3)
+    assert "Back to" not in shown_text(at)
+    assert dict(at.query_params) in ({"batch": "4", "shuffle": "0"},
+                                     {"batch": ["4"], "shuffle": ["0"]})
+    at.button(key="bi_next").click().run()
+    assert _batch_line(at) == _expected(settings, 4)
+
+
+def test_a_settings_change_says_the_position_was_reset():
+    at = open_page(PAGE)
+    at.button(key="bi_next").click().run()
+    at.button(key="bi_next").click().run()
+    at.number_input(key="bi_batch").set_value(5).run()
+    assert_clean(at)
+    notices = " ".join(i.value for i in at.info)
+    assert "Back to the first batch (epoch 0, batch 0): batch_size changed." in notices
+    assert "You were at epoch 0, batch 2" in notices
+    assert _batch_line(at) == _expected(BatchSettings(batch_size=5), 0)
+    at.button(key="bi_next").click().run()
+    assert "Back to" not in " ".join(i.value for i in at.info)
+
+
+def test_a_change_at_the_first_batch_discards_nothing_and_says_nothing():
+    at = open_page(PAGE)
+    at.toggle(key="bi_drop_last").set_value(True).run()
+    assert "Back to" not in " ".join(i.value for i in at.info)
