@@ -19,7 +19,8 @@ import torch  # noqa: E402
 
 from workbench.batches.accumulation import small_mlp  # noqa: E402
 from workbench.batches.cost import measure_batching_cost  # noqa: E402
-from workbench.batches.loader import BatchSettings, run_loader  # noqa: E402
+from workbench.batches.runs import run_loader  # noqa: E402
+from workbench.batches.settings import BatchSettings  # noqa: E402
 
 
 def train_step_us_per_sample(batch_size: int, steps: int = 200) -> float:

@@ -87,7 +87,8 @@ class SettingsForm(Generic[Settings]):
         common: dict[str, Any] = {"key": key, "help": p.help or None, **overrides}
         label = common.pop("label", p.label)
         if isinstance(p, ChoiceParam):
-            options = list(p.choices)
+            # `options=` narrows the table's choices for this run (e.g. one not available yet).
+            options = list(common.pop("options", p.choices))
             fmt: Callable[[str], str] = p.choice_label
             if kind == "radio":
                 return st.radio(label, options, format_func=fmt, horizontal=True, **common)

@@ -7,13 +7,26 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from components.figures import OKABE_ITO, graph_scale, presenting, style_figure
-from workbench.batches.loader import BatchRecord, LoaderRun
+from components.figures import graph_scale, presenting, style_figure
+from workbench.batches.runs import BatchRecord, LoaderRun
+from workbench.common.palette import (
+    BLACK,
+    BLUE,
+    GREY_50,
+    GREY_250,
+    GREY_400,
+    GREY_450,
+    GREY_550,
+    GREY_800,
+    OKABE_ITO,
+    TRANSPARENT,
+    VERMILION,
+)
 
 # Batch colours: Okabe & Ito without black, so the batch number stays readable on every cell.
-BATCH_COLOURS = (*OKABE_ITO[:7], "#999999")
-CLASS_COLOURS = ("#E6E6E6", "#4D4D4D")
-GAP_COLOUR = "rgba(0,0,0,0)"  # the theme shows through the gaps
+BATCH_COLOURS = (*OKABE_ITO[:7], GREY_450)
+CLASS_COLOURS = (GREY_250, GREY_800)
+GAP_COLOUR = TRANSPARENT  # the theme shows through the gaps
 MAX_CELL_TEXT = 60          # above this many samples a row is too narrow for numbers
 
 
@@ -91,12 +104,12 @@ def index_grid(run: LoaderRun, current: BatchRecord | None) -> go.Figure:
     if missing_x:
         fig.add_trace(go.Scatter(
             x=missing_x, y=missing_y, mode="markers", name="in no batch",
-            marker={"symbol": "x-thin-open", "size": 10, "color": "#D55E00",
-                    "line": {"width": 2, "color": "#D55E00"}},
+            marker={"symbol": "x-thin-open", "size": 10, "color": VERMILION,
+                    "line": {"width": 2, "color": VERMILION}},
             customdata=missing_hover, hovertemplate="%{customdata}<extra></extra>"))
     if current is not None:
         # One layout update for all frames: add_shape validates the whole layout each call.
-        frame = {"color": "#000000", "width": 3 * graph_scale()}
+        frame = {"color": BLACK, "width": 3 * graph_scale()}
         fig.update_layout(shapes=[
             {"type": "rect", "x0": index - 0.5, "x1": index + 0.5, "y0": row - 0.5,
              "y1": row + 0.5, "line": frame}
@@ -124,7 +137,7 @@ def class_counts_figure(run: LoaderRun, current: BatchRecord | None) -> go.Figur
     if current is not None:
         position = run.records.index(current)
         fig.add_vrect(x0=position - 0.5, x1=position + 0.5, line_width=2 * graph_scale(),
-                      line_color="#000000", fillcolor="rgba(0,0,0,0)")
+                      line_color=BLACK, fillcolor=TRANSPARENT)
     fig.update_layout(barmode="stack", height=260,
                       xaxis={"title": {"text": "batch (epoch · number)"},
                              "showticklabels": len(labels) <= 40, "type": "category"},
@@ -154,12 +167,12 @@ def dataset_figure(run: LoaderRun, features, current: BatchRecord | None) -> go.
                 x=[float(features[i, 0]) for i in picked], y=[float(features[i, 1]) for i in picked],
                 mode="markers+text", name="this batch", text=[str(i) for i in picked],
                 textposition="top center",
-                marker={"size": 16, "symbol": "circle-open", "color": "#000000",
+                marker={"size": 16, "symbol": "circle-open", "color": BLACK,
                         "line": {"width": 2.5}},
                 hovertemplate="index %{text} (this batch)<extra></extra>"))
         fig.update_layout(xaxis={"title": {"text": "x[0]"}}, yaxis={"title": {"text": "x[1]"}})
     else:
-        colours = ["#000000" if i in chosen else CLASS_COLOURS[1] if labels[i] else "#A6A6A6"
+        colours = [BLACK if i in chosen else CLASS_COLOURS[1] if labels[i] else GREY_400
                    for i in range(run.dataset_size)]
         fig.add_trace(go.Bar(x=list(range(run.dataset_size)), y=list(run.lengths),
                              marker_color=colours, name="length",
@@ -204,9 +217,9 @@ def pipeline_dot(run: LoaderRun, current: BatchRecord | None, sampler_text: str,
     ]
     font = 15 * scale
     lines = ["digraph pipeline {", "rankdir=TB;", 'graph [bgcolor="transparent", nodesep=0.25, ranksep=0.3];',
-             f'node [shape=box, style="rounded,filled", fillcolor="#F4F6FA", color="#0072B2", '
+             f'node [shape=box, style="rounded,filled", fillcolor="{GREY_50}", color="{BLUE}", '
              f'fontname="Helvetica", fontsize={font:g}, penwidth={1.5 * scale:g}];',
-             f'edge [color="#8A8A8A", penwidth={1.5 * scale:g}, arrowsize={0.8 * scale:g}];']
+             f'edge [color="{GREY_550}", penwidth={1.5 * scale:g}, arrowsize={0.8 * scale:g}];']
     for key, title, body in stages:
         label = f"{title}\n\n{body}"
         lines.append(f'{key} [label="{_escape(label)}"];')

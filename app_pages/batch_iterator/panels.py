@@ -1,77 +1,77 @@
-"""The batch iterator's lesson panels: the worker pitfall, exclusive options, the cost of
-batching, gradient accumulation and the knowledge check, plus the page's learner state."""
+"""The batch iterator's lesson panels below the stepper: the pipeline for the current batch,
+epoch by epoch, the worker pitfall, exclusive options, the cost of batching, gradient
+accumulation and pin_memory."""
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 import torch
 
+from app_pages.batch_iterator.figures import pipeline_dot
+from app_pages.batch_iterator.listings import items_listing, tensor_listing
+from app_pages.batch_iterator.state import BatchPageState, Moons
 from components.error_panel import error_panel
-from components.knowledge_check import Revealed, knowledge_check
 from components.state import SharedModel, session_id
+from workbench.batches import runs
 from workbench.batches.accumulation import AccumulationResult, compare_accumulation
-from workbench.batches.cost import BatchingCost, measure_batching_cost
-from workbench.batches.loader import (
-    EXCLUSIVE_COMBINATIONS,
+from workbench.batches.cost import measure_batching_cost
+from workbench.batches.datasets import make_dataset
+from workbench.batches.exclusive import EXCLUSIVE_COMBINATIONS, try_exclusive
+from workbench.batches.runs import (
     BatchRecord,
-    IndexedDataset,
-    BatchSettings,
     LoaderRun,
-    batches_per_epoch,
     explain_loader_error,
     identical_streams,
-    make_dataset,
     noise_by_worker,
-    run_loader,
-    try_exclusive,
 )
-from workbench.common.errors import ExplainedError
+from workbench.batches.settings import BatchSettings
+from workbench.batches.story import describe_batch_sampler, describe_collate, describe_sampler
 from workbench.common.jobs import HEAVY_JOBS, busy_message
 
 
-@dataclass
-class BatchPageState:
-    """One learner's batch iterator: the last run and where the stepper stands in it."""
+# %% The pipeline, for this batch, and epoch by epoch -----------------------------------------
 
-    settings: BatchSettings | None = None
-    data_token: int | None = None
-    run: LoaderRun | None = None
-    error: ExplainedError | None = None
-    busy: bool = False
-    position: int = 0
-    cost: BatchingCost | None = None
-    pitfall: tuple[LoaderRun, LoaderRun] | None = None
-    pitfall_error: str = ""
-
-    def reset(self, settings: BatchSettings, data_token: int | None) -> None:
-        self.settings, self.data_token = settings, data_token
-        self.run, self.error, self.busy, self.position = None, None, False, 0
-
-
-def tensor_listing(record: BatchRecord) -> str:
-    """Each tensor of the batch as PyTorch prints it, with its shape and dtype."""
-    parts = []
-    for key, value in record.tensors.items():
-        dtype = str(value.dtype).replace("torch.", "")
-        parts.append(f'batch["{key}"]  # {list(value.shape)} {dtype}\n{value!r}')
-    parts.append(f'batch["worker"]  # from collate_fn\ntensor({record.worker})')
-    return "\n\n".join(parts)
+def pipeline_section(run: LoaderRun, current: BatchRecord, s: BatchSettings,
+                     moons: Moons | None) -> None:
+    st.header("The pipeline, for this batch", divider="gray")
+    st.graphviz_chart(pipeline_dot(run, current, describe_sampler(s, run.dataset_size),
+                                   describe_batch_sampler(s), describe_collate(s)),
+                      width="stretch")
+    st.caption("The sampler yields indices in the main process; the batch sampler groups them; "
+               "`__getitem__` and `collate_fn` run where the batch is built: in the main "
+               "process with `num_workers=0`, in a worker process otherwise.")
+    before, after = st.columns(2)
+    with before:
+        st.markdown("**`__getitem__` returns one item per index** (what `collate_fn` receives)")
+        st.code(items_listing(make_dataset(s, moons), current), language="python")
+    with after:
+        st.markdown(f"**`{'pad_collate' if s.collate == 'pad' else 'default_collate'}"
+                    "` makes one batch** (one tensor per key, a new first dimension)")
+        st.code(tensor_listing(current), language="python")
 
 
-def items_listing(dataset: IndexedDataset, record: BatchRecord, limit: int = 4) -> str:
-    """What `__getitem__` returns for the batch's first indices: the list collate_fn receives."""
-    lines = []
-    for index in record.indices[:limit]:
-        item = dataset[index]
-        item.pop("noise", None)  # a fresh random draw each call: the batch shows the real one
-        shown = ", ".join(f"{k!r}: {v!r}" for k, v in item.items())
-        lines.append(f"dataset[{index}]\n# -> {{{shown}}}")
-    if record.size > limit:
-        lines.append(f"# ... {record.size - limit} more items")
-    return "\n".join(lines)
+def epochs_section(run: LoaderRun, s: BatchSettings) -> None:
+    st.header("Epoch by epoch", divider="gray")
+    table = pd.DataFrame([{
+        "epoch": e.epoch, "batches": e.batches, "samples seen": e.samples_seen,
+        "unique samples": e.unique, "repeats": e.repeats, "dropped by drop_last": e.dropped,
+        "never drawn": len(e.never_drawn), "class 0": e.class_counts[0],
+        "class 1": e.class_counts[1],
+        "class 1 share": f"{e.class_counts[1] / max(1, e.samples_seen):.0%}",
+        "batch sizes": " ".join(str(b) for b in e.batch_sizes[:20])
+        + (" …" if len(e.batch_sizes) > 20 else ""),
+    } for e in run.summaries()])
+    st.dataframe(table, hide_index=True, key="bi_epochs_table", width="stretch")
+    dataset_share = run.labels.count(1) / run.dataset_size
+    st.markdown(f"Class 1 is **{dataset_share:.0%}** of the dataset. "
+                + ("`WeightedRandomSampler` draws each sample with weight 1 / (size of its "
+                   "class), so both classes come up about equally often: the rare class is "
+                   "**repeated**, the common one **left out** at random."
+                   if s.sampler == "weighted" else
+                   "Try `sampler=` WeightedRandomSampler (with shuffle off) to balance the "
+                   "classes in every batch." if s.batch_sampler == "none" else ""))
 
 
 # %% Worker pitfall ---------------------------------------------------------------------------
@@ -92,8 +92,8 @@ def _run_pitfall(page: BatchPageState) -> None:
         page.pitfall_error = busy_message()
         return
     try:
-        without = run_loader(PITFALL_SETTINGS, tick=lambda: HEAVY_JOBS.acquire(owner))
-        with_fn = run_loader(dataclasses.replace(PITFALL_SETTINGS, worker_init=True),
+        without = runs.run_loader(PITFALL_SETTINGS, tick=lambda: HEAVY_JOBS.acquire(owner))
+        with_fn = runs.run_loader(dataclasses.replace(PITFALL_SETTINGS, worker_init=True),
                              tick=lambda: HEAVY_JOBS.acquire(owner))
         page.pitfall, page.pitfall_error = (without, with_fn), ""
     except (RuntimeError, ValueError) as exc:
@@ -253,25 +253,14 @@ def accumulation_section(run: LoaderRun | None, settings: BatchSettings,
                "tensor from several paths are summed.")
 
 
-# %% Knowledge check --------------------------------------------------------------------------
+# %% pin_memory -------------------------------------------------------------------------------
 
-_KC_OPTIONS = ["3 with drop_last, 4 without", "3 either way", "4 either way",
-               "4 with drop_last, 3 without"]
-
-
-def _kc_answer() -> Revealed:
-    dropped = batches_per_epoch(20, 6, drop_last=True)
-    kept = batches_per_epoch(20, 6, drop_last=False)
-    option = next((o for o in _KC_OPTIONS if o.startswith(f"{dropped} with drop_last, {kept}")),
-                  f"{dropped} either way" if dropped == kept else _KC_OPTIONS[0])
-    code = ("len(DataLoader(range(20), batch_size=6, drop_last=True))   # -> "
-            f"{dropped}\nlen(DataLoader(range(20), batch_size=6, drop_last=False))")
-    return Revealed(option, str(kept),
-                    "20 = 3 × 6 + 2: three full batches and a short one of 2 samples. "
-                    "`drop_last=True` throws the short one away.", code)
-
-
-def knowledge_section() -> None:
-    knowledge_check("batch_iterator_count",
-                    "A DataLoader over N=20 samples with `batch_size=6`: how many batches does one "
-                    "epoch yield, with and without `drop_last=True`?", _KC_OPTIONS, _kc_answer)
+def pin_memory_section(current: BatchRecord | None) -> None:
+    st.header("pin_memory", divider="gray")
+    st.markdown(
+        "`pin_memory=True` makes the DataLoader copy each batch into *page-locked* host memory. "
+        "The GPU can read page-locked memory directly, so `batch.to('cuda', non_blocking=True)` "
+        "can overlap the copy with computation. On a machine without an accelerator there is "
+        "nothing to overlap with: PyTorch warns and leaves the batch where it is"
+        + (f" (this run's batch: `x.is_pinned()` = `{current.tensors['x'].is_pinned()}`)."
+           if current is not None else "."))

@@ -7,7 +7,8 @@ import torch
 
 from tests.app.apptest import assert_clean, open_page, shown_text
 from workbench.batches.codegen import record_line
-from workbench.batches.loader import LINK_SCHEMA, BatchSettings, run_loader
+from workbench.batches.runs import run_loader
+from workbench.batches.settings import TABLE, BatchSettings
 
 PAGE = "app_pages/batch_iterator/page.py"
 
@@ -40,7 +41,7 @@ def test_lesson_link_sets_the_controls_and_the_batches():
              "seed": "3", "workers": "0", "epochs": "3"}
     at = open_page(PAGE, query=query)
     assert_clean(at)
-    expected = LINK_SCHEMA.read(query)[0]
+    expected = TABLE.read(query)[0]
     assert at.slider(key="bi_n").value == 40
     assert at.number_input(key="bi_batch").value == 8
     assert at.toggle(key="bi_shuffle").value is False
@@ -54,7 +55,7 @@ def test_lesson_link_sets_the_controls_and_the_batches():
 
 def test_stepping_through_batches_follows_the_records():
     at = open_page(PAGE, query={"n": "10", "batch": "4"})
-    settings = LINK_SCHEMA.read({"n": "10", "batch": "4"})[0]
+    settings = TABLE.read({"n": "10", "batch": "4"})[0]
     for position in range(1, 5):
         at.button(key="bi_next").click().run()
         assert _batch_line(at) == _expected(settings, position)
@@ -215,16 +216,16 @@ def test_presenter_mode_draws_the_same_batches():
 
 
 def test_the_loader_runs_once_per_settings_change_not_per_step(monkeypatch):
-    import workbench.batches.loader as batches
+    import workbench.batches.runs as runs
 
     calls = []
-    real = batches.run_loader
+    real = runs.run_loader
 
     def counting(*args, **kwargs):
         calls.append(args[0])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(batches, "run_loader", counting)
+    monkeypatch.setattr(runs, "run_loader", counting)
     at = open_page(PAGE)
     for _ in range(3):
         at.button(key="bi_next").click().run()
@@ -232,3 +233,71 @@ def test_the_loader_runs_once_per_settings_change_not_per_step(monkeypatch):
     assert len(main_runs) == 1
     at.toggle(key="bi_drop_last").set_value(True).run()
     assert [s for s in calls if s.drop_last] == [BatchSettings(drop_last=True)]
+
+
+WIDGETS = {"slider": "slider", "number": "number_input", "select": "selectbox",
+           "toggle": "toggle"}
+
+
+def test_the_widgets_follow_the_settings_table():
+    # A sampler with num_samples, so that every control is drawn.
+    at = open_page(PAGE, query={"sampler": "random", "shuffle": "0"})
+    assert_clean(at)
+    for p in TABLE.params:
+        widget = getattr(at, WIDGETS[p.kind])(key=f"bi_{p.name}")
+        assert widget.label == p.label and widget.help == p.help, p.name
+        if p.kind in ("slider", "number"):
+            assert (widget.min, widget.max) == (p.lo, p.hi), p.name
+        if p.kind == "select":
+            shown = [p.choice_label(c) for c in p.choices if c != "moons"]
+            assert list(widget.options) == shown, p.name
+
+
+def _leave_by_the_sidebar_and_come_back(at):
+    """The sidebar's links carry no query string: open another page, then this one, bare."""
+    at.query_params.clear()
+    at.switch_page("app_pages/home/page.py")
+    at.run()
+    at.query_params.clear()
+    at.switch_page(PAGE)
+    return at.run()
+
+
+def test_settings_and_the_batch_survive_the_sidebar():
+    at = open_page(PAGE)
+    at.number_input(key="bi_batch").set_value(4).run()
+    at.toggle(key="bi_shuffle").set_value(False).run()
+    for _ in range(3):
+        at.button(key="bi_next").click().run()
+    settings = BatchSettings(batch_size=4, shuffle=False)
+    assert _batch_line(at) == _expected(settings, 3)
+    _leave_by_the_sidebar_and_come_back(at)
+    assert_clean(at)
+    assert at.number_input(key="bi_batch").value == 4
+    assert at.toggle(key="bi_shuffle").value is False
+    assert _batch_line(at) == _expected(settings, 3)
+    assert "Back to" not in shown_text(at)
+    assert dict(at.query_params) in ({"batch": "4", "shuffle": "0"},
+                                     {"batch": ["4"], "shuffle": ["0"]})
+    at.button(key="bi_next").click().run()
+    assert _batch_line(at) == _expected(settings, 4)
+
+
+def test_a_settings_change_says_the_position_was_reset():
+    at = open_page(PAGE)
+    at.button(key="bi_next").click().run()
+    at.button(key="bi_next").click().run()
+    at.number_input(key="bi_batch").set_value(5).run()
+    assert_clean(at)
+    notices = " ".join(i.value for i in at.info)
+    assert "Back to the first batch (epoch 0, batch 0): batch_size changed." in notices
+    assert "You were at epoch 0, batch 2" in notices
+    assert _batch_line(at) == _expected(BatchSettings(batch_size=5), 0)
+    at.button(key="bi_next").click().run()
+    assert "Back to" not in " ".join(i.value for i in at.info)
+
+
+def test_a_change_at_the_first_batch_discards_nothing_and_says_nothing():
+    at = open_page(PAGE)
+    at.toggle(key="bi_drop_last").set_value(True).run()
+    assert "Back to" not in " ".join(i.value for i in at.info)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from tests.app.apptest import assert_clean, guard_panels, open_page
 from workbench.autograd import settings as autograd_settings
-from workbench.batches import loader as batches
+from workbench.batches import settings as batches
 from workbench.moons import training as moons
 from workbench.tensors import report as tensors
 from workbench.common.links import (
@@ -35,7 +35,7 @@ PAGES: dict[str, tuple[str | None, LinkSchema]] = {
     "tensor_inspector": ("app_pages/tensor_inspector/page.py", tensors.LINK_SCHEMA),
     "autograd_graph": ("app_pages/autograd_graph/page.py", autograd_settings.TABLE),
     "moons_trainer": ("app_pages/moons_trainer/page.py", moons.LINK_SCHEMA),
-    "batch_iterator": ("app_pages/batch_iterator/page.py", batches.LINK_SCHEMA),
+    "batch_iterator": ("app_pages/batch_iterator/page.py", batches.TABLE),
     "lessons": ("app_pages/lessons/page.py", LESSONS_TABLE),
 }
 PAYLOADS = ["", " ", "-0", "-0.0", "nan", "inf", "-inf", "1e2", "1e400", "0x10", "1_000",

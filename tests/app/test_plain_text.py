@@ -29,7 +29,7 @@ _SKIP_FIELDS = {"id", "form_id", "default", "value", "placeholder", "script_hash
 
 def _schemas() -> dict[str, tuple[str, ...]]:
     from workbench.autograd.settings import TABLE as AUTOGRAD
-    from workbench.batches.loader import LINK_SCHEMA as BATCHES
+    from workbench.batches.settings import TABLE as BATCHES
     from workbench.lessons.settings import TABLE as LESSONS_TABLE
     from workbench.moons.training import LINK_SCHEMA as MOONS
     from workbench.tensors.report import LINK_SCHEMA as TENSORS

@@ -6,7 +6,8 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import open_path, wait_settled
 from workbench.batches.codegen import record_line
-from workbench.batches.loader import LINK_SCHEMA, run_loader
+from workbench.batches.runs import run_loader
+from workbench.batches.settings import TABLE as LINK_SCHEMA
 
 pytestmark = pytest.mark.e2e
 

@@ -21,20 +21,14 @@ from torch.utils.data import (
     WeightedRandomSampler,
 )
 
-import workbench.batches.loader as batches
+import workbench.batches.runs as runs
 from workbench.batches.codegen import loader_script, record_line
-from workbench.batches.loader import (
-    EXCLUSIVE_COMBINATIONS,
-    LINK_SCHEMA,
-    BatchSettings,
-    BucketBatchSampler,
-    TaggingCollate,
-    explain_loader_error,
-    identical_streams,
-    make_dataset,
-    run_loader,
-    try_exclusive,
-)
+from workbench.batches.collate import PAD_VALUE, TaggingCollate
+from workbench.batches.datasets import make_dataset
+from workbench.batches.exclusive import EXCLUSIVE_COMBINATIONS, try_exclusive
+from workbench.batches.runs import explain_loader_error, identical_streams, run_loader
+from workbench.batches.samplers import BucketBatchSampler
+from workbench.batches.settings import SAMPLERS, TABLE, BatchSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,7 +68,7 @@ settings_strategy = st.builds(
     BatchSettings,
     n=st.integers(4, 60), batch_size=st.integers(1, 25), shuffle=st.booleans(),
     drop_last=st.booleans(),
-    sampler=st.sampled_from(batches.SAMPLERS), seed=st.integers(0, 2**31 - 1),
+    sampler=st.sampled_from(SAMPLERS), seed=st.integers(0, 2**31 - 1),
     epochs=st.integers(1, 3), dataset=st.sampled_from(["points", "sequences"]),
     minority_percent=st.integers(5, 50), num_samples=st.sampled_from([0, 0, 7, 33]),
     batch_sampler=st.sampled_from(["none", "none", "bucket"]), collate=st.just("pad"),
@@ -200,8 +194,8 @@ class StallingDataset(torch.utils.data.Dataset):
 
 @pytest.mark.timeout(120)
 def test_a_stalled_worker_raises_instead_of_hanging(monkeypatch):
-    monkeypatch.setattr(batches, "WORKER_TIMEOUT_S", 2.0)
-    monkeypatch.setattr(batches, "make_dataset", lambda s, moons=None: StallingDataset())
+    monkeypatch.setattr(runs, "WORKER_TIMEOUT_S", 2.0)
+    monkeypatch.setattr(runs, "make_dataset", lambda s, moons=None: StallingDataset())
     with pytest.raises(RuntimeError) as raised:
         run_loader(BatchSettings(num_workers=1))
     assert "timed out" in str(raised.value)
@@ -268,7 +262,7 @@ def test_bucket_batch_sampler_covers_every_index_and_pads_less():
         assert seen == list(range(120))
 
     def padding(run) -> int:
-        return sum(int((r.tensors["x"] == batches.PAD_VALUE).sum()) for r in run.records)
+        return sum(int((r.tensors["x"] == PAD_VALUE).sum()) for r in run.records)
 
     assert padding(bucket) < padding(plain)
 
@@ -293,15 +287,15 @@ def test_pin_memory_on_cpu_is_reported_in_pytorchs_words():
 def test_lesson_link_reads_booleans_both_ways_and_clamps():
     query = {"n": "9999", "batch": "8", "shuffle": "false", "drop_last": "1",
              "sampler": "Weighted", "seed": "7", "workers": "5", "epochs": "3"}
-    s, problems = LINK_SCHEMA.read(query)
+    s, problems = TABLE.read(query)
     assert problems == []
     assert (s.n, s.batch_size, s.shuffle, s.drop_last, s.sampler, s.seed, s.num_workers,
             s.epochs) == (500, 8, False, True, "weighted", 7, 2, 3)
-    s2, _ = LINK_SCHEMA.read({"shuffle": "0", "drop_last": "true"})
+    s2, _ = TABLE.read({"shuffle": "0", "drop_last": "true"})
     assert (s2.shuffle, s2.drop_last) == (False, True)
-    bad, problems = LINK_SCHEMA.read({"sampler": "magic", "n": "ten"})
+    bad, problems = TABLE.read({"sampler": "magic", "n": "ten"})
     assert bad == BatchSettings() and {p.param for p in problems} == {"sampler", "n"}
-    assert LINK_SCHEMA.read(LINK_SCHEMA.write(s))[0] == s
+    assert TABLE.read(TABLE.write(s))[0] == s
 
 
 def test_script_has_notebook_sections_and_no_page_internals():

@@ -13,14 +13,14 @@ from workbench.batches.cost import (
     tensor_dataset,
     whole_batch_loader,
 )
-from workbench.batches.loader import (
-    BatchSettings,
+from workbench.batches.datasets import make_dataset
+from workbench.batches.runs import run_loader
+from workbench.batches.settings import BatchSettings
+from workbench.batches.story import (
     describe_batch_sampler,
     describe_collate,
     describe_sampler,
     grid_story,
-    make_dataset,
-    run_loader,
 )
 
 
@@ -122,7 +122,7 @@ def test_grid_story_explains_reshuffling_and_drop_last():
 
 
 def test_item_and_tensor_listings_show_what_getitem_and_collate_made():
-    from app_pages.batch_iterator.panels import items_listing, tensor_listing
+    from app_pages.batch_iterator.listings import items_listing, tensor_listing
 
     s = BatchSettings(n=12, batch_size=5, augment=True)
     dataset = make_dataset(s)

@@ -33,7 +33,7 @@ def _autograd_script() -> str:
 
 def _batch_script() -> str:
     from workbench.batches.codegen import loader_script
-    from workbench.batches.loader import LINK_SCHEMA
+    from workbench.batches.settings import TABLE as LINK_SCHEMA
 
     settings, _ = LINK_SCHEMA.read({"n": "20", "batch": "6", "shuffle": "1", "epochs": "2", "seed": "3"})
     return loader_script(settings, None)

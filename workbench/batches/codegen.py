@@ -9,13 +9,11 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from workbench.batches.loader import (
-    BUCKET_POOL,
-    DATA_SEED,
-    PAD_VALUE,
-    WORKER_TIMEOUT_S,
-    BatchSettings,
-)
+from workbench.batches.collate import PAD_VALUE
+from workbench.batches.datasets import DATA_SEED
+from workbench.batches.runs import WORKER_TIMEOUT_S
+from workbench.batches.samplers import BUCKET_POOL
+from workbench.batches.settings import BatchSettings
 
 LINE_FORMAT = "epoch {epoch} batch {number}: indices {indices} worker {worker}"
 

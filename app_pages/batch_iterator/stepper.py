@@ -1,0 +1,121 @@
+"""The stepper: the loader's batches one by one (Next/Back, or the slider), or why there are none.
+
+Stepping only moves `page.position`; the batches themselves were recorded once, by the run.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import streamlit as st
+
+from app_pages.batch_iterator.figures import class_counts_figure, dataset_figure, index_grid
+from app_pages.batch_iterator.listings import tensor_listing
+from app_pages.batch_iterator.state import BatchPageState, Moons
+from components.error_panel import error_panel
+from components.figures import PLOTLY_CONFIG, presenting
+from components.settings_form import SettingsForm
+from workbench.batches.codegen import record_line
+from workbench.batches.datasets import make_dataset
+from workbench.batches.settings import BatchSettings
+from workbench.batches.story import grid_story
+from workbench.common.jobs import busy_message
+
+
+def _fix_buttons(form: SettingsForm, fixes: list[tuple[str, BatchSettings]]) -> None:
+    for position, (label, fixed) in enumerate(fixes):
+        st.button(label, key=f"bi_fix_{position}", on_click=form.seed, args=(fixed,),
+                  icon=":material/build:")
+
+
+def _error_fixes(page: BatchPageState, s: BatchSettings) -> list[tuple[str, BatchSettings]]:
+    fixes = []
+    if s.shuffle and (s.sampler != "default" or s.batch_sampler == "bucket"):
+        fixes.append(("Turn shuffle off", dataclasses.replace(s, shuffle=False)))
+    if s.batch_sampler == "bucket" and s.sampler != "default":
+        fixes.append(("Use no sampler", dataclasses.replace(s, sampler="default")))
+    if page.error is not None and "stack expects" in page.error.message:
+        fixes.append(("Use the padding collate_fn", dataclasses.replace(s, collate="pad")))
+    return fixes
+
+
+def draw(page: BatchPageState, form: SettingsForm, s: BatchSettings, moons: Moons | None) -> None:
+    """The main column: busy, PyTorch's error, the current batch, or an empty loader."""
+    if page.notice:
+        st.info(page.notice, icon=":material/restart_alt:")
+        page.notice = ""
+    run, current = page.run, page.current
+    if page.busy:
+        st.warning(busy_message(), icon=":material/hourglass_top:")
+        st.button("Try again", key="bi_retry", icon=":material/refresh:")
+    elif page.error is not None:
+        error_panel(page.error, key="bi_loader_error")
+        _fix_buttons(form, _error_fixes(page, s))
+    elif run is not None and current is not None:
+        _current_batch(page, s, moons)
+    elif run is not None:
+        st.plotly_chart(index_grid(run, None), key="bi_index_grid", config=PLOTLY_CONFIG)
+        st.warning(f"This DataLoader yields **no batches**: `len(loader)` is 0. Every epoch has "
+                   f"{run.summaries()[0].draws} indices, fewer than `batch_size="
+                   f"{s.batch_size}`, and `drop_last=True` drops the only, short, batch.",
+                   icon=":material/block:")
+        _fix_buttons(form, [("Turn drop_last off", dataclasses.replace(s, drop_last=False))])
+
+
+def _step(page: BatchPageState, delta: int) -> None:
+    page.step(delta)
+    st.session_state["bi_jump"] = page.position + 1
+
+
+def _jump(page: BatchPageState) -> None:
+    page.position = st.session_state["bi_jump"] - 1
+
+
+def _current_batch(page: BatchPageState, s: BatchSettings, moons: Moons | None) -> None:
+    run, current = page.run, page.current
+    assert run is not None and current is not None
+    records = run.records
+    st.plotly_chart(index_grid(run, current), key="bi_index_grid", config=PLOTLY_CONFIG)
+    st.caption(" ".join(grid_story(run)) + " Cell numbers are batch numbers; the framed "
+               "cells are the batch below.")
+    summary = run.summaries()[current.epoch]
+    st.markdown(f"**Epoch {current.epoch}, batch {current.number}** of {summary.batches} "
+                f"in this epoch · {page.position + 1} of {len(records)} batches in the run")
+    back, forward = st.columns(2)
+    back.button("Back", key="bi_prev", on_click=_step, args=(page, -1),
+                disabled=page.position == 0, icon=":material/skip_previous:",
+                width="stretch", shortcut="B", help="The previous batch (key B)")
+    forward.button("Next", key="bi_next", on_click=_step, args=(page, 1),
+                   disabled=page.position == len(records) - 1, icon=":material/skip_next:",
+                   width="stretch", type="primary", shortcut="N",
+                   help="`next(iterator)`: the next batch (key N)")
+    if len(records) > 1:
+        st.session_state["bi_jump"] = page.position + 1
+        st.slider("Jump to batch (in the order the loader yields them)", 1, len(records),
+                  key="bi_jump", on_change=_jump, args=(page,))
+    built_by = ("the main process (`get_worker_info()` is None)" if current.worker < 0
+                else f"worker process {current.worker} (`get_worker_info().id`)")
+    counts = current.class_counts()
+    with st.container(border=True, key="bi_current_batch"):
+        st.markdown(f"Sample indices: `{list(current.indices)}`  \n"
+                    f"Size {current.size} · class 0: {counts[0]}, class 1: {counts[1]} · "
+                    f"built by {built_by}")
+        st.code(record_line(current.epoch, current.number, current.indices, current.worker),
+                language="text")
+        left, right = (st.container(), st.container()) if presenting() \
+            else st.columns([1.25, 1])
+        with left:
+            st.markdown("**The batch's tensors**")
+            st.code(tensor_listing(current), language="python")
+        with right:
+            features = make_dataset(s, moons).features if s.dataset != "sequences" else None
+            st.plotly_chart(dataset_figure(run, features, current), key="bi_dataset_fig",
+                            config=PLOTLY_CONFIG)
+    st.markdown("**Classes in each batch** (the current one framed)")
+    st.plotly_chart(class_counts_figure(run, current), key="bi_class_counts",
+                    config=PLOTLY_CONFIG)
+    if run.truncated:
+        st.warning(f"The run stopped early because {run.stopped}, to keep the server "
+                   "responsive for everyone; the batches shown are the ones it made.",
+                   icon=":material/timer:")
+    for note in run.notes:
+        st.info(f"PyTorch warned: {note}", icon=":material/info:")
