@@ -8,7 +8,7 @@ from tests.app.apptest import open_page, shown_text
 from workbench.lessons.catalog import LESSONS
 
 SCHEMAS = {
-    "tensor_inspector": ("workbench.tensors.report", "LINK_SCHEMA"),
+    "tensor_inspector": ("workbench.tensors.settings", "TABLE"),
     "autograd_graph": ("workbench.autograd.session", "SCHEMA"),
     "batch_iterator": ("workbench.batches.loader", "LINK_SCHEMA"),
     "moons_trainer": ("workbench.moons.training", "LINK_SCHEMA"),

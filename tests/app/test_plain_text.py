@@ -32,7 +32,7 @@ def _schemas() -> dict[str, tuple[str, ...]]:
     from workbench.batches.loader import LINK_SCHEMA as BATCHES
     from workbench.lessons.catalog import lesson_schema
     from workbench.moons.training import LINK_SCHEMA as MOONS
-    from workbench.tensors.report import LINK_SCHEMA as TENSORS
+    from workbench.tensors.settings import TABLE as TENSORS
 
     return {"app_pages/home/page.py": (), "app_pages/lessons/page.py": lesson_schema().names,
             "app_pages/tensor_inspector/page.py": TENSORS.names,
