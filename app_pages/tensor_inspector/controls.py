@@ -34,9 +34,14 @@ def apply_changes(form: SettingsForm, settings: TensorSettings,
 def preset_picker(form: SettingsForm, settings: TensorSettings) -> None:
     def picked() -> None:
         preset = PRESETS.get(ss.get("ti_preset"))
-        if preset is not None:
-            apply_changes(form, settings, (("shape", preset.shape), ("ops", preset.ops),
-                                           ("dtype", preset.dtype), ("fill", "arange")))
+        if preset is None:
+            return
+        if settings.ops and settings.ops != preset.ops:
+            st.toast(f"Your chain {code_span(settings.ops)} on shape "
+                     f"{code_span(TABLE['shape'].format(settings.shape) or '()')} was replaced by "
+                     "the preset's.", icon=":material/history:")
+        apply_changes(form, settings, (("shape", preset.shape), ("ops", preset.ops),
+                                       ("dtype", preset.dtype), ("fill", "arange")))
 
     st.selectbox("Lesson presets", list(PRESETS), index=None, key="ti_preset", on_change=picked,
                  placeholder="Pick a preset: the rank ladder, or a lesson example ...",

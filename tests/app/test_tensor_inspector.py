@@ -305,3 +305,11 @@ def test_the_page_publishes_the_link_once_per_run():
     finally:
         lesson_link.publish_link = original
     assert calls.count("tensor_inspector") == 1
+
+
+def test_a_preset_says_which_chain_it_replaced():
+    at = open_page(PAGE, query={"shape": "3,5", "ops": "t().flatten()"})
+    at.selectbox(key="ti_preset").set_value("NCHW to NHWC: permute(0,2,3,1)").run()
+    assert_clean(at)
+    toasts = " ".join(t.value for t in at.toast)
+    assert "t().flatten()" in toasts and "3,5" in toasts and "replaced" in toasts
