@@ -55,7 +55,7 @@ def _set_shape(form: SettingsForm, shape: tuple[int, ...]) -> None:
 
 
 def _dim_edited(form: SettingsForm, rank: int) -> None:
-    _set_shape(form, tuple(int(ss[f"ti_dim_{i}"]) for i in range(rank)))
+    _set_shape(form, tuple(ss[f"ti_dim_{i}"] for i in range(rank)))
 
 
 def _add_dim(form: SettingsForm, shape: tuple[int, ...], where: int) -> None:

@@ -18,7 +18,7 @@ def numpy_panel(settings: TensorSettings) -> None:
                 "three tensors were made.")
     written = st.number_input("Write this into arr[0, 0]", min_value=-1000, max_value=1000,
                               value=100, step=1, key="ti_bridge_write")
-    result = bridge(settings.dtype, int(written))
+    result = bridge(settings.dtype, written)
     st.caption(f"`arr = np.arange(6, dtype=np.float32).reshape(2, 3)` lives at data pointer "
                f"`{result.array_pointer}`.")
     st.table(pd.DataFrame([{"way": r.way, "same data pointer as its source": "yes" if
