@@ -19,7 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 
 from workbench.tensors.layout import layout_picture  # noqa: E402
-from workbench.tensors.report import TensorSettings, inspect  # noqa: E402
+from workbench.tensors.report import inspect  # noqa: E402
+from workbench.tensors.settings import TensorSettings  # noqa: E402
 
 torch.set_num_threads(1)
 

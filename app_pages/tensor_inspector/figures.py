@@ -11,13 +11,27 @@ import math
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from components.figures import OKABE_ITO, graph_scale, style_figure
+from components.figures import graph_scale, style_figure
+from workbench.common.palette import (
+    GREY_150,
+    GREY_300,
+    GREY_600,
+    OKABE_ITO,
+    PALE_APRICOT,
+    PALE_BLUE,
+    PALE_GREEN,
+    PALE_LILAC,
+    PALE_PEACH,
+    PALE_SALMON,
+    TEXT_ON_LIGHT,
+    TRANSPARENT,
+)
 from workbench.tensors.broadcast import EQUAL, INNER, MISMATCH, Combination, combine_shapes
 from workbench.tensors.layout import LayoutPicture
 
 # Light to mid tones only, so black cell labels stay readable on every colour.
-CELL_SCALE = [[0.0, "#fde0c5"], [0.25, "#facba6"], [0.5, "#b7e4c7"], [0.75, "#9ecae1"],
-              [1.0, "#c6b3e6"]]
+CELL_SCALE = [[0.0, PALE_PEACH], [0.25, PALE_APRICOT], [0.5, PALE_GREEN], [0.75, PALE_BLUE],
+              [1.0, PALE_LILAC]]
 STRIP_WIDTH = 24
 
 
@@ -83,7 +97,7 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> g
             z=panel.colours, text=text, customdata=hover, texttemplate="%{text}",
             hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE,
             zmin=picture.colour_min, zmax=picture.colour_max, showscale=False, xgap=2, ygap=2,
-            textfont={"color": "#111111", "size": _text_size(text, 13)}), row=row, col=col)
+            textfont={"color": TEXT_ON_LIGHT, "size": _text_size(text, 13)}), row=row, col=col)
     fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False,
                      tickmode="linear", dtick=1, title_text=None)
     fig.update_xaxes(showgrid=False, zeroline=False, tickmode="linear", dtick=1, side="top")
@@ -100,7 +114,7 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> g
     cols_drawn = panels[0].cols if panels else 1
     # Small tensors keep square-ish cells instead of stretching across the page.
     width = n_cols * (cols_drawn * _cell_width() + 24) + 60
-    fig.update_layout(height=height, width=width, plot_bgcolor="rgba(0,0,0,0)")
+    fig.update_layout(height=height, width=width, plot_bgcolor=TRANSPARENT)
     style_figure(fig, uirevision=key)
     fig.update_annotations(font_size=round(14 * graph_scale()))   # the slice titles
     return fig
@@ -130,23 +144,23 @@ def strip_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> 
         z=z, text=text, customdata=hover, texttemplate="%{text}", hoverongaps=False,
         hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE, zmin=picture.colour_min,
         zmax=picture.colour_max, showscale=False, xgap=2, ygap=2,
-        textfont={"color": "#111111", "size": _text_size(text, 12)}))
+        textfont={"color": TEXT_ON_LIGHT, "size": _text_size(text, 12)}))
     # Cells this view does not read stay grey, labelled with their position.
     unread = [[(text[r][c] if z[r][c] is None and r * width + c < n else None)
                for c in range(width)] for r in range(n_rows)]
     fig.add_trace(go.Heatmap(
         z=[[0 if unread[r][c] is not None else None for c in range(width)] for r in range(n_rows)],
         text=[[u or "" for u in row] for row in unread], customdata=hover, texttemplate="%{text}",
-        hovertemplate="%{customdata}<extra></extra>", colorscale=[[0, "#d9d9d9"], [1, "#d9d9d9"]],
+        hovertemplate="%{customdata}<extra></extra>", colorscale=[[0, GREY_300], [1, GREY_300]],
         showscale=False, xgap=2, ygap=2, hoverongaps=False,
-        textfont={"color": "#777777", "size": round(12 * graph_scale())}))
+        textfont={"color": GREY_600, "size": round(12 * graph_scale())}))
     fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False, tickmode="array",
                      tickvals=list(range(n_rows)), ticktext=[f"{r * width}" for r in range(n_rows)],
                      title_text="position")
     fig.update_xaxes(showgrid=False, zeroline=False, tickmode="linear", dtick=1, side="top",
                      title_text=None)
     fig.update_layout(height=n_rows * _cell_height() + 70, width=width * round(44 * graph_scale()) + 90,
-                      plot_bgcolor="rgba(0,0,0,0)")
+                      plot_bgcolor=TRANSPARENT)
     return style_figure(fig, uirevision=key)
 
 
@@ -163,8 +177,8 @@ def walk_figure(picture: LayoutPicture, *, key: str) -> go.Figure:
     return style_figure(fig, uirevision=key)
 
 
-RULE_COLOURS = {EQUAL: "#b7e4c7", INNER: "#b7e4c7", MISMATCH: "#f4a582"}
-STRETCH_COLOUR, MATRIX_COLOUR, EMPTY_COLOUR = "#9ecae1", "#fde0c5", "#f0f0f0"
+RULE_COLOURS = {EQUAL: PALE_GREEN, INNER: PALE_GREEN, MISMATCH: PALE_SALMON}
+STRETCH_COLOUR, MATRIX_COLOUR, EMPTY_COLOUR = PALE_BLUE, PALE_PEACH, GREY_150
 
 
 def shapes_figure(combo: Combination, *, key: str) -> go.Figure:
@@ -191,14 +205,14 @@ def shapes_figure(combo: Combination, *, key: str) -> go.Figure:
         z=z, text=text, customdata=hover, texttemplate="%{text}", zmin=0, zmax=n,
         colorscale=scale, showscale=False, xgap=3, ygap=3,
         hovertemplate="%{customdata}<extra></extra>",
-        textfont={"color": "#111111", "size": round(16 * graph_scale())}))
+        textfont={"color": TEXT_ON_LIGHT, "size": round(16 * graph_scale())}))
     fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=[0, 1, 2], ticktext=rows,
                      showgrid=False, zeroline=False)
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(columns))),
                      ticktext=[c.rule if c.matrix or combo.combine != "matmul" else f"batch: {c.rule}"
                                for c in columns], side="bottom", showgrid=False,
                      zeroline=False)
-    fig.update_layout(height=round(3 * 48 * graph_scale()) + 80, plot_bgcolor="rgba(0,0,0,0)")
+    fig.update_layout(height=round(3 * 48 * graph_scale()) + 80, plot_bgcolor=TRANSPARENT)
     return style_figure(fig, uirevision=key)
 
 

@@ -32,7 +32,7 @@ def _schemas() -> dict[str, tuple[str, ...]]:
     from workbench.batches.settings import TABLE as BATCHES
     from workbench.lessons.settings import TABLE as LESSONS_TABLE
     from workbench.moons.training import LINK_SCHEMA as MOONS
-    from workbench.tensors.report import LINK_SCHEMA as TENSORS
+    from workbench.tensors.settings import TABLE as TENSORS
 
     return {"app_pages/home/page.py": (), "app_pages/lessons/page.py": LESSONS_TABLE.names,
             "app_pages/tensor_inspector/page.py": TENSORS.names,
@@ -144,7 +144,7 @@ def test_typed_shape_chain_step_and_shapes_are_plain_text():
     at = open_page("app_pages/tensor_inspector/page.py")
     at.text_input(key="ti_shape").set_value(PAYLOADS[1]).run()
     assert_plain(at, "shape")
-    assert any("PWNlink" in w.value for w in at.warning)
+    assert any("PWNlink" in e.value for e in at.error)       # the form reports a bad shape
     at.text_input(key="ti_add_args").set_value("0" + PAYLOADS[0]).run()
     at.button(key="ti_append").click().run()
     assert_plain(at, "appended step")

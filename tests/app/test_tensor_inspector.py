@@ -18,14 +18,9 @@ def _param(at, name: str) -> str | None:
     return value[-1] if isinstance(value, list) else value
 
 
-def _assert_clean(at) -> None:
-    assert_clean(at)
-    assert "unexpected error" not in shown_text(at)
-
-
 def test_lesson_link_shows_exactly_that_tensor_and_chain():
     at = open_page(PAGE, query={"shape": "4,6", "ops": "t()"})
-    _assert_clean(at)
+    assert_clean(at)
     x = torch.arange(24.0).reshape(4, 6)
     metrics = _metrics(at)
     assert metrics["stride"] == str(x.t().stride())
@@ -33,14 +28,14 @@ def test_lesson_link_shows_exactly_that_tensor_and_chain():
     assert metrics["contiguous"] == ("yes" if x.t().is_contiguous() else "no")
     assert metrics["memory"] == "view"
     assert at.text_input(key="ti_ops").value == "t()"
-    assert at.text_input(key="ti_shape").value == "4, 6"
+    assert at.text_input(key="ti_shape").value == "4,6"
     assert _param(at, "ops") == "t()"
     assert len(at.get("plotly_chart")) >= 3
 
 
 def test_view_error_is_content_and_a_fix_is_one_click():
     at = open_page(PAGE, query={"ops": "t().view(-1)"})
-    _assert_clean(at)
+    assert_clean(at)
     x = torch.arange(24.0).reshape(4, 6)
     try:
         x.t().view(-1)
@@ -48,7 +43,7 @@ def test_view_error_is_content_and_a_fix_is_one_click():
         message = str(exc)
     assert message in shown_text(at)
     at.button(key="ti_chain_error_fix_0").click().run()
-    _assert_clean(at)
+    assert_clean(at)
     assert at.text_input(key="ti_ops").value == "t().reshape(-1)"
     assert _param(at, "ops") == "t().reshape(-1)"
     assert _metrics(at)["stride"] == str(x.t().reshape(-1).stride())
@@ -59,13 +54,13 @@ def test_view_error_is_content_and_a_fix_is_one_click():
 def test_the_contiguous_fix_inserts_the_copy_before_view():
     at = open_page(PAGE, query={"ops": "t().view(-1)"})
     at.button(key="ti_chain_error_fix_1").click().run()
-    _assert_clean(at)
+    assert_clean(at)
     assert at.text_input(key="ti_ops").value == "t().contiguous().view(-1)"
 
 
 def test_bad_link_values_fall_back_with_a_warning():
     at = open_page(PAGE, query={"dtype": "float8", "shape": "2,x", "fill": "magic"})
-    _assert_clean(at)
+    assert_clean(at)
     warnings = " ".join(w.value for w in at.warning)
     assert "dtype=float8" in warnings and "fill=magic" in warnings and "shape=2,x" in warnings
     assert _metrics(at)["shape"] == "(4, 6)"
@@ -73,7 +68,7 @@ def test_bad_link_values_fall_back_with_a_warning():
 
 def test_unreadable_chain_is_explained_and_never_run():
     at = open_page(PAGE, query={"ops": "__class__.__bases__[0].__subclasses__()"})
-    _assert_clean(at)
+    assert_clean(at)
     assert "This chain cannot be read" in shown_text(at)
     assert _metrics(at)["shape"] == "(4, 6)"
 
@@ -81,13 +76,13 @@ def test_unreadable_chain_is_explained_and_never_run():
 def test_typing_a_shape_and_appending_steps():
     at = open_page(PAGE)
     at.text_input(key="ti_shape").set_value("2, 3, 4").run()
-    _assert_clean(at)
+    assert_clean(at)
     assert _metrics(at)["stride"] == str(torch.zeros(2, 3, 4).stride())
     assert at.number_input(key="ti_dim_2").value == 4
     at.selectbox(key="ti_add_method").set_value("permute").run()
     at.text_input(key="ti_add_args").set_value("2, 0, 1").run()
     at.button(key="ti_append").click().run()
-    _assert_clean(at)
+    assert_clean(at)
     assert at.text_input(key="ti_ops").value == "permute(2, 0, 1)"
     assert _metrics(at)["stride"] == str(torch.zeros(2, 3, 4).permute(2, 0, 1).stride())
     at.button(key="ti_undo").click().run()
@@ -97,24 +92,24 @@ def test_typing_a_shape_and_appending_steps():
 def test_editing_one_dimension_rewrites_the_shape():
     at = open_page(PAGE)
     at.number_input(key="ti_dim_0").set_value(3).run()
-    _assert_clean(at)
-    assert at.text_input(key="ti_shape").value == "3, 6"
+    assert_clean(at)
+    assert at.text_input(key="ti_shape").value == "3,6"
     assert _param(at, "shape") == "3,6"
     at.button(key="ti_add_front").click().run()
-    assert at.text_input(key="ti_shape").value == "1, 3, 6"
+    assert at.text_input(key="ti_shape").value == "1,3,6"
 
 
 def test_a_bad_typed_shape_keeps_the_last_good_one():
     at = open_page(PAGE)
     at.text_input(key="ti_shape").set_value("2, -3").run()
-    _assert_clean(at)
-    assert any("not a shape" in w.value for w in at.warning)
+    assert_clean(at)
+    assert any("Still using `4,6`" in e.value for e in at.error)
     assert _metrics(at)["shape"] == "(4, 6)"
 
 
 def test_huge_shape_reports_facts_from_meta():
     at = open_page(PAGE, query={"shape": "10000,10000,10000"})
-    _assert_clean(at)
+    assert_clean(at)
     big = torch.empty(10000, 10000, 10000, device="meta")
     assert _metrics(at)["nbytes"] == human_bytes(big.nbytes)
     assert "meta" in " ".join(i.value for i in at.info)
@@ -122,27 +117,27 @@ def test_huge_shape_reports_facts_from_meta():
 
 def test_scalar_and_bfloat16_link():
     at = open_page(PAGE, query={"shape": "", "dtype": "bfloat16"})
-    _assert_clean(at)
+    assert_clean(at)
     assert _metrics(at)["shape"] == "()"
     assert _metrics(at)["nbytes"] == human_bytes(torch.zeros((), dtype=torch.bfloat16).nbytes)
     assert "bfloat16 has no NumPy dtype" not in shown_text(at), "a lazy tab runs only when open"
     at.session_state["ti_more"] = "NumPy bridge"
     at.run()
-    _assert_clean(at)
+    assert_clean(at)
     assert "bfloat16 has no NumPy dtype" in shown_text(at)
 
 
 def test_preset_loads_shape_and_chain():
     at = open_page(PAGE)
     at.selectbox(key="ti_preset").set_value("NCHW to NHWC: permute(0,2,3,1)").run()
-    _assert_clean(at)
+    assert_clean(at)
     assert at.text_input(key="ti_ops").value == "permute(0, 2, 3, 1)"
     assert _metrics(at)["stride"] == str(torch.zeros(2, 3, 4, 5).permute(0, 2, 3, 1).stride())
 
 
 def test_hidden_controls_keep_the_links_values():
     at = open_page(PAGE, query={"shape": "3,5", "ops": "t()", "hide": "ops,shape"})
-    _assert_clean(at)
+    assert_clean(at)
     keys = {w.key for w in at.text_input}
     assert "ti_ops" not in keys and "ti_shape" not in keys
     assert _metrics(at)["stride"] == str(torch.zeros(3, 5).t().stride())
@@ -150,7 +145,7 @@ def test_hidden_controls_keep_the_links_values():
 
 def test_factory_error_offers_fixes():
     at = open_page(PAGE, query={"dtype": "int8", "fill": "rand"})
-    _assert_clean(at)
+    assert_clean(at)
     assert "torch.rand cannot make int8 values" in shown_text(at)
     at.button(key="ti_build_error_fix_0").click().run()
     assert at.selectbox(key="ti_dtype").value == "float32"
@@ -159,7 +154,7 @@ def test_factory_error_offers_fixes():
 
 def test_broadcasting_link_and_error():
     at = open_page(PAGE, query={"lhs": "3,4", "rhs": "4,3"})
-    _assert_clean(at)
+    assert_clean(at)
     try:
         torch.zeros(3, 4) + torch.zeros(4, 3)
     except RuntimeError as exc:
@@ -173,19 +168,21 @@ def test_knowledge_check_is_answered_by_pytorch():
     at = open_page(PAGE)
     at.radio(key="kc_ti_bf16_choice").set_value("16 KiB").run()
     at.button(key="kc_ti_bf16_commit").click().run()
-    _assert_clean(at)
+    assert_clean(at)
     nbytes = torch.empty(64, 128, dtype=torch.bfloat16, device="meta").nbytes
     assert f"Right: **{human_bytes(nbytes)}**" in " ".join(s.value for s in at.success)
 
 
 def test_every_preset_opens_cleanly_with_pytorchs_shape():
     from workbench.tensors.presets import PRESETS
-    from workbench.tensors.report import TensorSettings, inspect, shape_text
+    from workbench.tensors.factory import shape_text
+    from workbench.tensors.report import inspect
+    from workbench.tensors.settings import TensorSettings
 
     at = open_page(PAGE)
     for name, preset in PRESETS.items():
         at.selectbox(key="ti_preset").set_value(name).run()
-        _assert_clean(at)
+        assert_clean(at)
         expected = inspect(TensorSettings(shape=preset.shape, ops=preset.ops, dtype=preset.dtype))
         assert _metrics(at)["shape"] == shape_text(expected.result.facts.shape), name
         assert _metrics(at)["stride"] == shape_text(expected.result.facts.stride), name
@@ -200,11 +197,11 @@ def test_drawing_an_earlier_step_shows_its_facts():
     assert _metrics(at)["stride"] == str(x.t().contiguous().stride())
     assert _metrics(at)["memory"] == "new memory"
     at.radio(key="ti_draw").set_value("x.t()").run()
-    _assert_clean(at)
+    assert_clean(at)
     assert _metrics(at)["stride"] == str(x.t().stride())
     assert _metrics(at)["memory"] == "view"
     at.segmented_control(key="ti_cell_labels").set_value("positions").run()
-    _assert_clean(at)
+    assert_clean(at)
 
 
 def test_grid_cells_are_labelled_with_pytorchs_storage_positions():
@@ -231,3 +228,88 @@ def test_storage_strip_hover_names_the_index_that_reads_each_position():
         index = tuple(int(i) for i in (positions == position).nonzero()[0])
         assert f"storage position {position}<br>" in hover[position]
         assert f"read by x.t()[{', '.join(map(str, index))}]" in hover[position]
+
+
+def test_the_widgets_follow_the_settings_table():
+    from workbench.tensors.settings import TABLE
+
+    drawn = {}
+    for query in ({"fill": "full"}, {"fill": "rand"}):
+        at = open_page(PAGE, query=query)
+        assert_clean(at)
+        for kind in ("text_input", "selectbox", "number_input", "segmented_control"):
+            for widget in at.get(kind):
+                if widget.key and widget.key.startswith("ti_") and widget.key[3:] in TABLE.names:
+                    drawn[widget.key[3:]] = widget
+    assert set(drawn) == set(TABLE.names)
+    for name, widget in drawn.items():
+        assert widget.label == TABLE[name].label, name
+        assert widget.help == TABLE[name].help, name
+    assert drawn["seed"].proto.max == TABLE["seed"].hi
+    assert list(drawn["dtype"].options) == list(TABLE["dtype"].choices)
+
+
+def test_settings_and_the_drawn_step_survive_a_visit_to_another_page():
+    at = open_page(PAGE)
+    at.text_input(key="ti_shape").set_value("2,3,4").run()
+    at.selectbox(key="ti_dtype").set_value("float16").run()
+    at.text_input(key="ti_ops").set_value("permute(2, 0, 1).contiguous()").run()
+    step = "x.permute(2, 0, 1)"
+    at.radio(key="ti_draw").set_value(step).run()
+    at.segmented_control(key="ti_cell_labels").set_value("positions").run()
+    at.text_input(key="ti_lhs").set_value("5,1").run()
+    at.segmented_control(key="ti_combine").set_value("matmul").run()
+    assert_clean(at)
+    before_metrics, before_query = _metrics(at), dict(at.query_params)
+    assert before_metrics["stride"] == str(torch.zeros(2, 3, 4).permute(2, 0, 1).stride())
+
+    at.switch_page("app_pages/home/page.py").run()
+    for name in list(at.query_params):       # the sidebar's link carries no parameters
+        del at.query_params[name]
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    assert at.text_input(key="ti_shape").value == "2,3,4"
+    assert at.selectbox(key="ti_dtype").value == "float16"
+    assert at.text_input(key="ti_ops").value == "permute(2, 0, 1).contiguous()"
+    assert at.radio(key="ti_draw").value == step
+    assert at.segmented_control(key="ti_cell_labels").value == "positions"
+    assert at.text_input(key="ti_lhs").value == "5,1"
+    assert at.segmented_control(key="ti_combine").value == "matmul"
+    assert _metrics(at) == before_metrics
+    assert dict(at.query_params) == before_query, "the URL is rewritten to match"
+
+
+def test_a_new_chain_draws_its_last_step():
+    at = open_page(PAGE, query={"ops": "t().contiguous()"})
+    at.radio(key="ti_draw").set_value("x.t()").run()
+    at.text_input(key="ti_ops").set_value("t()").run()
+    assert_clean(at)
+    assert at.radio(key="ti_draw").value == "x.t()"
+    at.text_input(key="ti_ops").set_value("flatten()").run()
+    assert at.radio(key="ti_draw").value == "x.flatten()"
+
+
+def test_the_page_publishes_the_link_once_per_run():
+    import components.lesson_link as lesson_link
+
+    calls = []
+    original = lesson_link.publish_link
+
+    def counting(*args, **kwargs):
+        calls.append(args[1])
+        return original(*args, **kwargs)
+
+    lesson_link.publish_link = counting
+    try:
+        open_page(PAGE, query={"lhs": "3,4"})
+    finally:
+        lesson_link.publish_link = original
+    assert calls.count("tensor_inspector") == 1
+
+
+def test_a_preset_says_which_chain_it_replaced():
+    at = open_page(PAGE, query={"shape": "3,5", "ops": "t().flatten()"})
+    at.selectbox(key="ti_preset").set_value("NCHW to NHWC: permute(0,2,3,1)").run()
+    assert_clean(at)
+    toasts = " ".join(t.value for t in at.toast)
+    assert "t().flatten()" in toasts and "3,5" in toasts and "replaced" in toasts

@@ -1,6 +1,7 @@
 """The Tensor inspector in headless Chromium: a lesson link, read back from the page."""
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -49,3 +50,21 @@ def test_one_click_fix_in_the_browser(page, app_url):
     page.wait_for_function("() => new URLSearchParams(location.search).get('ops') === 't().reshape(-1)'",
                            timeout=WAIT_MS)
     assert parse_qs(urlparse(page.url).query)["ops"] == ["t().reshape(-1)"]
+
+
+def test_a_chain_and_its_drawn_step_survive_the_sidebar(page, app_url):
+    open_path(page, app_url, "/tensor_inspector?shape=3,5&ops=t().contiguous()")
+    x = torch.zeros(3, 5)
+    page.locator(".st-key-ti_draw").get_by_text("x.t()", exact=True).click()
+    wait_settled(page)
+    expect(page.locator(".st-key-ti_facts")).to_contain_text(str(x.t().stride()))
+    nav = page.locator("[data-testid=stSidebarNav]")
+    nav.get_by_text("Home").first.click()
+    wait_settled(page)
+    nav.get_by_text("Tensor inspector").first.click()
+    wait_settled(page)
+    expect(page.locator(".st-key-ti_facts")).to_contain_text(str(x.t().stride()), timeout=60_000)
+    expect(page.locator(".st-key-ti_facts")).to_contain_text("view")
+    expect(page.locator(".st-key-ti_ops input")).to_have_value("t().contiguous()")
+    expect(page.locator(".st-key-ti_shape input")).to_have_value("3,5")
+    expect(page).to_have_url(re.compile(r"shape=3(,|%2C)5"))

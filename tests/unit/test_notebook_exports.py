@@ -13,7 +13,8 @@ from workbench.common.notebook import notebook_bytes
 
 def _tensor_script() -> str:
     from workbench.tensors.codegen import tensor_script
-    from workbench.tensors.report import LINK_SCHEMA, inspect
+    from workbench.tensors.report import inspect
+    from workbench.tensors.settings import TABLE as LINK_SCHEMA
 
     settings, _ = LINK_SCHEMA.read({"shape": "4,6", "ops": "t().reshape(-1)"})
     report = inspect(settings)

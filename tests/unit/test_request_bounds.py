@@ -54,7 +54,8 @@ TENSOR_CASES = {
 def test_tensor_inspector_draws_any_shape_within_the_budget():
     results = run_capped(
         """
-        from workbench.tensors.report import TensorSettings, inspect
+        from workbench.tensors.report import inspect
+        from workbench.tensors.settings import TensorSettings
         from workbench.tensors.layout import layout_picture
         from workbench.tensors.broadcast import combine_shapes
         """,

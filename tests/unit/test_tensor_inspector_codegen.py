@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from workbench.tensors.codegen import tensor_script
-from workbench.tensors.report import TensorSettings, inspect
+from workbench.tensors.report import inspect
+from workbench.tensors.settings import TensorSettings
 
 CASES = [
     TensorSettings(shape=(4, 6), ops="t()"),

@@ -16,15 +16,9 @@ from hypothesis import strategies as st
 import workbench.tensors.report as tensors
 from workbench.tensors.layout import layout_picture
 from workbench.tensors.presets import PRESETS
-from workbench.tensors.report import (
-    DTYPES,
-    FILLS,
-    MAX_VALUES,
-    TensorSettings,
-    build_tensor,
-    inspect,
-    parse_shape,
-)
+from workbench.tensors.factory import build_tensor
+from workbench.tensors.report import MAX_VALUES, inspect
+from workbench.tensors.settings import DTYPES, FILLS, TensorSettings, parse_shape
 
 SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

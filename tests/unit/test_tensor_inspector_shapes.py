@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from workbench.tensors.broadcast import MISMATCH, PRESETS, combine_shapes
 from workbench.tensors.dtypes import dtype_info, dtype_table
 from workbench.tensors.numpy_bridge import bridge
-from workbench.tensors.report import DTYPES
+from workbench.tensors.settings import DTYPES
 
 small_shapes = st.lists(st.sampled_from([1, 2, 3, 4]), min_size=0, max_size=4).map(tuple)
 

@@ -7,7 +7,9 @@ test can compare the two. Sections are separated by `# %%` lines for a notebook 
 from __future__ import annotations
 
 from workbench.tensors.chain import ChainSyntaxError, parse_chain
-from workbench.tensors.report import MAX_VALUES, TensorSettings, factory_code, shape_text
+from workbench.tensors.factory import factory_code, shape_text
+from workbench.tensors.report import MAX_VALUES
+from workbench.tensors.settings import TensorSettings
 
 REPORT_FUNCTION = '''\
 def same_storage(a, b):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from workbench.tensors.report import DTYPES
+from workbench.tensors.settings import DTYPES
 
 USED_FOR: dict[str, str] = {
     "float32": "the default: model weights, activations, gradients",

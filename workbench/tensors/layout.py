@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import torch
 
-from workbench.tensors.report import StepView, shape_text, walk_positions
+from workbench.tensors.factory import shape_text
+from workbench.tensors.facts import StepView, walk_positions
 
 
 @dataclass(frozen=True)

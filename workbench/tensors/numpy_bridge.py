@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from workbench.tensors.report import DTYPES
+from workbench.tensors.settings import DTYPES
 
 
 @dataclass(frozen=True)

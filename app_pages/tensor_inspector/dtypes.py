@@ -1,0 +1,59 @@
+"""The dtypes tab: the chosen dtype's range, resolution and bytes, and the table of all dtypes."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+import torch
+
+from app_pages.tensor_inspector.figures import bits_figure
+from components.figures import PLOTLY_CONFIG
+from workbench.common.formatting import human_bytes
+from workbench.common.palette import PALE_PEACH
+from workbench.tensors.dtypes import dtype_info, dtype_table
+from workbench.tensors.factory import shape_text
+from workbench.tensors.settings import DTYPES, TensorSettings
+
+
+def _nbytes(shape: tuple[int, ...], dtype: str) -> int | None:
+    """nbytes of this shape and dtype, from a meta tensor; None when PyTorch cannot count it."""
+    try:
+        return torch.empty(shape, dtype=DTYPES[dtype], device="meta").nbytes
+    except RuntimeError:
+        return None
+
+
+def _bytes_text(nbytes: int | None) -> str:
+    return "too large for PyTorch" if nbytes is None else human_bytes(nbytes)
+
+
+def dtype_panel(settings: TensorSettings) -> None:
+    chosen = dtype_info(settings.dtype)
+    st.markdown(f"**{chosen.name}**: {chosen.kind}, {chosen.bits} bits ({chosen.itemsize} "
+                f"byte{'s' if chosen.itemsize > 1 else ''} per element). Used for "
+                f"{chosen.used_for}.")
+    shape_bytes = _nbytes(settings.shape, settings.dtype)
+    bytes_col, facts_col = st.columns([1, 2.2], vertical_alignment="center")
+    bytes_col.metric(f"x {shape_text(settings.shape)} takes", _bytes_text(shape_bytes),
+                     help="nbytes = numel x itemsize, from a meta tensor of this shape")
+    facts_col.markdown(
+        f"- **range**: {chosen.smallest} .. {chosen.largest}\n"
+        f"- **resolution near 1** (`finfo.eps`; 1 for integers): {chosen.resolution}\n"
+        f"- **0.1 is stored as**: `{chosen.one_tenth}`\n"
+        f"- **bytes**: {math.prod(settings.shape):,} elements x {chosen.itemsize} = "
+        + (f"{shape_bytes:,} bytes" if shape_bytes is not None else "more than PyTorch can count"))
+    if chosen.exponent_bits is not None and chosen.mantissa_bits is not None:
+        st.plotly_chart(bits_figure(chosen.sign_bits or 0, chosen.exponent_bits,
+                                    chosen.mantissa_bits, key="ti_bits"),
+                        key="ti_bits", config=PLOTLY_CONFIG)
+    table = pd.DataFrame([{
+        "dtype": d.name, "bits": d.bits, "sign + exponent + mantissa": d.split,
+        "min": d.smallest, "max": d.largest, "resolution": d.resolution, "0.1 stored as": d.one_tenth,
+        f"x {shape_text(settings.shape)}": _bytes_text(_nbytes(settings.shape, d.name)),
+        "used for": d.used_for.replace("`", "")} for d in dtype_table()])
+    chosen_row = table["dtype"] == settings.dtype
+    st.dataframe(table.style.apply(lambda row: [f"background-color: {PALE_PEACH}"
+                                                if chosen_row[row.name] else "" for _ in row],
+                                   axis=1),
+                 hide_index=True, key="ti_dtype_table")

@@ -1,0 +1,195 @@
+"""Section 3: what PyTorch reports for x and each step, and the pictures of the step drawn.
+
+The step drawn (and how cells are labelled) is learner state: it survives a visit to another
+page, and goes back to the last step only when the chain changes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from app_pages.tensor_inspector.controls import apply_changes
+from app_pages.tensor_inspector.figures import grid_figure, strip_figure, walk_figure
+from components.error_panel import error_panel
+from components.figures import PLOTLY_CONFIG
+from components.plain_text import code_span, md, plotly_text
+from components.settings_form import SettingsForm
+from components.state import learner_state
+from workbench.common.formatting import human_bytes
+from workbench.tensors.factory import shape_text
+from workbench.tensors.facts import StepView, storage_root
+from workbench.tensors.failures import Failure
+from workbench.tensors.layout import layout_picture
+from workbench.tensors.report import MAX_TOTAL_VALUES, MAX_VALUES, Inspection
+
+ss = st.session_state
+EMPTY_FILLS = ("empty", "empty_like")
+
+
+@dataclass
+class DrawnStep:
+    """Which step the pictures show (its code, e.g. "x.t()"), for which chain."""
+
+    label: str = "x"
+    ops: str = ""
+    cell_labels: str = "values"
+
+
+def failure_panel(failure: Failure, key: str, form: SettingsForm, report: Inspection) -> None:
+    where = "Building x" if failure.step_number is None else \
+        f"Step {failure.step_number}: {code_span(failure.label)}"
+    st.markdown(f"**{where} failed.**")
+    error_panel(failure.error, key=key)
+    if failure.fixes:
+        st.markdown("**One-click fixes**")
+        for number, (column, fix) in enumerate(zip(st.columns(len(failure.fixes)), failure.fixes,
+                                                   strict=True)):
+            column.button(md(fix.label), key=f"{key}_fix_{number}", on_click=apply_changes,
+                          args=(form, report.settings, fix.changes), icon=":material/build:",
+                          width="stretch")
+
+
+def facts_table(report: Inspection) -> pd.DataFrame:
+    rows = []
+    for number, view in enumerate(report.views):
+        f = view.facts
+        rows.append({"step": str(number) if number else "x", "code": md(view.label),
+                     "shape": shape_text(f.shape), "stride": shape_text(f.stride),
+                     "offset": str(f.storage_offset), "contiguous": "yes" if f.is_contiguous else "no",
+                     "numel": f"{f.numel:,}", "nbytes": human_bytes(f.nbytes),
+                     "storage": f"{f.storage_elements:,} el., {human_bytes(f.storage_bytes)}",
+                     "memory": f.memory if number else "new"})
+    failure = report.chain_failure
+    if failure is not None and failure.step_number is not None:
+        rows.append({"step": str(failure.step_number), "code": md(failure.label), "shape": "error",
+                     **dict.fromkeys(("stride", "offset", "contiguous", "numel", "nbytes",
+                                      "storage", "memory"), "")})
+    return pd.DataFrame(rows)
+
+
+def facts_section(report: Inspection, form: SettingsForm) -> None:
+    """The table of facts, one row per step, with a note on what each step did to memory."""
+    settings = report.settings
+    st.subheader("3 · What PyTorch reports", divider="gray")
+    if report.build_failure is not None:
+        failure_panel(report.build_failure, "ti_build_error", form, report)
+    if not report.views:       # x cannot exist at all: the failure above says why and offers a fix
+        return
+    if report.build_failure is not None:
+        st.caption("x could not be built with this fill, so the facts below come from the `meta` "
+                   "device (shapes and strides without values).")
+    elif not report.materialized:
+        st.info(f"The largest step holds {report.largest_numel:,} elements "
+                f"({human_bytes(report.largest_numel * report.views[0].facts.itemsize)} of "
+                f"{settings.dtype}) and all steps together {report.total_numel:,}: above this "
+                f"page's cap of {MAX_VALUES:,} per step and {MAX_TOTAL_VALUES:,} in all. The facts "
+                "come from the `meta` device, which computes shapes, strides and errors without "
+                "memory; values are not made, and colours follow storage positions.",
+                icon=":material/memory:")
+    x_facts = report.views[0].facts
+    if settings.fill in EMPTY_FILLS and report.materialized:
+        st.caption("`torch.empty` reserves memory without writing to it: the values are whatever "
+                   "bytes were there before, so they can change from run to run.")
+    plural = "s" if x_facts.itemsize > 1 else ""
+    st.markdown(f"x is `{x_facts.dtype}`: **{x_facts.itemsize} byte{plural} per element** "
+                f"(itemsize), so nbytes = numel x {x_facts.itemsize}. *memory* says whether a step "
+                "**shares** its input's storage (view) or owns **new memory** (a copy).")
+    st.table(facts_table(report), hide_index=True)
+    notes = [f"**{number}** · {code_span(view.step.text if view.step else '')}: {view.note}"
+             for number, view in enumerate(report.views) if view.note]
+    if notes:
+        st.markdown("\n".join(f"- {note}" for note in notes))
+    if report.chain_failure is not None:
+        failure_panel(report.chain_failure, "ti_chain_error", form, report)
+
+
+def _pick_step(report: Inspection) -> StepView:
+    """The learner's step: kept across reruns and page visits; the last one for a new chain."""
+    state = learner_state("tensor_inspector", DrawnStep)
+    labels = [view.label for view in report.views]
+    if state.ops != report.settings.ops or state.label not in labels:
+        state.label, state.ops = labels[-1], report.settings.ops
+    # The widgets show the state (Streamlit drops their own while the learner is on another
+    # page); only the learner's own clicks change it, in the callbacks.
+    ss["ti_draw"], ss["ti_cell_labels"] = state.label, state.cell_labels
+
+    def picked() -> None:
+        state.label = ss["ti_draw"]
+
+    def labelled() -> None:
+        state.cell_labels = ss["ti_cell_labels"] or "values"
+
+    pick_col, show_col = st.columns([3, 1.2])
+    if len(labels) > 1:
+        pick_col.radio("Draw", labels, key="ti_draw", horizontal=True, format_func=md,
+                       on_change=picked)
+    show_col.segmented_control("Label cells with", ["values", "positions"], key="ti_cell_labels",
+                               required=True, on_change=labelled,
+                               help="positions: where each element lives in storage")
+    return report.views[labels.index(state.label)]
+
+
+def _metrics(drawn: StepView) -> None:
+    facts = drawn.facts
+    with st.container(key="ti_facts"):
+        # Long shapes and strides wrap instead of being cut off (projectors, rank 5).
+        st.html("<style>.st-key-ti_facts [data-testid=stMetricValue] * {white-space: normal;"
+                " overflow-wrap: anywhere; font-size: 1.9rem;}</style>")
+        first_row = st.columns(3)
+        first_row[0].metric("shape", shape_text(facts.shape))
+        first_row[1].metric("stride", shape_text(facts.stride),
+                            help="storage elements skipped by one step along each dimension")
+        first_row[2].metric("storage offset", facts.storage_offset,
+                            help="where element [0, 0, ...] lives in storage")
+        second_row = st.columns(3)
+        second_row[0].metric("contiguous", "yes" if facts.is_contiguous else "no",
+                             help="row-major with no gaps: is_contiguous()")
+        second_row[1].metric("nbytes", human_bytes(facts.nbytes),
+                             help=f"numel {facts.numel:,} x itemsize {facts.itemsize} bytes")
+        second_row[2].metric("memory", facts.memory if drawn.step else "new memory",
+                             help="view: shares its input's storage; new memory: a copy")
+
+
+def pictures_section(report: Inspection) -> None:
+    """One step's metrics, its logical grid, its memory walk and the storage underneath."""
+    if not report.views:
+        return
+    with st.container(key="tensor_inspector_main"):
+        drawn = _pick_step(report)
+        show = learner_state("tensor_inspector", DrawnStep).cell_labels
+        _metrics(drawn)
+        facts, label = drawn.facts, plotly_text(drawn.label)
+        picture = layout_picture(drawn, colour_max=report.views[0].facts.numel - 1)
+        if picture.truncated:
+            st.caption(":material/crop: **Drawn in part**: " + "; ".join(picture.truncated)
+                       + ". The facts above are for the whole tensor; hover a cell for its index.")
+        wide_grid = picture.rank > 2
+        grid_col, walk_col = (st.container(), st.container()) if wide_grid else \
+            st.columns([1, 1], gap="large")
+        with grid_col:
+            st.markdown(f"**Logical view** of {code_span(drawn.label)}: what indexing sees"
+                        + (", one 2-D slice per panel" if wide_grid else ""))
+            st.plotly_chart(grid_figure(picture, label=label, show=show, key="ti_grid"),
+                            key="ti_grid", config=PLOTLY_CONFIG, width="content")
+        with walk_col:
+            st.markdown("**Memory walk**: reading the tensor row by row, which storage position "
+                        "does each element come from? A straight line (steps of 1) is "
+                        "contiguous; jumps mean the view hops through memory.")
+            st.plotly_chart(walk_figure(picture, key="ti_walk"), key="ti_walk",
+                            config=PLOTLY_CONFIG)
+        shares_x = storage_root(drawn.tensor) is storage_root(report.views[0].tensor)
+        whose = ("x's own storage, shared by this view" if shares_x and drawn.step else
+                 "x's storage" if shares_x else
+                 "new storage made by a copy: the colours show where each element of x landed")
+        st.markdown(f"**Storage** of {code_span(drawn.label)} ({whose}): the flat memory "
+                    "underneath, in address order; the row label is the position of its first "
+                    "cell. Grey cells are not read by this view.")
+        st.plotly_chart(strip_figure(picture, label=label, show=show, key="ti_strip"),
+                        key="ti_strip", config=PLOTLY_CONFIG, width="content")
+        if facts.numel and len(facts.stride):
+            terms = " + ".join(f"i{d}·{s}" for d, s in enumerate(facts.stride))
+            st.caption(f"Element `[i0, i1, ...]` of {code_span(drawn.label)} is read from storage "
+                       f"position `{facts.storage_offset} + {terms}`. Each colour is one element "
+                       "of x, the same colour in both pictures and in every step.")
