@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tests.app.apptest import guard_panels, open_page
 from workbench.autograd import session as autograd_session
 from workbench.batches import loader as batches
-from workbench.moons import training as moons
+from workbench.moons import settings as moons
 from workbench.tensors import report as tensors
 from workbench.common.links import (
     BoolParam,
@@ -34,7 +34,7 @@ EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 PAGES: dict[str, tuple[str | None, LinkSchema]] = {
     "tensor_inspector": ("app_pages/tensor_inspector/page.py", tensors.LINK_SCHEMA),
     "autograd_graph": ("app_pages/autograd_graph/page.py", autograd_session.SCHEMA),
-    "moons_trainer": ("app_pages/moons_trainer/page.py", moons.LINK_SCHEMA),
+    "moons_trainer": ("app_pages/moons_trainer/page.py", moons.TABLE),
     "batch_iterator": ("app_pages/batch_iterator/page.py", batches.LINK_SCHEMA),
     "lessons": ("app_pages/lessons/page.py", lesson_schema()),
 }

@@ -11,7 +11,7 @@ SCHEMAS = {
     "tensor_inspector": ("workbench.tensors.report", "LINK_SCHEMA"),
     "autograd_graph": ("workbench.autograd.session", "SCHEMA"),
     "batch_iterator": ("workbench.batches.loader", "LINK_SCHEMA"),
-    "moons_trainer": ("workbench.moons.training", "LINK_SCHEMA"),
+    "moons_trainer": ("workbench.moons.settings", "TABLE"),
 }
 BUILT = {tool.url_path: tool for tool in TOOLS if tool.built}
 STEPS = [(lesson, number, step) for lesson in LESSONS for number, step in enumerate(lesson.steps, 1)

@@ -31,7 +31,7 @@ def _schemas() -> dict[str, tuple[str, ...]]:
     from workbench.autograd.session import SCHEMA as AUTOGRAD
     from workbench.batches.loader import LINK_SCHEMA as BATCHES
     from workbench.lessons.catalog import lesson_schema
-    from workbench.moons.training import LINK_SCHEMA as MOONS
+    from workbench.moons.settings import TABLE as MOONS
     from workbench.tensors.report import LINK_SCHEMA as TENSORS
 
     return {"app_pages/home/page.py": (), "app_pages/lessons/page.py": lesson_schema().names,
@@ -180,7 +180,8 @@ def test_typed_hidden_layers_are_plain_text():
 
 
 def _state_dict_bytes() -> bytes:
-    from workbench.moons.training import MoonsSettings, TrainingSession
+    from workbench.moons.settings import MoonsSettings
+    from workbench.moons.training import TrainingSession
 
     session = TrainingSession(MoonsSettings(), "cpu")
     buffer = io.BytesIO()
