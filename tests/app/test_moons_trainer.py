@@ -238,6 +238,7 @@ def test_a_trained_run_and_its_settings_survive_a_visit_to_another_page():
     at.number_input(key="mt_lr").set_value(0.01).run()
     at.button(key="mt_step").click().run()
     at.button(key="mt_step").click().run()
+    at.toggle(key="mt_show_bayes").set_value(True).run()
     state = at.session_state["learner::moons_trainer"]
     session, boundary = state.session, state.session.grid(12)
     assert session.epoch == 2
@@ -256,6 +257,8 @@ def test_a_trained_run_and_its_settings_survive_a_visit_to_another_page():
     assert at.number_input(key="mt_n").value == 300
     assert at.query_params["dataset"] == "spiral" and at.query_params["lr"] == "0.01"
     assert "Epoch 2" in at.get("plotly_chart")[0].proto.spec
+    assert at.toggle(key="mt_show_bayes").value is True            # the view comes back too
+    assert "best possible boundary" in at.get("plotly_chart")[0].proto.spec
     assert not any("discarded" in w.value for w in at.warning)
 
 
