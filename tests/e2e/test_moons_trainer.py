@@ -53,7 +53,8 @@ def test_a_trained_run_survives_the_sidebar(page, app_url):
     open_path(page, app_url, "/moons_trainer?dataset=spiral&n=300&epochs=5")
     page.wait_for_function(BOUNDARY_STATE, timeout=60_000)
     for epoch in (1, 2):
-        page.locator(".st-key-mt_step button").click()
+        wait_settled(page)              # while a run redraws, stale copies of a button remain
+        page.locator(".st-key-mt_step button").first.click()
         page.wait_for_function(f"() => ({BOUNDARY_STATE})()?.includes('Epoch {epoch}:')",
                                timeout=60_000)
     wait_settled(page)
