@@ -32,13 +32,12 @@ import torch  # noqa: E402
 
 torch.set_num_threads(1)
 
+from workbench.moons.model import build_model, build_optimizer  # noqa: E402
+from workbench.moons.settings import PRESET  # noqa: E402
 from workbench.moons.training import (  # noqa: E402
-    PRESET,
     TrainingSession,
     batch_sampler_loader,
     batched_loader,
-    build_model,
-    build_optimizer,
     per_sample_loader,
 )
 

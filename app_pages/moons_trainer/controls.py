@@ -1,118 +1,66 @@
-"""The moons trainer's settings column: widgets that edit one `MoonsSettings`.
-
-Each widget's session_state key is `mt_<param>`, seeded from the lesson link when it is fresh.
-A control hidden by a classroom link (`hide=...`) is not drawn; the link's value is used.
-"""
+"""The moons trainer's controls: the settings column (drawn from the table) and the playback
+buttons above the live view."""
 from __future__ import annotations
-
-import dataclasses
-from typing import Any
 
 import streamlit as st
 
-from components.classroom import visible
-from components.plain_text import code_span, md
-from workbench.moons.training import (
-    ACTIVATIONS,
-    DATASETS,
-    LINK_SCHEMA,
-    MAX_EPOCHS,
-    MAX_SAMPLES,
-    OPTIMIZERS,
-    PRESET,
-    SPLITS,
-    MoonsSettings,
-)
+from app_pages.moons_trainer.state import MoonsTrainerState, publish_shared, state
+from components.settings_form import SettingsForm
+from components.state import session_id
+from workbench.common.jobs import TRAINING
+from workbench.moons.settings import PRESET, MoonsSettings
+from workbench.moons.training import TrainingSession
 
-PREFIX = "mt_"
-_HIDDEN_PARAM = next(p for p in LINK_SCHEMA.params if p.name == "hidden")
-_DATASET_LABELS = {"moons": "Two moons", "circles": "Circles", "xor": "XOR",
-                   "spiral": "Spiral", "gaussians": "Two Gaussians"}
+VIEW_TOGGLES = {
+    "mt_show_test": ("Show test points",
+                     "The test split is for the final report only; look, but do not tune on it."),
+    "mt_show_bayes": ("Best possible boundary",
+                      "The Bayes-optimal classifier's boundary, from the known generative process: "
+                      "where the two classes' densities are equal. No model can do better on "
+                      "average."),
+}
 
 
-def _widget_value(settings: MoonsSettings, name: str) -> Any:
-    value = getattr(settings, name)
-    return _HIDDEN_PARAM.format(value) if name == "hidden" else value
-
-
-def seed_widgets(settings: MoonsSettings) -> None:
-    """Put `settings` into the widgets' session_state keys (a fresh link, or the preset)."""
-    for f in dataclasses.fields(MoonsSettings):
-        st.session_state[PREFIX + f.name] = _widget_value(settings, f.name)
-    st.session_state[PREFIX + "hidden_valid"] = settings.hidden
-
-
-def load_preset() -> None:
-    seed_widgets(PRESET)
-
-
-def _value(name: str, linked: MoonsSettings) -> Any:
-    """The widget's value, or the link's when the control is hidden."""
-    if not visible(name):
-        return getattr(linked, name)
-    return st.session_state.get(PREFIX + name, _widget_value(linked, name))
-
-
-def settings_panel(linked: MoonsSettings) -> MoonsSettings:
-    """Draw the controls; return the settings they describe."""
-    for f in dataclasses.fields(MoonsSettings):
-        st.session_state.setdefault(PREFIX + f.name, _widget_value(linked, f.name))
-    st.button("Lesson preset", on_click=load_preset, icon=":material/school:",
+def settings_panel(form: SettingsForm[MoonsSettings]) -> MoonsSettings:
+    """Draw the settings column; return the settings it describes."""
+    st.button("Lesson preset", on_click=form.seed, args=(PRESET,), icon=":material/school:",
               key="mt_preset", width="stretch",
-              help="make_moons(3000, noise=0.25, random_state=42), 70/15/15, 2 -> 64 -> 32 -> 1 "
-                   "ReLU, batch 64, AdamW(lr=0.003, weight_decay=1e-4), 50 epochs")
+              help=f"make_moons({PRESET.n}, noise={PRESET.noise:g}, random_state={PRESET.seed}), "
+                   f"{PRESET.split}, {PRESET.architecture} {PRESET.act}, batch {PRESET.batch}, "
+                   f"{PRESET.opt}(lr={PRESET.lr:g}, weight_decay={PRESET.wd:g}), "
+                   f"{PRESET.epochs} epochs")
     with st.expander("Data", expanded=True, icon=":material/scatter_plot:"):
-        if visible("dataset"):
-            st.selectbox("Dataset", DATASETS, key=PREFIX + "dataset",
-                         format_func=lambda d: _DATASET_LABELS[d])
-        if visible("n"):
-            st.number_input("Points (n_samples)", 100, MAX_SAMPLES, step=100, key=PREFIX + "n")
-        if visible("noise"):
-            st.slider("Noise (std)", 0.0, 1.0, step=0.01, key=PREFIX + "noise",
-                      help="Standard deviation of the Gaussian noise added to every point. It "
-                           "sets the best accuracy any classifier can reach.")
-        if visible("split"):
-            st.selectbox("Split train/val/test (%)", SPLITS, key=PREFIX + "split",
-                         help="Stratified: each split keeps the class balance.")
-        if visible("seed"):
-            st.number_input("Seed", 0, 2**31 - 1, step=1, key=PREFIX + "seed",
-                            help="Seeds the data, the split, the initial weights, the batch order "
-                                 "and dropout, through the learner's own torch.Generator objects.")
+        form.draw("dataset", "n", "noise", "split", "seed")
     with st.expander("Model", expanded=True, icon=":material/hub:"):
-        hidden = linked.hidden
-        if visible("hidden"):
-            raw = st.text_input("Hidden layers", key=PREFIX + "hidden",
-                                help="Widths separated by commas, e.g. 64,32 (at most 4 layers of at "
-                                     "most 256). Empty: no hidden layer, a linear classifier.")
-            try:
-                hidden = _HIDDEN_PARAM.parse(raw)
-                st.session_state[PREFIX + "hidden_valid"] = hidden
-            except ValueError as exc:
-                hidden = st.session_state.get(PREFIX + "hidden_valid", linked.hidden)
-                st.error(f"{code_span(raw)}: {md(exc)}. Still using "
-                         f"{_HIDDEN_PARAM.format(hidden) or 'none'}.", icon=":material/error:")
-        if visible("act"):
-            st.selectbox("Activation", ACTIVATIONS, key=PREFIX + "act")
-        if visible("dropout"):
-            st.slider("Dropout", 0.0, 0.8, step=0.05, key=PREFIX + "dropout",
-                      help="Probability of zeroing each hidden activation while training.")
+        form.draw("hidden", "act", "dropout")
     with st.expander("Training", expanded=True, icon=":material/tune:"):
-        if visible("opt"):
-            st.selectbox("Optimizer", OPTIMIZERS, key=PREFIX + "opt",
-                         help="SGD uses momentum 0.9.")
-        if visible("lr"):
-            st.number_input("Learning rate", 1e-5, 1.0, step=0.001, format="%.5f", key=PREFIX + "lr")
-        if visible("wd"):
-            st.number_input("Weight decay", 0.0, 0.1, step=1e-4, format="%.5f", key=PREFIX + "wd")
-        if visible("batch"):
-            st.number_input("Batch size", 1, 2048, step=16, key=PREFIX + "batch")
-        if visible("epochs"):
-            st.number_input("Epochs", 1, MAX_EPOCHS, step=10, key=PREFIX + "epochs")
-    values = {f.name: _value(f.name, linked) for f in dataclasses.fields(MoonsSettings)}
-    values["hidden"] = hidden
-    values["n"], values["seed"] = int(values["n"]), int(values["seed"])
-    values["batch"], values["epochs"] = int(values["batch"]), int(values["epochs"])
-    values["noise"] = round(float(values["noise"]), 4)
-    values["lr"], values["wd"] = float(values["lr"]), float(values["wd"])
-    values["dropout"] = round(float(values["dropout"]), 4)
-    return MoonsSettings(**values)
+        form.draw("opt", "lr", "wd", "batch", "epochs")
+    return form.settings()
+
+
+def _act(running: bool = False, *, step: bool = False, reset: bool = False) -> None:
+    """A playback button was pressed: it is the learner's next action, so the notice goes."""
+    me = state()
+    me.notice = ""
+    me.running, me.step_requested, me.reset_requested = running, step, reset
+    if not running:
+        TRAINING.release(session_id())
+        if me.session is not None and not (step or reset):
+            publish_shared(me.session)
+
+
+def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
+    """Play, Pause, Step, Reset and the figure's toggles, in one wrapping row."""
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.button("Play", on_click=_act, args=(True,), icon=":material/play_arrow:", key="mt_play",
+                  type="primary", disabled=me.running or session.done)
+        st.button("Pause", on_click=_act, icon=":material/pause:", key="mt_pause",
+                  disabled=not me.running)
+        st.button("Step", on_click=_act, kwargs={"step": True}, icon=":material/skip_next:",
+                  key="mt_step", disabled=session.done, help="Train one epoch, then stop.")
+        st.button("Reset", on_click=_act, kwargs={"reset": True}, icon=":material/restart_alt:",
+                  key="mt_reset", help="A fresh model with the same seed: the same run again.")
+        for key, (label, help_text) in VIEW_TOGGLES.items():
+            # Streamlit drops a widget's state on another page; the learner's choice is kept.
+            st.session_state.setdefault(key, me.view.get(key, False))
+            me.view[key] = st.toggle(label, key=key, help=help_text)

@@ -13,12 +13,23 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from components.figures import OKABE_ITO, graph_scale, style_figure
-from workbench.moons.training import History, TrainingSession, plot_extent
+from components.figures import graph_scale, style_figure
+from workbench.common.palette import (
+    BLUE,
+    CLASS0_BLUE,
+    CLASS1_AMBER,
+    GREEN,
+    INK_SOFT,
+    ORANGE,
+    VERMILION,
+    WHITE,
+)
+from workbench.moons.data import plot_extent
+from workbench.moons.training import History, TrainingSession
 
-CLASS_COLOURS = (OKABE_ITO[0], OKABE_ITO[1])          # class 0 blue, class 1 orange
-# Probability of class 1: blue (0) through white (0.5) to orange (1), matching the points.
-PROBABILITY_SCALE = [[0.0, "#4C9BD0"], [0.5, "#FFFFFF"], [1.0, "#F2B84B"]]
+CLASS_COLOURS = (BLUE, ORANGE)          # class 0 blue, class 1 orange
+# Probability of class 1: blue (0) through white (0.5) to amber (1), matching the points.
+PROBABILITY_SCALE = [[0.0, CLASS0_BLUE], [0.5, WHITE], [1.0, CLASS1_AMBER]]
 GRID_RESOLUTION = 48
 UIREVISION = "moons-trainer"
 
@@ -31,7 +42,7 @@ def _points(fig: go.Figure, x: np.ndarray, y: np.ndarray, split: str, symbol: st
             x=x[mask, 0].astype(np.float32), y=x[mask, 1].astype(np.float32), mode="markers",
             name=f"{split}, class {label}", legendgroup=split, showlegend=show_legend,
             marker={"color": CLASS_COLOURS[label], "size": size, "symbol": symbol, "opacity": 0.8,
-                    "line": {"color": "#1A1D23", "width": 0.5}},
+                    "line": {"color": INK_SOFT, "width": 0.5}},
             hovertemplate=f"{split} class {label}<br>x=%{{x:.2f}}<br>y=%{{y:.2f}}<extra></extra>"))
 
 
@@ -46,7 +57,7 @@ def boundary_figure(session: TrainingSession, *, show_test: bool = False, show_b
         y=np.linspace(y0, y1, resolution, dtype=np.float32),
         zmin=0, zmax=1, colorscale=PROBABILITY_SCALE, opacity=0.85,
         contours={"coloring": "heatmap", "start": 0.5, "end": 0.5, "size": 1, "showlabels": False},
-        line={"width": 3, "color": "#1A1D23"},
+        line={"width": 3, "color": INK_SOFT},
         colorbar={"title": {"text": "P(class 1)", "side": "right"}, "thickness": 14, "len": 0.8,
                   "tickvals": [0, 0.25, 0.5, 0.75, 1], "tickformat": ".0%"},
         hovertemplate="x=%{x:.2f}<br>y=%{y:.2f}<br>P(class 1)=%{z:.1%}<extra></extra>",
@@ -57,7 +68,7 @@ def boundary_figure(session: TrainingSession, *, show_test: bool = False, show_b
             x=np.linspace(x0, x1, resolution, dtype=np.float32),
             y=np.linspace(y0, y1, resolution, dtype=np.float32),
             contours={"coloring": "none", "start": 0, "end": 0, "size": 1, "showlabels": False},
-            line={"width": 3, "color": OKABE_ITO[2], "dash": "dash"}, showscale=False,
+            line={"width": 3, "color": GREEN, "dash": "dash"}, showscale=False,
             name="best possible boundary (Bayes)", showlegend=True, hoverinfo="skip"))
     split = session.split
     _points(fig, split.x_train, split.y_train, "train", "circle", 4)
@@ -91,7 +102,7 @@ def curves_figure(history: History, epochs: int, bayes_accuracy: float) -> go.Fi
     """Train/val loss and accuracy per epoch, with the Bayes-optimal accuracy as a ceiling."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=("Loss (BCE)", "Accuracy"),
                         horizontal_spacing=0.12)
-    blue, orange = OKABE_ITO[0], OKABE_ITO[3]
+    blue, orange = BLUE, VERMILION
     for values, name, colour, dash, col in (
             (history.train_loss, "train loss", blue, "solid", 1),
             (history.val_loss, "val loss", orange, "dash", 1),
@@ -102,7 +113,7 @@ def curves_figure(history: History, epochs: int, bayes_accuracy: float) -> go.Fi
                       row=1, col=col)
     fig.add_trace(go.Scatter(x=[0, epochs], y=[bayes_accuracy, bayes_accuracy], mode="lines",
                              name=f"Bayes-optimal (test) {100 * bayes_accuracy:.1f}%",
-                             line={"color": OKABE_ITO[2], "dash": "dot", "width": 2}), row=1, col=2)
+                             line={"color": GREEN, "dash": "dot", "width": 2}), row=1, col=2)
     low = min([0.5, *history.train_acc, *history.val_acc])
     fig.update_xaxes(range=[0, max(epochs, 1)], title_text="epoch")
     fig.update_yaxes(range=[low - 0.02, 1.005], row=1, col=2, tickformat=".0%")
@@ -114,9 +125,9 @@ def curves_figure(history: History, epochs: int, bayes_accuracy: float) -> go.Fi
 
 def activation_figure(name: str, x: list[float], y: list[float], dy: list[float]) -> go.Figure:
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=x, y=y, name=f"{name}(x)", mode="lines", line={"color": OKABE_ITO[0]}))
+    fig.add_trace(go.Scatter(x=x, y=y, name=f"{name}(x)", mode="lines", line={"color": BLUE}))
     fig.add_trace(go.Scatter(x=x, y=dy, name="derivative (autograd)", mode="lines",
-                             line={"color": OKABE_ITO[3], "dash": "dash"}))
+                             line={"color": VERMILION, "dash": "dash"}))
     fig.update_layout(height=220, xaxis_title="x", legend={"orientation": "h", "y": -0.35},
                       title={"text": f"{name} and its derivative"})
     return style_figure(fig)

@@ -8,9 +8,10 @@ import torch
 from plotly.subplots import make_subplots
 
 from components.error_panel import error_panel
-from components.figures import OKABE_ITO, PLOTLY_CONFIG, style_figure
+from components.figures import PLOTLY_CONFIG, style_figure
 from components.state import session_id
 from workbench.common.jobs import HEAVY_JOBS, busy_message
+from workbench.common.palette import GREEN, VERMILION
 from workbench.moons.pitfalls import LAB_SETTINGS, PITFALLS, PitfallResult, run_pitfall
 
 _TITLES = {p.key: p.title for p in PITFALLS}
@@ -19,7 +20,7 @@ _TITLES = {p.key: p.title for p in PITFALLS}
 def _figure(result: PitfallResult) -> go.Figure:
     fig = make_subplots(rows=1, cols=2, subplot_titles=("Train loss", "Validation accuracy"),
                         horizontal_spacing=0.12)
-    for run, colour, dash in ((result.correct, OKABE_ITO[2], "solid"), (result.broken, OKABE_ITO[3], "dash")):
+    for run, colour, dash in ((result.correct, GREEN, "solid"), (result.broken, VERMILION, "dash")):
         epochs = list(range(1, len(run.train_loss) + 1))
         fig.add_trace(go.Scatter(x=epochs, y=[round(v, 4) for v in run.train_loss], name=run.label,
                                  legendgroup=run.label, line={"color": colour, "dash": dash}), row=1, col=1)

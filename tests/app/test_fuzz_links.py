@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tests.app.apptest import assert_clean, guard_panels, open_page
 from workbench.autograd import settings as autograd_settings
 from workbench.batches import settings as batches
-from workbench.moons import training as moons
+from workbench.moons import settings as moons
 from workbench.tensors import settings as tensors
 from workbench.common.links import (
     BoolParam,
@@ -34,7 +34,7 @@ EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))
 PAGES: dict[str, tuple[str | None, LinkSchema]] = {
     "tensor_inspector": ("app_pages/tensor_inspector/page.py", tensors.TABLE),
     "autograd_graph": ("app_pages/autograd_graph/page.py", autograd_settings.TABLE),
-    "moons_trainer": ("app_pages/moons_trainer/page.py", moons.LINK_SCHEMA),
+    "moons_trainer": ("app_pages/moons_trainer/page.py", moons.TABLE),
     "batch_iterator": ("app_pages/batch_iterator/page.py", batches.TABLE),
     "lessons": ("app_pages/lessons/page.py", LESSONS_TABLE),
 }

@@ -31,7 +31,7 @@ def _schemas() -> dict[str, tuple[str, ...]]:
     from workbench.autograd.settings import TABLE as AUTOGRAD
     from workbench.batches.settings import TABLE as BATCHES
     from workbench.lessons.settings import TABLE as LESSONS_TABLE
-    from workbench.moons.training import LINK_SCHEMA as MOONS
+    from workbench.moons.settings import TABLE as MOONS
     from workbench.tensors.settings import TABLE as TENSORS
 
     return {"app_pages/home/page.py": (), "app_pages/lessons/page.py": LESSONS_TABLE.names,
@@ -180,7 +180,8 @@ def test_typed_hidden_layers_are_plain_text():
 
 
 def _state_dict_bytes() -> bytes:
-    from workbench.moons.training import MoonsSettings, TrainingSession
+    from workbench.moons.settings import MoonsSettings
+    from workbench.moons.training import TrainingSession
 
     session = TrainingSession(MoonsSettings(), "cpu")
     buffer = io.BytesIO()

@@ -13,7 +13,8 @@ import torch
 
 from tests.app.apptest import assert_clean, open_page, shown_text
 from workbench.moons.checkpoints import resume_checkpoint
-from workbench.moons.training import MoonsSettings, TrainingSession
+from workbench.moons.settings import MoonsSettings
+from workbench.moons.training import TrainingSession
 
 ROOT = Path(__file__).resolve().parents[2]
 MOONS = "app_pages/moons_trainer/page.py"

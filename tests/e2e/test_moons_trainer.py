@@ -63,3 +63,29 @@ def test_play_changes_the_boundary_and_pause_stops_it(page, app_url):
     assert_unchanged(lambda: (progress(page), boundary(page)), seconds=2.5)
     expect(page.locator("[data-testid=stException]")).to_have_count(0)
 
+
+
+def test_a_trained_run_survives_the_sidebar(page, app_url):
+    """Train two epochs, go Home by the sidebar, come back by the sidebar: same run."""
+    open_path(page, app_url, "/moons_trainer?dataset=spiral&n=300&epochs=5")
+    page.wait_for_function(BOUNDARY_STATE, timeout=60_000)
+    for epoch in (1, 2):
+        wait_settled(page)              # while a run redraws, stale copies of a button remain
+        page.locator(".st-key-mt_step button").first.click()
+        page.wait_for_function(f"() => ({BOUNDARY_STATE})()?.includes('Epoch {epoch}:')",
+                               timeout=60_000)
+    wait_settled(page)
+    trained = boundary(page)
+
+    nav = page.locator("[data-testid=stSidebarNav]")
+    nav.get_by_text("Home", exact=True).click()
+    page.wait_for_function("() => !document.querySelector('.st-key-moons_trainer_main')",
+                           timeout=60_000)
+    wait_settled(page)
+    nav.get_by_text("Moons trainer", exact=True).click()
+    page.wait_for_function(f"() => ({BOUNDARY_STATE})()?.includes('Epoch 2:')", timeout=60_000)
+    wait_settled(page)
+    assert boundary(page) == trained
+    expect(page.get_by_text("Epoch 2 / 5")).to_be_visible(timeout=30_000)
+    page.wait_for_function("() => location.search.includes('dataset=spiral')", timeout=30_000)
+    assert page.locator("[data-testid=stException]").count() == 0

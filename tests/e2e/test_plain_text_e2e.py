@@ -104,7 +104,8 @@ def test_typed_program_prints_plain_text(page, app_url, requests_seen):
 
 
 def test_uploaded_file_name_is_plain_text(page, app_url, requests_seen):
-    from workbench.moons.training import MoonsSettings, TrainingSession
+    from workbench.moons.settings import MoonsSettings
+    from workbench.moons.training import TrainingSession
 
     buffer = io.BytesIO()
     torch.save(TrainingSession(MoonsSettings(), "cpu").model.state_dict(), buffer)

@@ -30,7 +30,8 @@ from playwright.sync_api import expect
 from app_pages.navigation import HOME, TOOLS
 from tests.e2e.conftest import ROOT, _free_port, open_path, serve, stop
 from workbench.moons.checkpoints import state_dict_safetensors
-from workbench.moons.training import PRESET, build_model
+from workbench.moons.model import build_model
+from workbench.moons.settings import PRESET
 
 pytestmark = pytest.mark.e2e
 

@@ -11,26 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import make_moons
 
+from workbench.moons.bayes import bayes_accuracy, bayes_predict
+from workbench.moons.data import grid_points, make_dataset, plot_extent, split_and_scale
+from workbench.moons.model import activation_curve, build_model, parameter_table
+from workbench.moons.settings import ACTIVATIONS, DATASETS, MAX_SAMPLES, PRESET, TABLE
 from workbench.moons.training import (
-    ACTIVATIONS,
-    DATASETS,
-    LINK_SCHEMA,
-    MAX_SAMPLES,
-    PRESET,
     TrainingSession,
-    activation_curve,
     batch_sampler_loader,
     batched_loader,
-    bayes_accuracy,
-    bayes_predict,
-    build_model,
     f1_score,
-    grid_points,
-    make_dataset,
-    parameter_table,
     per_sample_loader,
-    plot_extent,
-    split_and_scale,
 )
 
 SMALL = dataclasses.replace(PRESET, n=400, epochs=4)
@@ -181,9 +171,9 @@ def test_activation_derivative_matches_a_finite_difference(act):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.dictionaries(st.sampled_from(LINK_SCHEMA.names), st.text(max_size=20)))
+@given(st.dictionaries(st.sampled_from(TABLE.names), st.text(max_size=20)))
 def test_any_lesson_link_gives_valid_clamped_settings(query):
-    settings_, problems = LINK_SCHEMA.read(query)
+    settings_, problems = TABLE.read(query)
     assert settings_.dataset in DATASETS and 100 <= settings_.n <= MAX_SAMPLES
     assert 0.0 <= settings_.noise <= 1.0 and 1 <= settings_.batch <= 2048
     assert len(settings_.hidden) <= 4 and all(1 <= w <= 256 for w in settings_.hidden)
@@ -192,10 +182,10 @@ def test_any_lesson_link_gives_valid_clamped_settings(query):
 
 def test_lesson_link_round_trips_and_clamps():
     wanted = dataclasses.replace(PRESET, dataset="spiral", hidden=(16, 8), act="Tanh", lr=0.01, epochs=80)
-    query = LINK_SCHEMA.write(wanted)
+    query = TABLE.write(wanted)
     assert query == {"dataset": "spiral", "hidden": "16,8", "act": "Tanh", "lr": "0.01", "epochs": "80"}
-    assert LINK_SCHEMA.read(query) == (wanted, [])
-    clamped, problems = LINK_SCHEMA.read({"n": "99999999", "hidden": "9999,0", "epochs": "abc"})
+    assert TABLE.read(query) == (wanted, [])
+    clamped, problems = TABLE.read({"n": "99999999", "hidden": "9999,0", "epochs": "abc"})
     assert clamped.n == MAX_SAMPLES and clamped.hidden == (256, 1) and clamped.epochs == PRESET.epochs
     assert [p.param for p in problems] == ["epochs"]
 

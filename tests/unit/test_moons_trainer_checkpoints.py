@@ -21,7 +21,8 @@ from workbench.moons.checkpoints import (
     state_dict_pt,
     state_dict_safetensors,
 )
-from workbench.moons.training import PRESET, TrainingSession, predict_labels
+from workbench.moons.settings import PRESET
+from workbench.moons.training import TrainingSession, predict_labels
 
 SMALL = dataclasses.replace(PRESET, n=400, epochs=3)
 

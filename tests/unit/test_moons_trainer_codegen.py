@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from workbench.moons.training import PRESET, TrainingSession
+from workbench.moons.settings import PRESET
+from workbench.moons.training import TrainingSession
 from workbench.moons.codegen import moons_script
 
 CASES = {

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 import torch
 
-from workbench.moons.pitfalls import LAB_SETTINGS, PITFALL_KEYS, graph_size, run_pitfall, zero_grad_demo
+from workbench.moons.pitfalls import LAB_SETTINGS, PITFALL_KEYS, graph_size, run_pitfall
 
 QUICK = dataclasses.replace(LAB_SETTINGS, n=600, epochs=8)
 
@@ -77,8 +77,3 @@ def test_graph_size_counts_nodes():
     assert graph_size(x.detach()) == 0
     assert graph_size((x * 2).sum()) >= 2
 
-
-def test_zero_grad_demo_shows_accumulation():
-    demo = zero_grad_demo()
-    assert demo.grad_after_two == [2 * g for g in demo.grad_after_one]
-    assert demo.grad_after_zero_grad == demo.grad_after_one

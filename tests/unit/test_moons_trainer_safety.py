@@ -14,7 +14,8 @@ from workbench.moons.checkpoints import (
     resume_checkpoint,
     state_dict_safetensors,
 )
-from workbench.moons.training import MoonsSettings, TrainingSession
+from workbench.moons.settings import MoonsSettings
+from workbench.moons.training import TrainingSession
 
 QUICK = MoonsSettings(n=300, epochs=2)
 

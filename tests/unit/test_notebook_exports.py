@@ -41,10 +41,10 @@ def _batch_script() -> str:
 
 
 def _moons_script() -> str:
-    from workbench.moons.training import LINK_SCHEMA
+    from workbench.moons.settings import TABLE
     from workbench.moons.codegen import moons_script
 
-    settings, _ = LINK_SCHEMA.read({"n": "300", "epochs": "3", "hidden": "16"})
+    settings, _ = TABLE.read({"n": "300", "epochs": "3", "hidden": "16"})
     return moons_script(settings, "cpu")
 
 

@@ -112,7 +112,7 @@ def test_model_calls_count_their_activations():
         """
         import torch
         from workbench.autograd.interpreter import run_program
-        from workbench.moons.training import MLP
+        from workbench.moons.model import MLP
         """,
         """
         model = MLP(hidden=(256, 256, 256, 256))

@@ -33,12 +33,15 @@ import torch
 from safetensors.torch import load as safetensors_load
 from safetensors.torch import save as safetensors_save
 
+from workbench.common.errors import ExplainedError
+
 MAX_CHECKPOINT_BYTES = 4 * 1024 * 1024          # the largest allowed MLP with Adam state fits
 MAX_SAFETENSORS_HEADER = 64 * 1024
 RESUME_FORMAT = "pytorch-workbench/moons-resume/1"
 SAFETENSORS_DTYPES = {"F32": torch.float32, "F64": torch.float64, "F16": torch.float16,
                       "BF16": torch.bfloat16, "I64": torch.int64, "I32": torch.int32,
                       "I16": torch.int16, "I8": torch.int8, "U8": torch.uint8, "BOOL": torch.bool}
+UNCHANGED = " Nothing was loaded; your model is unchanged."
 
 
 class CheckpointRefused(Exception):
@@ -49,6 +52,13 @@ class CheckpointRefused(Exception):
         self.title = title
         self.explanation = explanation
         self.fixes = fixes
+
+    @property
+    def explained(self) -> ExplainedError:
+        """The refusal as the error panel shows it; the model was never touched."""
+        said = "unchanged" in self.explanation
+        return ExplainedError(self.title, str(self), self.explanation + ("" if said else UNCHANGED),
+                              self.fixes, kind="Refused")
 
 
 @dataclass

@@ -7,7 +7,7 @@ the sections, so a notebook export can split on them.
 """
 from __future__ import annotations
 
-from workbench.moons.training import MoonsSettings
+from workbench.moons.settings import MoonsSettings
 
 _DATA = {
     "moons": "X, y = make_moons(n_samples={n}, noise={noise!r}, random_state=SEED)",

@@ -18,16 +18,10 @@ from torch import nn
 from torch.utils.data import TensorDataset
 
 from workbench.common.errors import ExplainedError, explain
-from workbench.moons.training import (
-    PRESET,
-    MoonsSettings,
-    as_tensors,
-    batched_loader,
-    build_model,
-    build_optimizer,
-    make_dataset,
-    split_and_scale,
-)
+from workbench.moons.data import as_tensors, make_dataset, split_and_scale
+from workbench.moons.model import build_model, build_optimizer
+from workbench.moons.settings import PRESET, MoonsSettings
+from workbench.moons.training import batched_loader
 
 LAB_SETTINGS = dataclasses.replace(PRESET, n=1200, epochs=25, batch=32)
 MAX_LAB_STEPS = 5_000
@@ -254,36 +248,3 @@ def _finding(key: str, correct: LabRun, broken: LabRun) -> str:
                  f"{broken.facts.get('graph nodes kept alive by total_loss at the end')} graph "
                  "nodes are still alive because `total_loss` holds them.")
     return text
-
-
-@dataclass(frozen=True)
-class ZeroGradDemo:
-    grad_after_one: list[float]
-    grad_after_two: list[float]
-    grad_after_zero_grad: list[float]
-
-
-def zero_grad_demo() -> ZeroGradDemo:
-    """Two backward() calls on the same loss without zero_grad(): the gradients add up."""
-    weight = torch.tensor([1.0, -2.0], requires_grad=True)
-    x = torch.tensor([3.0, 0.5])
-    optimizer = torch.optim.SGD([weight], lr=0.1)
-
-    def backward() -> list[float]:
-        (weight * x).sum().square().backward()
-        return [round(v, 4) for v in weight.grad.tolist()]
-
-    one = backward()
-    two = backward()
-    optimizer.zero_grad()
-    after_zero = backward()
-    return ZeroGradDemo(one, two, after_zero)
-
-
-ZERO_GRAD_CODE = """weight = torch.tensor([1.0, -2.0], requires_grad=True)
-x = torch.tensor([3.0, 0.5])
-optimizer = torch.optim.SGD([weight], lr=0.1)
-(weight * x).sum().square().backward(); print(weight.grad)   # first batch
-(weight * x).sum().square().backward(); print(weight.grad)   # second batch, no zero_grad()
-optimizer.zero_grad()
-(weight * x).sum().square().backward(); print(weight.grad)   # after zero_grad()"""

@@ -1,0 +1,109 @@
+"""The moons trainer's results: test metrics against the best possible, the validation log,
+a divergence explained, and the lesson's save-reload-compare check."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from app_pages.moons_trainer.state import MoonsTrainerState
+from workbench.moons.checkpoints import save_and_reload
+from workbench.moons.training import TestReport, TrainingSession
+
+
+def verdict(report: TestReport, noise: float) -> str:
+    """How close the model came to the best possible accuracy, in plain words."""
+    gap = report.gap_points
+    lines = [f"The Bayes-optimal classifier of the generative process, which knows exactly how "
+             f"the points were drawn, scores **{100 * report.bayes_accuracy:.1f}%** on these same "
+             f"{report.n} test points."]
+    if gap == 0:
+        lines.append(f"Your model scores **{100 * report.accuracy:.1f}%** too: it is at the ceiling.")
+    elif gap < 0:
+        lines.append(f"Your model scores **{100 * report.accuracy:.1f}%**: at the ceiling "
+                     f"({-gap:.1f} points above it on this finite sample, which is luck, not skill).")
+    elif gap <= 1.5:
+        lines.append(f"Your model is **{gap:.1f} points** below it: about as good as any classifier "
+                     "can be on this data.")
+    else:
+        lines.append(f"Your model is **{gap:.1f} points** below it: there is room to improve "
+                     "(more epochs, another learning rate, a wider network).")
+    if report.bayes_accuracy < 0.95:
+        lines.append(f"The lesson asks for 95%, but with noise {noise:g} no classifier can reach it "
+                     "on this test split: the classes overlap.")
+    return " ".join(lines)
+
+
+def validation_log(session: TrainingSession) -> pd.DataFrame:
+    h = session.history
+    rows = [{"epoch": e, "train loss": round(tl, 4), "val loss": round(vl, 4),
+             "val accuracy": f"{100 * va:.2f}%"}
+            for e, tl, vl, va in zip(h.epoch, h.train_loss, h.val_loss, h.val_acc, strict=True)
+            if e % 10 == 0 or e == session.settings.epochs]
+    return pd.DataFrame(rows)
+
+
+def divergence_panel(session: TrainingSession) -> None:
+    """A run whose loss became NaN or infinite: where, why, and what to change."""
+    assert session.diverged is not None
+    settings = session.settings
+    with st.container(border=True, key="mt_diverged"):
+        st.error(f"**The run diverged at step {session.diverged.step:,}** (epoch "
+                 f"{session.diverged.epoch}): the loss is no longer a number.",
+                 icon=":material/trending_up:")
+        st.markdown(session.diverged.explanation(settings))
+        st.markdown(f"**What to do**: lower the learning rate (try {settings.lr / 10:g}), then the "
+                    "run starts again from the same initial weights; or press **Reset** to watch "
+                    "the divergence again.")
+
+
+def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
+    report = session.test_report()
+    st.subheader("Test results", anchor=False)
+    if not session.done:
+        st.caption(f"Training stopped at epoch {session.epoch} of {session.settings.epochs}: these "
+                   "are the test numbers of the model as it is now. The test split is looked at "
+                   "only to report, never to choose settings.")
+    cols = st.columns(4)
+    cols[0].metric("Test accuracy", f"{100 * report.accuracy:.2f}%")
+    cols[1].metric("Test F1", f"{report.f1:.3f}", help="F1 of class 1: 2·TP / (2·TP + FP + FN)")
+    cols[2].metric("Best possible", f"{100 * report.bayes_accuracy:.2f}%",
+                   help="Accuracy of the Bayes-optimal classifier on the same test points.")
+    cols[3].metric("Gap", f"{abs(report.gap_points):.2f} pts",
+                   help="Percentage points between your model and the best possible accuracy.")
+    st.markdown(verdict(report, session.settings.noise))
+    log = validation_log(session)
+    if not log.empty:
+        with st.expander("Validation loss, logged every 10 epochs (as the lesson's loop prints it)",
+                         icon=":material/list_alt:"):
+            st.dataframe(log, hide_index=True, width="stretch")
+
+    if session.diverged is not None:
+        st.caption("With NaN weights the model predicts NaN everywhere (counted as class 0 above), "
+                   "and a checkpoint of them would be refused on upload: there is nothing worth "
+                   "saving and reloading.")
+        return
+    key = (session.epoch, session.steps)
+    if state.reload_for != key or state.reload_check is None:
+        state.reload_check = save_and_reload(session.model, session.fresh_model(), session.x_test,
+                                             session.y_test)
+        state.reload_for = key
+    check = state.reload_check
+    with st.container(border=True):
+        st.markdown("**Save, reload into a fresh model, compare.** "
+                    f"`torch.save(model.state_dict())` wrote {check.file_bytes:,} bytes; a fresh "
+                    "`MLP` took them with `load_state_dict(..., strict=True)`.")
+        if check.identical_predictions:
+            st.success(f"Test predictions are identical (largest logit difference "
+                       f"{check.max_logit_difference:g}); reloaded test accuracy "
+                       f"{100 * check.accuracy:.2f}%, F1 {check.f1:.3f}.", icon=":material/check_circle:")
+        else:
+            st.error("The reloaded model predicts differently: this should never happen.",
+                     icon=":material/error:")
+
+
+def first_run_hint(session: TrainingSession) -> None:
+    st.info(f"Press **Play** to train, or **Step** for one epoch at a time. The shading is the "
+            f"model's predicted probability of class 1; the dotted green line on the accuracy "
+            f"chart is the best accuracy any classifier can reach on this data "
+            f"({100 * session.bayes_test_accuracy:.1f}% on the test split).",
+            icon=":material/play_circle:")

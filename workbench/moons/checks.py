@@ -1,0 +1,104 @@
+"""The moons trainer's knowledge checks, and those of the training lesson, each written once.
+
+Each `compute` function is the code the learner reads after committing: it asks PyTorch for the
+answer, so what is shown is exactly what ran. This module never imports streamlit.
+"""
+from __future__ import annotations
+
+import io
+
+import torch
+from torch import nn
+
+from workbench.common.checks import Answer, Check
+
+PILE_UP = "Each backward() adds to .grad, so gradients of earlier batches pile up"
+OVERWRITES = "Nothing: backward() overwrites .grad anyway"
+
+
+def zero_grad_demo() -> Answer:
+    weight = torch.tensor([1.0, -2.0], requires_grad=True)
+    x = torch.tensor([3.0, 0.5])
+    optimizer = torch.optim.SGD([weight], lr=0.1)
+
+    (weight * x).sum().square().backward()       # first batch
+    first = weight.grad.clone()
+    (weight * x).sum().square().backward()       # second batch, no zero_grad()
+    second = weight.grad.clone()
+    optimizer.zero_grad()                        # .grad is None again
+    (weight * x).sum().square().backward()       # after zero_grad()
+    after_zero_grad = weight.grad.clone()
+
+    piled_up = torch.allclose(second, 2 * first)
+    return Answer(
+        PILE_UP if piled_up else OVERWRITES,
+        f"{first} then {second} then {after_zero_grad}",
+        "The same loss, backpropagated twice, left **twice** the gradient in `.grad`: "
+        "`backward()` accumulates (`+=`) so that gradients from several losses can be "
+        "combined. In a training loop that means every step would use the sum of all earlier "
+        "batches' gradients. `zero_grad()` resets them (to `None` by default), and the third "
+        "call shows the single-batch gradient again. See it break a real run in the pitfall lab.")
+
+
+ZERO_GRAD = Check(
+    "mt_zero_grad",
+    "The training loop calls `optimizer.zero_grad()` before `loss.backward()`. "
+    "What goes wrong without it?",
+    (PILE_UP, "backward() fails: .grad must be emptied first",
+     "optimizer.step() updates each weight twice", OVERWRITES),
+    zero_grad_demo)
+
+
+def training_step_order() -> Answer:
+    calls: list[str] = []
+    model = nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = torch.ones(4, 2), torch.zeros(4, 1)
+
+    optimizer.zero_grad()                        # forget the previous batch's gradients
+    calls.append("zero_grad")
+    loss = nn.functional.mse_loss(model(x), y)   # forward
+    calls.append("forward")
+    loss.backward()                              # fill .grad of every parameter
+    calls.append("backward")
+    before = model.weight.detach().clone()
+    optimizer.step()                             # update the parameters, using .grad
+    calls.append("step")
+
+    changed = not torch.equal(before, model.weight)
+    return Answer(", ".join(calls), " -> ".join(calls) + f" (weights changed: {changed})",
+                  "Clear old gradients, compute the loss, fill .grad, then let the optimizer "
+                  "use it.")
+
+
+LOOP_ORDER = Check(
+    "training_loop_order",
+    "In which order does one training step call these?",
+    ("forward, step, backward, zero_grad", "zero_grad, forward, backward, step"),
+    training_step_order)
+
+
+def state_dict_round_trip() -> Answer:
+    model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1))
+    buffer = io.BytesIO()                        # a file in memory
+    torch.save(model.state_dict(), buffer)
+    buffer.seek(0)
+
+    fresh = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1))
+    fresh.load_state_dict(torch.load(buffer, weights_only=True))
+
+    x = torch.randn(5, 2, generator=torch.Generator().manual_seed(0))
+    same = torch.equal(model(x), fresh(x))
+    return Answer("identical predictions" if same else "different predictions",
+                  f"torch.equal: {same}",
+                  "The state_dict holds every parameter and buffer; a fresh instance of the same "
+                  "architecture that loads it computes exactly the same function.")
+
+
+STATE_DICT_ROUND_TRIP = Check(
+    "training_state_dict_round_trip",
+    "A fresh model loads the saved state_dict. Its predictions are...",
+    ("identical predictions", "different predictions"),
+    state_dict_round_trip)
+
+CHECKS = (ZERO_GRAD, LOOP_ORDER, STATE_DICT_ROUND_TRIP)

@@ -1,0 +1,140 @@
+"""The moons trainer's data: a known generative process, a stratified split and a scaler.
+
+`make_dataset` draws points from one of five generative processes (moons, circles, XOR, spiral
+or two Gaussians), 2-D features and 0/1 labels; because the process is known, `bayes.py` can
+compute the best possible accuracy too. `split_and_scale` makes a stratified train/val/test
+split and fits a StandardScaler on the training split only, so nothing about the val/test
+points leaks into training. This module never imports streamlit.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from sklearn.datasets import make_circles, make_moons
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+from workbench.moons.settings import DATASETS, MAX_SAMPLES
+
+def _spiral_curve(t: torch.Tensor, label: int) -> torch.Tensor:
+    """Two interleaved arms of an Archimedean spiral; t in [0, 1] runs along an arm."""
+    radius = 0.2 + 1.8 * t
+    angle = 3.0 * math.pi * t + math.pi * label
+    return torch.stack([radius * torch.cos(angle), radius * torch.sin(angle)], dim=-1)
+
+
+def _moons_curve(t: torch.Tensor, label: int) -> torch.Tensor:
+    """scikit-learn's two half circles, t in [0, 1] mapped to the angle 0..pi."""
+    angle = math.pi * t
+    if label == 0:
+        return torch.stack([torch.cos(angle), torch.sin(angle)], dim=-1)
+    return torch.stack([1 - torch.cos(angle), 1 - torch.sin(angle) - 0.5], dim=-1)
+
+
+def _circles_curve(t: torch.Tensor, label: int) -> torch.Tensor:
+    """scikit-learn's circles with factor 0.5: label 0 outer (radius 1), label 1 inner."""
+    angle = 2 * math.pi * t
+    radius = 1.0 if label == 0 else 0.5
+    return torch.stack([radius * torch.cos(angle), radius * torch.sin(angle)], dim=-1)
+
+
+CURVES: dict[str, Callable[[torch.Tensor, int], torch.Tensor]] = {
+    "moons": _moons_curve, "circles": _circles_curve, "spiral": _spiral_curve,
+}
+GAUSSIAN_CENTRES = ((-0.5, -0.5), (0.5, 0.5))
+
+
+@dataclass(frozen=True)
+class Dataset:
+    features: np.ndarray   # (n, 2) float64, raw (unscaled) coordinates
+    labels: np.ndarray     # (n,) int64, 0 or 1
+    name: str
+    noise: float
+
+
+def make_dataset(name: str, n: int, noise: float, seed: int) -> Dataset:
+    """Draw `n` labelled points. Moons and circles are scikit-learn's own generators."""
+    if name not in DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; expected one of {', '.join(DATASETS)}")
+    n = int(min(max(n, 4), MAX_SAMPLES))
+    if name == "moons":
+        x, y = make_moons(n_samples=n, noise=noise, random_state=seed)
+    elif name == "circles":
+        x, y = make_circles(n_samples=n, noise=noise, random_state=seed, factor=0.5)
+    else:
+        rng = np.random.default_rng(seed)
+        if name == "xor":
+            # Uniform on [-1, 1]^2; label 1 where x and y have the same sign.
+            x = rng.uniform(-1.0, 1.0, size=(n, 2))
+            y = (x[:, 0] * x[:, 1] > 0).astype(np.int64)
+        else:
+            y = np.arange(n) % 2            # equal classes, in random order
+            rng.shuffle(y)
+        if name == "spiral":
+            # Two arms of an Archimedean spiral, t uniform along each arm (see _spiral_curve).
+            t = rng.uniform(0.0, 1.0, size=n)
+            radius = 0.2 + 1.8 * t
+            angle = 3.0 * np.pi * t + np.pi * y
+            x = np.column_stack([radius * np.cos(angle), radius * np.sin(angle)])
+        elif name == "gaussians":  # the noise is each blob's standard deviation
+            x = np.asarray(GAUSSIAN_CENTRES)[y].astype(np.float64)
+        x = x + rng.normal(scale=noise, size=(n, 2))
+    return Dataset(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.int64), name, noise)
+
+
+@dataclass(frozen=True)
+class Split:
+    """Raw and scaled features of the three splits, and the scaler fitted on train only."""
+
+    x_train: np.ndarray
+    y_train: np.ndarray
+    x_val: np.ndarray
+    y_val: np.ndarray
+    x_test: np.ndarray
+    y_test: np.ndarray
+    scaler: StandardScaler
+
+    def scaled(self, x: np.ndarray) -> np.ndarray:
+        return self.scaler.transform(x)
+
+
+def split_and_scale(data: Dataset, fractions: tuple[float, float, float], seed: int) -> Split:
+    """Stratified train/val/test split, then a StandardScaler fitted on the training split."""
+    _, val_frac, test_frac = fractions
+    x_rest, x_test, y_rest, y_test = train_test_split(
+        data.features, data.labels, test_size=test_frac, stratify=data.labels, random_state=seed)
+    x_train, x_val, y_train, y_val = train_test_split(
+        x_rest, y_rest, test_size=val_frac / (1 - test_frac), stratify=y_rest, random_state=seed)
+    scaler = StandardScaler().fit(x_train)
+    return Split(x_train, y_train, x_val, y_val, x_test, y_test, scaler)
+
+
+def as_tensors(x: np.ndarray, y: np.ndarray, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """float32 features (N, 2) and float32 targets (N,): BCEWithLogitsLoss wants float targets."""
+    return (torch.tensor(x, dtype=torch.float32, device=device),
+            torch.tensor(y, dtype=torch.float32, device=device))
+
+
+def grid_points(extent: tuple[float, float, float, float], resolution: int) -> np.ndarray:
+    """The (resolution^2, 2) raw coordinates of a grid over `extent`, row by row (y, then x)."""
+    x0, x1, y0, y1 = extent
+    gx, gy = np.meshgrid(np.linspace(x0, x1, resolution), np.linspace(y0, y1, resolution))
+    return np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def plot_extent(data: Dataset, margin: float = 0.25) -> tuple[float, float, float, float]:
+    """Fixed axes for the whole run: the data's bounding box plus a margin, rounded."""
+    lo = data.features.min(axis=0) - margin
+    hi = data.features.max(axis=0) + margin
+    return (math.floor(lo[0] * 4) / 4, math.ceil(hi[0] * 4) / 4,
+            math.floor(lo[1] * 4) / 4, math.ceil(hi[1] * 4) / 4)
+
+
+def read_only(*arrays: np.ndarray) -> None:
+    """Make arrays shared between runs read-only, so no run can change what the others see."""
+    for array in arrays:
+        array.flags.writeable = False

@@ -1,0 +1,135 @@
+"""The moons trainer's model: an MLP whose parameters come from the learner's generator.
+
+`MLP` is a plain `nn.Module`: Linear -> activation (-> dropout) ... -> Linear to one logit. It
+is built on the `meta` device and initialised from the learner's own `torch.Generator`, never
+the global RNG. This module never imports streamlit.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from workbench.moons.settings import MoonsSettings
+
+ACTIVATION_MODULES: dict[str, Callable[[], nn.Module]] = {
+    "ReLU": nn.ReLU, "LeakyReLU": lambda: nn.LeakyReLU(0.01), "GELU": nn.GELU,
+    "Tanh": nn.Tanh, "Sigmoid": nn.Sigmoid,
+}
+
+
+class SeededDropout(nn.Module):
+    """nn.Dropout, but its masks come from a given generator instead of the global RNG."""
+
+    def __init__(self, p: float, generator: torch.Generator | None = None) -> None:
+        super().__init__()
+        self.p = p
+        self.generator = generator
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.training or self.p == 0.0:
+            return x
+        keep = torch.rand(x.shape, generator=self.generator, device=x.device) >= self.p
+        return x * keep / (1.0 - self.p)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+class MLP(nn.Module):
+    """2 inputs -> hidden layers with an activation (and dropout) -> 1 raw logit."""
+
+    def __init__(self, hidden: tuple[int, ...] = (64, 32), act: str = "ReLU", dropout: float = 0.0,
+                 device: torch.device | str | None = None) -> None:
+        super().__init__()
+        layers: list[nn.Module] = []
+        width = 2
+        for out in hidden:
+            layers += [nn.Linear(width, out, device=device), ACTIVATION_MODULES[act]()]
+            if dropout > 0:
+                layers.append(SeededDropout(dropout))
+            width = out
+        layers.append(nn.Linear(width, 1, device=device))
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x).squeeze(-1)   # (N, 1) -> (N,) logits, the shape of the targets
+
+    def reset_parameters(self, generator: torch.Generator) -> None:
+        """nn.Linear's own default init (Kaiming-uniform), drawn from `generator`."""
+        with torch.no_grad():
+            for layer in self.net:
+                if isinstance(layer, nn.Linear):
+                    nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=generator)
+                    bound = 1 / math.sqrt(layer.in_features)
+                    nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
+
+    def set_dropout_generator(self, generator: torch.Generator) -> None:
+        for layer in self.net:
+            if isinstance(layer, SeededDropout):
+                layer.generator = generator
+
+
+def build_model(settings: MoonsSettings, device: torch.device, generator: torch.Generator) -> MLP:
+    """An MLP on `device` with weights from `generator`.
+
+    Built on `meta` first, so nn.Linear's constructor draws nothing from the global RNG; then
+    given uninitialised CPU memory, filled from the generator, and moved to `device`.
+    """
+    model = MLP(settings.hidden, settings.act, settings.dropout, device="meta")
+    # The generator lives on the CPU: initialise there, then move, so every device starts
+    # from the same weights for the same seed.
+    model = model.to_empty(device="cpu")
+    model.reset_parameters(generator)
+    return model.to(device)
+
+
+@dataclass(frozen=True)
+class ParameterRow:
+    name: str
+    shape: tuple[int, ...]
+    numel: int
+    dtype: str
+    init: str
+
+
+def parameter_table(model: nn.Module) -> list[ParameterRow]:
+    """One row per parameter, with the init scheme nn.Linear uses for it."""
+    rows = []
+    for name, p in model.named_parameters():
+        fan_in = int(p.shape[1]) if name.endswith("weight") else _fan_in(model, name)
+        bound = f"U(±{1 / math.sqrt(fan_in):.3g})"
+        # kaiming_uniform_ with a=sqrt(5) works out to the same bound as the bias: 1/sqrt(fan_in).
+        init = (f"kaiming_uniform_(a=√5) = {bound}" if name.endswith("weight")
+                else f"uniform_ {bound}, fan_in={fan_in}")
+        rows.append(ParameterRow(name, tuple(p.shape), p.numel(), str(p.dtype).replace("torch.", ""), init))
+    return rows
+
+
+def _fan_in(model: nn.Module, bias_name: str) -> int:
+    weight = dict(model.named_parameters())[bias_name.removesuffix("bias") + "weight"]
+    return int(weight.shape[1])
+
+
+def activation_curve(act: str, lo: float = -4.0, hi: float = 4.0, points: int = 161
+                     ) -> tuple[list[float], list[float], list[float]]:
+    """x, f(x) and f'(x) for an activation; the derivative comes from autograd."""
+    x = torch.linspace(lo, hi, points, requires_grad=True)
+    y = ACTIVATION_MODULES[act]()(x)
+    (grad,) = torch.autograd.grad(y.sum(), x)
+    return x.detach().tolist(), y.detach().tolist(), grad.tolist()
+
+
+def build_optimizer(name: str, params, lr: float, wd: float) -> torch.optim.Optimizer:
+    if name == "AdamW":
+        return torch.optim.AdamW(params, lr=lr, weight_decay=wd)
+    if name == "Adam":
+        return torch.optim.Adam(params, lr=lr, weight_decay=wd)
+    if name == "SGD":
+        return torch.optim.SGD(params, lr=lr, momentum=0.9, weight_decay=wd)
+    if name == "RMSprop":
+        return torch.optim.RMSprop(params, lr=lr, weight_decay=wd)
+    raise ValueError(f"unknown optimizer {name!r}")

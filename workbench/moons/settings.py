@@ -1,0 +1,148 @@
+"""The moons trainer's settings: one dataclass and its table, the only place a setting's link
+name, range, widget label, help and step are written.
+
+The link names (dataset, n, noise, seed, split, hidden, act, dropout, opt, lr, wd, batch,
+epochs) are public: teachers type them into slides. Keep them and their meaning.
+This module never imports streamlit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from workbench.common.links import (
+    MAX_SEED,
+    ChoiceParam,
+    FloatParam,
+    IntListParam,
+    IntParam,
+    LinkSchema,
+    Widget,
+)
+
+DATASETS = ("moons", "circles", "xor", "spiral", "gaussians")
+ACTIVATIONS = ("ReLU", "LeakyReLU", "GELU", "Tanh", "Sigmoid")
+OPTIMIZERS = ("AdamW", "Adam", "SGD", "RMSprop")
+SPLITS = ("70/15/15", "60/20/20", "80/10/10", "50/25/25")
+
+# Hard limits: a lesson link is untrusted input, and one learner must not starve the others.
+MAX_SAMPLES = 5000
+MAX_WIDTH = 256
+MAX_LAYERS = 4
+MAX_EPOCHS = 500
+MAX_STEPS_PER_RUN = 200_000     # optimizer steps in one training run, whatever the settings
+
+
+@dataclass(frozen=True)
+class MoonsSettings:
+    """Everything that decides one experiment. Defaults are the lesson's assignment."""
+
+    dataset: str = "moons"
+    n: int = 3000
+    noise: float = 0.25
+    seed: int = 42
+    split: str = "70/15/15"
+    hidden: tuple[int, ...] = (64, 32)
+    act: str = "ReLU"
+    dropout: float = 0.0
+    opt: str = "AdamW"
+    lr: float = 0.003
+    wd: float = 1e-4
+    batch: int = 64
+    epochs: int = 50
+
+    @property
+    def fractions(self) -> tuple[float, float, float]:
+        train, val, test = (int(p) / 100 for p in self.split.split("/"))
+        return train, val, test
+
+    @property
+    def architecture(self) -> str:
+        """`2 -> 64 -> 32 -> 1`, the shape of the network in words."""
+        return " -> ".join(str(w) for w in (2, *self.hidden, 1))
+
+
+PRESET = MoonsSettings()
+
+TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
+    ChoiceParam("dataset", DATASETS, label="Dataset",
+                help="Which generative process draws the points.",
+                meaning="which generative process draws the points",
+                widget=Widget(choice_labels={"moons": "Two moons", "circles": "Circles",
+                                             "xor": "XOR", "spiral": "Spiral",
+                                             "gaussians": "Two Gaussians"})),
+    IntParam("n", 100, MAX_SAMPLES, label="Points (n_samples)",
+             help="Number of points, all splits together.",
+             meaning="points in all splits together", widget=Widget(step=100)),
+    FloatParam("noise", 0.0, 1.0, label="Noise (std)",
+               help="Standard deviation of the Gaussian noise added to every point. It sets the "
+                    "best accuracy any classifier can reach.",
+               meaning="std of the Gaussian noise added to each point",
+               widget=Widget(kind="slider", step=0.01)),
+    IntParam("seed", 0, MAX_SEED, label="Seed",
+             help="Seeds the data, the split, the initial weights, the batch order and dropout, "
+                  "through the learner's own torch.Generator objects.",
+             meaning="seeds data, split, initial weights, batch order and dropout "
+                     "(own `torch.Generator`s)",
+             widget=Widget(step=1)),
+    ChoiceParam("split", SPLITS, label="Split train/val/test (%)",
+                help="Stratified: each split keeps the class balance.",
+                meaning="train/val/test percentages, stratified"),
+    IntListParam("hidden", 1, MAX_WIDTH, MAX_LAYERS, empty_ok=True, label="Hidden layers",
+                 help=f"Widths separated by commas, e.g. 64,32 (at most {MAX_LAYERS} layers of at "
+                      f"most {MAX_WIDTH}). Empty: no hidden layer, a linear classifier.",
+                 meaning="hidden widths, e.g. 64,32; empty for a linear model",
+                 widget=Widget(kind="text")),
+    ChoiceParam("act", ACTIVATIONS, label="Activation",
+                help="The activation between layers.", meaning="the nonlinearity between layers"),
+    FloatParam("dropout", 0.0, 0.8, label="Dropout",
+               help="Probability of zeroing each hidden activation while training.",
+               meaning="dropout probability after each activation",
+               widget=Widget(kind="slider", step=0.05)),
+    ChoiceParam("opt", OPTIMIZERS, label="Optimizer", help="SGD uses momentum 0.9.",
+                meaning="SGD with momentum 0.9"),
+    FloatParam("lr", 1e-5, 1.0, label="Learning rate",
+               help="How far each optimizer step moves the weights along the gradient.",
+               meaning="how far each step moves the weights", widget=Widget(step=0.001, format="%.5f")),
+    FloatParam("wd", 0.0, 0.1, label="Weight decay",
+               help="Pulls every weight towards zero a little at each step.",
+               meaning="pulls the weights towards zero", widget=Widget(step=1e-4, format="%.5f")),
+    IntParam("batch", 1, 2048, label="Batch size", help="Samples in one mini-batch.",
+             meaning="samples per optimizer step", widget=Widget(step=16)),
+    IntParam("epochs", 1, MAX_EPOCHS, label="Epochs",
+             help="Passes over the training split. Raising it later continues the same run.",
+             meaning="epochs to train; raising it later continues the same run",
+             widget=Widget(step=10)),
+])
+assert [p.field for p in TABLE.params] == [f.name for f in fields(MoonsSettings)]
+
+
+def _shown(name: str, settings: MoonsSettings) -> str:
+    p = TABLE[name]
+    value = getattr(settings, p.field)
+    if isinstance(p, ChoiceParam):
+        return p.choice_label(value)
+    if isinstance(p, IntListParam):
+        return p.format(value) or "none (linear)"
+    return p.format(value)
+
+
+def changes(old: MoonsSettings, new: MoonsSettings, *, ignore: tuple[str, ...] = ()) -> list[str]:
+    """What differs, in words: `the learning rate changed from 0.003 to 0.01`."""
+    words = []
+    for p in TABLE.params:
+        if p.name in ignore or getattr(old, p.field) == getattr(new, p.field):
+            continue
+        label = p.label[0].lower() + p.label[1:]
+        words.append(f"the {label} changed from {_shown(p.name, old)} to {_shown(p.name, new)}")
+    return words
+
+
+def discard_notice(old: MoonsSettings, new: MoonsSettings, epoch: int, steps: int,
+                   device_changed: bool = False) -> str:
+    """The sentence a page shows when a setting change threw a trained run away."""
+    reasons = changes(old, new, ignore=("epochs",))
+    if device_changed:
+        reasons.append("the device changed")
+    where = f"epoch {epoch}" if epoch else f"step {steps:,} of epoch 1"
+    what = "; ".join(reasons) or "the settings changed"
+    return (f"The run at {where} was discarded: {what} (a new run starts from fresh weights).")
