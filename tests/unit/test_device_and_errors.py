@@ -1,7 +1,14 @@
 import pytest
 import torch
 
-from workbench.common.device import AUTO, best_device, configure_threads, device_choices, diagnose, resolve_choice
+from workbench.common.device import (
+    AUTO,
+    best_device,
+    configure_threads,
+    device_choices,
+    diagnose,
+    resolve_choice,
+)
 from workbench.common.errors import explain, unexpected
 from workbench.common.formatting import human_bytes
 

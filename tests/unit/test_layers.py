@@ -16,7 +16,6 @@ import sys
 import tokenize
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 UI_LIBRARIES = ("streamlit", "plotly", "graphviz")
