@@ -32,13 +32,12 @@ import torch  # noqa: E402
 
 torch.set_num_threads(1)
 
+from workbench.batches.cost import per_sample_loader, whole_batch_loader  # noqa: E402
 from workbench.moons.model import build_model, build_optimizer  # noqa: E402
 from workbench.moons.settings import PRESET  # noqa: E402
 from workbench.moons.training import (  # noqa: E402
     TrainingSession,
-    batch_sampler_loader,
     batched_loader,
-    per_sample_loader,
 )
 
 REPEATS = 9
@@ -92,7 +91,7 @@ def loader_costs() -> dict[str, float]:
     batches = list(batched_loader(dataset, PRESET.batch, torch.Generator().manual_seed(1)))
     for _ in range(REPEATS):
         for name, make in (("per-sample DataLoader + collate", per_sample_loader),
-                           ("BatchSampler as sampler", batch_sampler_loader),
+                           ("BatchSampler as sampler", whole_batch_loader),
                            ("ShuffledBatchSampler (page)", batched_loader)):
             loader = make(dataset, PRESET.batch, torch.Generator().manual_seed(1))
             started = CLOCK()

@@ -44,8 +44,12 @@ def graph_scale() -> float:
 def style_figure(fig: go.Figure, *, uirevision: str | None = None) -> go.Figure:
     """Fonts, palette and line/marker sizes for the current mode; `uirevision` keeps zoom."""
     scale = graph_scale()
-    fig.update_layout(template="workbench_presenter" if presenting() else "workbench")
-    if fig.layout.title.text and fig.layout.margin.t is None:
+    name = "workbench_presenter" if presenting() else "workbench"
+    # The template's values are also written into the figure's own layout: Streamlit's chart
+    # theme fills in every value a figure leaves unset, template values included.
+    fig.update_layout(template=name)
+    fig.update_layout(pio.templates[name].layout.to_plotly_json())
+    if fig.layout.title.text:
         fig.update_layout(margin_t=40 * scale)
     if uirevision is not None:
         fig.update_layout(uirevision=uirevision)

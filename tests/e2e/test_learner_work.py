@@ -88,15 +88,15 @@ def test_a_typed_autograd_program_comes_back(page, app_url):
 
 def test_a_batch_iterator_position_comes_back(page, app_url):
     open_path(page, app_url, "/batch_iterator?n=20&batch=6&shuffle=0")
-    story = page.get_by_text("Epoch 1, batch 1", exact=False)
+    story = page.get_by_text("Epoch 0, batch 0", exact=False)
     expect(story.first).to_be_visible(timeout=WAIT)
-    for number in (2, 3):
+    for number in (1, 2):
         page.locator(".st-key-bi_next button").click()
-        expect(page.get_by_text(f"Epoch 1, batch {number}", exact=False).first).to_be_visible(timeout=WAIT)
+        expect(page.get_by_text(f"Epoch 0, batch {number}", exact=False).first).to_be_visible(timeout=WAIT)
     wait_settled(page)
 
     away_and_back(page, "Batch iterator", "/batch_iterator")
-    expect(page.get_by_text("Epoch 1, batch 3", exact=False).first).to_be_visible(timeout=WAIT)
+    expect(page.get_by_text("Epoch 0, batch 2", exact=False).first).to_be_visible(timeout=WAIT)
     expect_query(page, n="20", batch="6", shuffle="0")
 
 

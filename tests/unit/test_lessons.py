@@ -13,7 +13,7 @@ def test_every_check_is_answered_by_pytorch_with_one_of_its_options(lesson, step
     if step.check is not None:
         revealed = step.check.answer()
         assert revealed.correct_option in step.check.options
-        assert revealed.shown_value and revealed.code
+        assert revealed.shown_value and step.check.code
 
 
 def test_lessons_are_found_by_key_and_linkable():

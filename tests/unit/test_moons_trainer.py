@@ -11,16 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import make_moons
 
+from workbench.batches.cost import per_sample_loader, whole_batch_loader
 from workbench.moons.bayes import bayes_accuracy, bayes_predict
 from workbench.moons.data import grid_points, make_dataset, plot_extent, split_and_scale
 from workbench.moons.model import activation_curve, build_model, parameter_table
 from workbench.moons.settings import ACTIVATIONS, DATASETS, MAX_SAMPLES, PRESET, TABLE
 from workbench.moons.training import (
     TrainingSession,
-    batch_sampler_loader,
     batched_loader,
     f1_score,
-    per_sample_loader,
 )
 
 SMALL = dataclasses.replace(PRESET, n=400, epochs=4)
@@ -67,7 +66,7 @@ def test_split_is_stratified_and_the_scaler_sees_only_train():
     assert not np.allclose(split.scaler.mean_, data.features.mean(axis=0))
 
 
-@pytest.mark.parametrize("make", [batched_loader, batch_sampler_loader])
+@pytest.mark.parametrize("make", [batched_loader, whole_batch_loader])
 @pytest.mark.parametrize("batch", [1, 48, 64, 5000])
 def test_the_fast_loaders_yield_exactly_the_seeded_dataloaders_batches(make, batch):
     session = TrainingSession(SMALL)

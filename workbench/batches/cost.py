@@ -37,15 +37,20 @@ def tensor_dataset(samples: int, features: int = 2, seed: int = 0) -> TensorData
                          torch.randint(0, 2, (samples,), generator=generator))
 
 
-def per_sample_loader(dataset: TensorDataset, batch_size: int, seed: int) -> DataLoader:
-    return DataLoader(dataset, batch_size=batch_size, shuffle=True,
-                      generator=torch.Generator().manual_seed(seed))
+def per_sample_loader(dataset: TensorDataset, batch_size: int, generator: torch.Generator) -> DataLoader:
+    """The textbook loader: one `__getitem__` per sample, then `default_collate`."""
+    return DataLoader(dataset, batch_size=batch_size, shuffle=True, generator=generator)
 
 
-def whole_batch_loader(dataset: TensorDataset, batch_size: int, seed: int) -> DataLoader:
-    generator = torch.Generator().manual_seed(seed)
+def whole_batch_loader(dataset: TensorDataset, batch_size: int, generator: torch.Generator) -> DataLoader:
+    """The same batches, one indexing call each: a BatchSampler is the sampler and automatic
+    batching is off (`batch_size=None`), so TensorDataset receives a whole list of indices."""
     batches = BatchSampler(RandomSampler(dataset, generator=generator), batch_size, drop_last=False)
     return DataLoader(dataset, sampler=batches, batch_size=None, generator=generator)
+
+
+def _seeded(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
 
 
 def bare_batches(dataset: TensorDataset, batch_size: int, seed: int) -> Iterable:
@@ -67,8 +72,8 @@ def _best_epoch_seconds(make_batches: Callable[[], Iterable], repeats: int) -> f
 
 
 def same_batches(dataset: TensorDataset, batch_size: int, seed: int) -> bool:
-    pairs = zip(per_sample_loader(dataset, batch_size, seed),
-                whole_batch_loader(dataset, batch_size, seed), strict=True)
+    pairs = zip(per_sample_loader(dataset, batch_size, _seeded(seed)),
+                whole_batch_loader(dataset, batch_size, _seeded(seed)), strict=True)
     return all(torch.equal(a[0], b[0]) and torch.equal(a[1], b[1]) for a, b in pairs)
 
 
@@ -76,8 +81,9 @@ def measure_batching_cost(samples: int = 2048, batch_size: int = 32, repeats: in
                           seed: int = 0) -> BatchingCost:
     """Time one epoch three ways (best of `repeats`), in microseconds per sample."""
     dataset = tensor_dataset(samples, seed=seed)
-    per_sample = _best_epoch_seconds(lambda: per_sample_loader(dataset, batch_size, seed), repeats)
-    whole = _best_epoch_seconds(lambda: whole_batch_loader(dataset, batch_size, seed), repeats)
+    per_sample = _best_epoch_seconds(lambda: per_sample_loader(dataset, batch_size, _seeded(seed)),
+                                     repeats)
+    whole = _best_epoch_seconds(lambda: whole_batch_loader(dataset, batch_size, _seeded(seed)), repeats)
     bare = _best_epoch_seconds(lambda: bare_batches(dataset, batch_size, seed), repeats)
     return BatchingCost(samples, batch_size, per_sample / samples * 1e6, whole / samples * 1e6,
                         bare / samples * 1e6, same_batches(dataset, batch_size, seed))

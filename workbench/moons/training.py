@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 from torch import nn
-from torch.utils.data import BatchSampler, DataLoader, RandomSampler, Sampler, TensorDataset
+from torch.utils.data import DataLoader, Sampler, TensorDataset
 
 from workbench.moons.bayes import bayes_accuracy, bayes_log_densities
 from workbench.moons.data import (
@@ -35,18 +35,6 @@ from workbench.moons.settings import MAX_STEPS_PER_RUN, MoonsSettings
 # ---------------------------------------------------------------------------------------------
 # Loaders and metrics.
 # ---------------------------------------------------------------------------------------------
-
-def per_sample_loader(dataset: TensorDataset, batch_size: int, generator: torch.Generator) -> DataLoader:
-    """The textbook loader: one sample at a time through default collate."""
-    return DataLoader(dataset, batch_size=batch_size, shuffle=True, generator=generator)
-
-
-def batch_sampler_loader(dataset: TensorDataset, batch_size: int, generator: torch.Generator) -> DataLoader:
-    """The same batches, one indexing call each: a BatchSampler is the sampler and automatic
-    batching is off (`batch_size=None`), so TensorDataset receives a whole list of indices."""
-    batches = BatchSampler(RandomSampler(dataset, generator=generator), batch_size, drop_last=False)
-    return DataLoader(dataset, sampler=batches, batch_size=None, generator=generator)
-
 
 class ShuffledBatchSampler(Sampler[torch.Tensor]):
     """`BatchSampler(RandomSampler(data, generator=g), batch_size)`, yielding index tensors.

@@ -107,7 +107,8 @@ TABLE = LinkSchema(TensorSettings, [
     TextParam("ops", 300, label="Op chain applied to x (typed text is parsed, never run)",
               help="Allowed: " + ", ".join(ALLOWED_METHODS) + ", and indexing with slices, "
                    "whole numbers, None and `...`.",
-              meaning="the op chain as typed, e.g. `t().view(-1)`: " + ", ".join(ALLOWED_METHODS) + " and slicing"),
+              meaning="the op chain as typed, e.g. `t().view(-1)`: "
+                      + ", ".join(ALLOWED_METHODS) + " and slicing"),
     ShapeParam("lhs", MAX_OPERAND_SIZE, MAX_OPERAND_RANK, label="shape of a",
                help=f"Up to {MAX_OPERAND_RANK} sizes from 0 to {MAX_OPERAND_SIZE}.",
                meaning="the left operand of the broadcasting/matmul section"),
