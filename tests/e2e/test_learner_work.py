@@ -17,6 +17,13 @@ pytestmark = pytest.mark.e2e
 WAIT = 60_000
 
 
+def click(page, selector: str) -> None:
+    """Click a button once the run has finished: while a run redraws, the old element and the
+    new one are both on the page."""
+    wait_settled(page)
+    page.locator(selector).first.click()
+
+
 def sidebar_to(page, title: str) -> None:
     page.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
     wait_settled(page)
@@ -40,7 +47,7 @@ def expect_query(page, **wanted: str) -> None:
 def test_a_trained_run_comes_back_at_the_same_epoch_and_boundary(page, app_url):
     open_path(page, app_url, "/moons_trainer?dataset=spiral&n=300&epochs=5")
     for epoch in (1, 2):
-        page.locator(".st-key-mt_step button").click()
+        click(page, ".st-key-mt_step button")
         expect(page.get_by_text(f"Epoch {epoch} / 5").first).to_be_visible(timeout=WAIT)
     wait_settled(page)
     boundary = """() => { const p = document.querySelector('.st-key-mt_boundary .js-plotly-plot');
@@ -87,22 +94,22 @@ def test_a_typed_autograd_program_comes_back(page, app_url):
 
 
 def test_a_batch_iterator_position_comes_back(page, app_url):
-    open_path(page, app_url, "/batch_iterator?n=20&batch=6&shuffle=0")
+    open_path(page, app_url, "/batch_iterator?n=24&batch=5&shuffle=0")
     story = page.get_by_text("Epoch 0, batch 0", exact=False)
     expect(story.first).to_be_visible(timeout=WAIT)
     for number in (1, 2):
-        page.locator(".st-key-bi_next button").click()
+        click(page, ".st-key-bi_next button")
         expect(page.get_by_text(f"Epoch 0, batch {number}", exact=False).first).to_be_visible(timeout=WAIT)
     wait_settled(page)
 
     away_and_back(page, "Batch iterator", "/batch_iterator")
     expect(page.get_by_text("Epoch 0, batch 2", exact=False).first).to_be_visible(timeout=WAIT)
-    expect_query(page, n="20", batch="6", shuffle="0")
+    expect_query(page, n="24", batch="5", shuffle="0")
 
 
 def test_a_lesson_step_comes_back(page, app_url):
     open_path(page, app_url, "/lessons?lesson=autograd&step=2")
-    page.locator(".st-key-lesson_next button").click()
+    click(page, ".st-key-lesson_next button")
     expect(page.get_by_text("Step 3 of", exact=False).first).to_be_visible(timeout=WAIT)
     wait_settled(page)
 
