@@ -11,6 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+import streamlit as st
 import torch
 
 from components.state import learner_state, shared_model
@@ -71,6 +72,8 @@ def current_session(me: MoonsTrainerState, settings: MoonsSettings,
         if old is not None and (old.epoch > 0 or old.steps > 0):
             me.notice = discard_notice(old.settings, settings, old.epoch, old.steps,
                                        device_changed=old.device != device)
+            # A toast too: the setting just changed may be far below the notice's place.
+            st.toast(me.notice, icon=":material/delete_history:")
         me.session = new_session(settings, device)
         me.running = False
         me.reload_check = None
