@@ -16,7 +16,7 @@ are parsed by the table; a bad entry is reported and the last good value stays i
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 import streamlit as st
@@ -155,6 +155,3 @@ class SettingsForm(Generic[Settings]):
             return self._parse(p, raw)
         return st.session_state.get(self._valid_key(p.name), getattr(self.linked, p.field))
 
-
-def fields_of(table: LinkSchema[Any], names: Iterable[str]) -> list[str]:
-    return [table[name].field for name in names]
