@@ -33,6 +33,7 @@ from workbench.common.links import (
 )
 
 Settings = TypeVar("Settings")
+TEXT_KINDS = ("text", "text_area")    # drawn as typed text, parsed by the table
 
 
 class SettingsForm(Generic[Settings]):
@@ -44,7 +45,7 @@ class SettingsForm(Generic[Settings]):
             key = self.key(p.name)
             if fresh or key not in st.session_state:
                 st.session_state[key] = self._widget_value(p, getattr(linked, p.field))
-            if fresh or self._valid_key(p.name) not in st.session_state:
+            if p.kind in TEXT_KINDS and (fresh or self._valid_key(p.name) not in st.session_state):
                 st.session_state[self._valid_key(p.name)] = getattr(linked, p.field)
 
     def key(self, name: str) -> str:
@@ -55,7 +56,7 @@ class SettingsForm(Generic[Settings]):
 
     @staticmethod
     def _widget_value(p: Param, value: Any) -> Any:
-        if p.kind in ("text", "text_area"):
+        if p.kind in TEXT_KINDS:
             return p.format(value)
         return value
 
@@ -63,7 +64,8 @@ class SettingsForm(Generic[Settings]):
         """Put `settings` into the widgets (a preset button's callback)."""
         for p in self.table.params:
             st.session_state[self.key(p.name)] = self._widget_value(p, getattr(settings, p.field))
-            st.session_state[self._valid_key(p.name)] = getattr(settings, p.field)
+            if p.kind in TEXT_KINDS:
+                st.session_state[self._valid_key(p.name)] = getattr(settings, p.field)
 
     def draw(self, *names: str, **overrides: Any) -> None:
         """Draw these settings' widgets (skipping hidden ones); `overrides` go to the widget

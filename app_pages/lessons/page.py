@@ -29,7 +29,7 @@ prose("Short walks through the workbench, in the order of the course. Each step 
 # --- settings: which lesson and step (from a link, or this learner's own when they come back)
 linked, fresh = link_settings(TABLE, KEY)
 form = SettingsForm(TABLE, linked, fresh, prefix="lesson_")
-lesson_key = form.value("lesson", on_change=new_lesson) or linked.lesson
+lesson_key = form.value("lesson", on_change=new_lesson)
 lesson = lesson_by_key(lesson_key)
 count = len(lesson.steps)
 number = min(max(int(st.session_state[form.key("step")]), 1), count)

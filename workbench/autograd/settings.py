@@ -32,7 +32,8 @@ TABLE: LinkSchema[AutogradSettings] = LinkSchema(AutogradSettings, [
               help="A subset of Python and PyTorch (see *What you can write*). Press Ctrl+Enter or "
                    "click outside to run it.",
               widget=Widget(kind="text_area"),
-              meaning="the program, URL-encoded"),
+              meaning="the program, URL-encoded",
+              readme_default="the first example, `y = w * x + b`, `L = (y - 10) ** 2`"),
     IntParam("backward", 0, MAX_PAGE_BACKWARD, label="Call `backward()` on the output this many times",
              help="After your program, the page calls output.backward() this many times. Programs "
                   "that call backward() themselves usually want 0 here.",

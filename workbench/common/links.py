@@ -44,7 +44,7 @@ class Param:
     default_widget = "text"
 
     def __init__(self, name: str, field: str | None = None, help: str = "", *, label: str = "",
-                 widget: Widget | None = None, meaning: str = "") -> None:
+                 widget: Widget | None = None, meaning: str = "", readme_default: str = "") -> None:
         self.name = name
         self.field = field or name
         self.help = help
@@ -52,6 +52,7 @@ class Param:
         self.widget = widget or Widget()
         # One line for the README and the share panel; the widget's help when not given.
         self.meaning = meaning or help
+        self.readme_default = readme_default      # the README's words for a long default
 
     @property
     def kind(self) -> str:
@@ -247,9 +248,7 @@ class LinkSchema(Generic[Settings]):
         rows = ["| parameter | setting | values | default |", "| --- | --- | --- | --- |"]
         for p in self.params:
             default = self.default_text(p)
-            default = f"`{default}`" if default else "(empty)"
-            if isinstance(p, TextParam) and len(default) > 40:
-                default = "the preset program"
+            default = p.readme_default or (f"`{default}`" if default else "(empty)")
             meaning = f"{p.label}: {p.meaning}" if p.meaning and p.meaning != p.label else p.label
             rows.append(f"| `{p.name}` | {meaning.replace('|', '/')} | {p.values_text()} | {default} |")
         return "\n".join(rows)
