@@ -13,7 +13,7 @@ from app_pages.batch_iterator.figures import pipeline_dot
 from app_pages.batch_iterator.listings import items_listing, tensor_listing
 from app_pages.batch_iterator.state import BatchPageState, Moons
 from components.error_panel import error_panel
-from components.state import SharedModel, session_id
+from components.state import SharedModel
 from workbench.batches import runs
 from workbench.batches.accumulation import AccumulationResult, compare_accumulation
 from workbench.batches.cost import measure_batching_cost
@@ -28,7 +28,7 @@ from workbench.batches.runs import (
 )
 from workbench.batches.settings import BatchSettings
 from workbench.batches.story import describe_batch_sampler, describe_collate, describe_sampler
-from workbench.common.jobs import HEAVY_JOBS, busy_message
+from workbench.common.jobs import SCHEDULER
 
 
 # %% The pipeline, for this batch, and epoch by epoch -----------------------------------------
@@ -87,19 +87,14 @@ def _noise_table(run: LoaderRun) -> pd.DataFrame:
 
 
 def _run_pitfall(page: BatchPageState) -> None:
-    owner = session_id()
-    if not HEAVY_JOBS.acquire(owner):
-        page.pitfall_error = busy_message()
-        return
     try:
-        without = runs.run_loader(PITFALL_SETTINGS, tick=lambda: HEAVY_JOBS.acquire(owner))
-        with_fn = runs.run_loader(dataclasses.replace(PITFALL_SETTINGS, worker_init=True),
-                             tick=lambda: HEAVY_JOBS.acquire(owner))
+        with SCHEDULER.turn():
+            without = runs.run_loader(PITFALL_SETTINGS)
+        with SCHEDULER.turn():
+            with_fn = runs.run_loader(dataclasses.replace(PITFALL_SETTINGS, worker_init=True))
         page.pitfall, page.pitfall_error = (without, with_fn), ""
     except (RuntimeError, ValueError) as exc:
         page.pitfall_error = explain_loader_error(exc).message
-    finally:
-        HEAVY_JOBS.release(owner)
 
 
 def pitfall_section(page: BatchPageState, settings: BatchSettings, run: LoaderRun) -> None:

@@ -6,17 +6,18 @@ loader again and sends the stepper back to the first batch, and says so.
 """
 from __future__ import annotations
 
+import contextlib
+
 from dataclasses import dataclass
 
 import torch
 
-from components.state import session_id
 from workbench.batches import runs
 from workbench.batches.cost import BatchingCost
 from workbench.batches.runs import BatchRecord, LoaderRun, explain_loader_error
 from workbench.batches.settings import TABLE, BatchSettings
 from workbench.common.errors import ExplainedError
-from workbench.common.jobs import HEAVY_JOBS
+from workbench.common.jobs import SCHEDULER
 
 Moons = tuple[torch.Tensor, torch.Tensor]  # features and labels of the moons training split
 
@@ -27,7 +28,6 @@ class BatchPageState:
     data_token: int | None = None
     run: LoaderRun | None = None
     error: ExplainedError | None = None
-    busy: bool = False
     position: int = 0               # index into run.records: the batch the learner stepped to
     notice: str = ""                # what the last reset threw away, shown once
     cost: BatchingCost | None = None
@@ -37,7 +37,7 @@ class BatchPageState:
     @property
     def current(self) -> BatchRecord | None:
         """The batch the stepper shows (None while there is no batch)."""
-        if self.run is None or not self.run.records or self.error is not None or self.busy:
+        if self.run is None or not self.run.records or self.error is not None:
             return None
         self.position = min(max(self.position, 0), len(self.run.records) - 1)
         return self.run.records[self.position]
@@ -48,24 +48,19 @@ class BatchPageState:
 
     def update(self, settings: BatchSettings, moons: Moons | None, data_token: int | None) -> None:
         """Run the DataLoader once per settings change; stepping only reads the records."""
-        if self.settings == settings and self.data_token == data_token and not self.busy:
+        if self.settings == settings and self.data_token == data_token:
             return
         self.notice = self._reset_notice(settings, data_token)
         self.settings, self.data_token = settings, data_token
-        self.run, self.error, self.busy, self.position = None, None, False, 0
-        owner = session_id()
-        heavy = settings.num_workers > 0
-        if heavy and not HEAVY_JOBS.acquire(owner):
-            self.busy = True
-            return
+        self.run, self.error, self.position = None, None, 0
+        # Worker runs start processes: they wait for their turn in the scheduler the moons
+        # trainer's live runs share (never refused), so a class does not start 30 at once.
+        turn = SCHEDULER.turn() if settings.num_workers > 0 else contextlib.nullcontext()
         try:
-            self.run = runs.run_loader(settings, moons,
-                                       tick=(lambda: HEAVY_JOBS.acquire(owner)) if heavy else None)
+            with turn:
+                self.run = runs.run_loader(settings, moons)
         except (ValueError, RuntimeError, TypeError) as exc:
             self.error = explain_loader_error(exc)
-        finally:
-            if heavy:
-                HEAVY_JOBS.release(owner)
 
     def _reset_notice(self, settings: BatchSettings, data_token: int | None) -> str:
         """'Back to the first batch (epoch 0, batch 0): batch_size changed. ...' when the

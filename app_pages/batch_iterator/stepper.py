@@ -18,7 +18,6 @@ from workbench.batches.codegen import record_line
 from workbench.batches.datasets import make_dataset
 from workbench.batches.settings import BatchSettings
 from workbench.batches.story import grid_story
-from workbench.common.jobs import busy_message
 
 
 def _fix_buttons(form: SettingsForm, fixes: list[tuple[str, BatchSettings]]) -> None:
@@ -39,15 +38,12 @@ def _error_fixes(page: BatchPageState, s: BatchSettings) -> list[tuple[str, Batc
 
 
 def draw(page: BatchPageState, form: SettingsForm, s: BatchSettings, moons: Moons | None) -> None:
-    """The main column: busy, PyTorch's error, the current batch, or an empty loader."""
+    """The main column: PyTorch's error, the current batch, or an empty loader."""
     if page.notice:
         st.info(page.notice, icon=":material/restart_alt:")
         page.notice = ""
     run, current = page.run, page.current
-    if page.busy:
-        st.warning(busy_message(), icon=":material/hourglass_top:")
-        st.button("Try again", key="bi_retry", icon=":material/refresh:")
-    elif page.error is not None:
+    if page.error is not None:
         error_panel(page.error, key="bi_loader_error")
         _fix_buttons(form, _error_fixes(page, s))
     elif run is not None and current is not None:

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.moons_trainer.state import MoonsTrainerState, publish_shared, state
+from app_pages.moons_trainer.live import start_training, stop_training
+from app_pages.moons_trainer.state import (
+    MoonsTrainerState,
+    back_to_previous,
+    publish_shared,
+    state,
+    where,
+)
+from components.error_panel import error_panel
 from components.settings_form import SettingsForm
-from components.state import session_id
-from workbench.common.jobs import TRAINING
 from workbench.moons.settings import PRESET, MoonsSettings
 from workbench.moons.training import TrainingSession
 
@@ -39,14 +45,24 @@ def settings_panel(form: SettingsForm[MoonsSettings]) -> MoonsSettings:
 
 
 def _act(running: bool = False, *, step: bool = False, reset: bool = False) -> None:
-    """A playback button was pressed: it is the learner's next action, so the notice goes."""
+    """A playback button was pressed: it is the learner's next action, so the notice goes.
+
+    Play and Step start the run's job in the scheduler at once (Step plays to the end of the
+    epoch); Pause and Reset stop it before the page runs on, so the model is still while the
+    rest of the page reads it."""
     me = state()
     me.notice = ""
-    me.running, me.step_requested, me.reset_requested = running, step, reset
-    if not running:
-        TRAINING.release(session_id())
-        if me.session is not None and not (step or reset):
-            publish_shared(me.session)
+    stop_training(me)
+    me.reset_requested = reset
+    session = me.session
+    if session is None or reset:
+        return
+    if running or step:
+        me.running = True
+        me.stop_at_epoch = session.epoch + 1 if step else None
+        start_training(me, session)
+    else:
+        publish_shared(session)
 
 
 def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
@@ -57,10 +73,29 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
         st.button("Pause", on_click=_act, icon=":material/pause:", key="mt_pause",
                   disabled=not me.running)
         st.button("Step", on_click=_act, kwargs={"step": True}, icon=":material/skip_next:",
-                  key="mt_step", disabled=session.done, help="Train one epoch, then stop.")
+                  key="mt_step", disabled=session.done or me.running,
+                  help="Train one epoch, then stop.")
         st.button("Reset", on_click=_act, kwargs={"reset": True}, icon=":material/restart_alt:",
                   key="mt_reset", help="A fresh model with the same seed: the same run again.")
         for key, (label, help_text) in VIEW_TOGGLES.items():
             # Streamlit drops a widget's state on another page; the learner's choice is kept.
             st.session_state.setdefault(key, me.view.get(key, False))
             me.view[key] = st.toggle(label, key=key, help=help_text)
+
+
+def notice_panel(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]) -> None:
+    """What the last setting change did to the run, and a way back when it started a new one."""
+    if me.job_error is not None:
+        error_panel(me.job_error, key="mt_job_error")
+    if not me.notice:
+        return
+    if me.notice_kind == "info":
+        st.info(me.notice, icon=":material/tune:")
+        return
+    with st.container(border=True, key="mt_new_run_notice"):
+        st.markdown(f":material/restart_alt: {me.notice}")
+        previous = me.previous
+        if previous is not None:
+            st.button(f"Back to the run at {where(previous)}", key="mt_back_to_previous",
+                      icon=":material/undo:", on_click=back_to_previous, args=(me, form.seed),
+                      help="Its settings come back too: " + previous.describe())

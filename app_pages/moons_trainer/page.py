@@ -6,16 +6,16 @@ the tabs below.
 """
 import streamlit as st
 
-from app_pages.moons_trainer.controls import playback, settings_panel
-from app_pages.moons_trainer.live import live_view, step_if_requested
+from app_pages.moons_trainer.controls import notice_panel, playback, settings_panel
+from app_pages.moons_trainer.live import keep_playing, live_view
 from app_pages.moons_trainer.model_panel import (
     activation_panel,
     device_mismatch_panel,
     model_summary,
 )
 from app_pages.moons_trainer.pitfalls import pitfall_lab
-from app_pages.moons_trainer.results import first_run_hint, results_panel
-from app_pages.moons_trainer.state import KEY, current_session, state
+from app_pages.moons_trainer.results import first_run_hint, results_panel, script_caption
+from app_pages.moons_trainer.state import KEY, current_session, has_trained, state
 from app_pages.moons_trainer.uploads import checkpoint_panel, process_upload
 from components.classroom import share_panel
 from components.code_panel import code_panel
@@ -42,22 +42,22 @@ with settings_column:
     settings = settings_panel(form)
 publish_link(TABLE, KEY, settings)
 
-# Compute: the learner's run for these settings, an upload, a requested Step.
+# Compute: the learner's run for these settings (continued, or new), an upload; the run's
+# training itself goes on in the scheduler (live.py), not in this script.
 session = current_session(me, settings, device)
 process_upload(session, me)
-step_if_requested(session)
-script = moons_script(settings, str(device))
+keep_playing(me, session)
+script = moons_script(settings, str(device), session.changes)
 
 # Draw.
 with main_column:
-    if me.notice:
-        st.warning(me.notice, icon=":material/delete_history:")
+    notice_panel(me, form)
     with st.container(key="moons_trainer_main"):
         playback(me, session)
-        live_view(me.running)
-    if (session.steps > 0 or session.epoch > 0) and not me.running:
+        live_view(me)
+    if has_trained(session) and not me.running:
         results_panel(session, me)
-    elif session.steps == 0 and session.epoch == 0:
+    elif not has_trained(session):
         first_run_hint(session)
 
 st.divider()
@@ -79,8 +79,7 @@ if tabs[1].open:
 if tabs[2].open:
     with tabs[2]:
         code_panel(script, filename="moons_trainer.py", key="mt_code", expanded=True,
-                   caption="The whole pipeline for the current settings. Run as is, it prints the "
-                           "same final test accuracy as this page for the same seed.")
+                   caption=script_caption(session))
 if tabs[3].open:
     with tabs[3]:
         pitfall_lab(me, device)

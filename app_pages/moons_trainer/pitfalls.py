@@ -9,8 +9,7 @@ from plotly.subplots import make_subplots
 
 from components.error_panel import error_panel
 from components.figures import PLOTLY_CONFIG, style_figure
-from components.state import session_id
-from workbench.common.jobs import HEAVY_JOBS, busy_message
+from workbench.common.jobs import SCHEDULER
 from workbench.common.palette import GREEN, VERMILION
 from workbench.moons.pitfalls import LAB_SETTINGS, PITFALLS, PitfallResult, run_pitfall
 
@@ -47,14 +46,9 @@ def pitfall_lab(state, device: torch.device) -> None:
     cols[1].markdown("**Broken**")
     cols[1].code(pitfall.broken_code, language="python")
     if st.button("Run both side by side", key="mt_pitfall_run", icon=":material/science:", type="primary"):
-        if HEAVY_JOBS.acquire(session_id()):
-            try:
-                with st.spinner("Training twice..."):
-                    state.pitfalls[key] = run_pitfall(key, device)
-            finally:
-                HEAVY_JOBS.release(session_id())
-        else:
-            st.warning(busy_message(), icon=":material/hourglass_top:")
+        # Its turn in the scheduler every learner's live training shares: waits, never refused.
+        with st.spinner("Training twice..."), SCHEDULER.turn():
+            state.pitfalls[key] = run_pitfall(key, device)
     result: PitfallResult | None = state.pitfalls.get(key)
     if result is None:
         return

@@ -107,3 +107,16 @@ def first_run_hint(session: TrainingSession) -> None:
             f"chart is the best accuracy any classifier can reach on this data "
             f"({100 * session.bayes_test_accuracy:.1f}% on the test split).",
             icon=":material/play_circle:")
+
+
+def script_caption(session: TrainingSession) -> str:
+    """What the code panel's script reproduces of this run."""
+    if session.loaded is not None:
+        return ("This run's weights were uploaded, so no script can retrace them: this one trains "
+                "the current settings from the seed's initial weights.")
+    if session.changes:
+        return (f"The whole pipeline, with the {len(session.changes)} setting change(s) you made "
+                "while it trained applied at the same optimizer steps. Run as is, it prints the "
+                "same final test accuracy as this page for the same seed.")
+    return ("The whole pipeline for the current settings. Run as is, it prints the same final "
+            "test accuracy as this page for the same seed.")

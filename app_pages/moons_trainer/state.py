@@ -1,24 +1,26 @@
 """One learner's moons trainer: the run, whether it plays, and what was last shown.
 
 The run lives in learner state, so it survives a visit to another page: coming back by the
-sidebar restores the settings (`link_settings`), and the same settings find the same run. A
-setting change that must start a new run says what it threw away (`notice`).
+sidebar restores the settings (`link_settings`), and the same settings find the same run. As in
+TensorFlow Playground, a change of learning rate, weight decay, batch size, optimizer or epochs
+carries on with the same weights (`TrainingSession.continue_with`); any other change starts a
+new run, says so, and keeps the previous one in memory with a way back to it.
 """
 from __future__ import annotations
 
 import copy
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
 import torch
 
-from components.state import learner_state, shared_model
+from app_pages.moons_trainer.live_canvas import SentToBrowser
+from components.state import SharedModel, learner_state, shared_model
 from workbench.common.errors import ExplainedError
 from workbench.moons.checkpoints import ReloadCheck
-from workbench.moons.settings import MoonsSettings, discard_notice
-from workbench.moons.training import TrainingSession
+from workbench.moons.settings import MoonsSettings, changes
+from workbench.moons.training import TrainingSession, continues
 
 KEY = "moons_trainer"
 
@@ -27,10 +29,16 @@ KEY = "moons_trainer"
 class MoonsTrainerState:
     session: TrainingSession | None = None
     running: bool = False
-    step_requested: bool = False
+    stop_at_epoch: int | None = None    # Step: play until this epoch is finished
     reset_requested: bool = False
-    notice: str = ""                    # what the last setting change discarded, until an action
+    notice: str = ""                    # what the last setting change did, until an action
+    notice_kind: str = "info"           # "info": the run carried on; "new": a new run started
+    previous: TrainingSession | None = None     # the run a new one replaced, to go back to
+    trained_session: TrainingSession | None = None  # the run the scheduler job trains
     view: dict[str, bool] = field(default_factory=dict)     # the figure's toggles
+    page_runs: int = 0
+    sent: SentToBrowser = field(default_factory=SentToBrowser)
+    job_error: ExplainedError | None = None
     upload_seen: str | None = None
     upload_message: str = ""
     upload_error: ExplainedError | None = None
@@ -43,10 +51,14 @@ def state() -> MoonsTrainerState:
     return learner_state(KEY, MoonsTrainerState)
 
 
-def publish_shared(session: TrainingSession) -> None:
-    """Hand a snapshot of the model and the scaled training split to the other tools."""
-    shared = shared_model()
-    snapshot = copy.deepcopy(session.model).eval()
+def publish_shared(session: TrainingSession, shared: SharedModel | None = None) -> None:
+    """Hand a snapshot of the model and the scaled training split to the other tools.
+
+    The scheduler's training thread has no Streamlit context (no `st.session_state`): it
+    passes the learner's `shared` object, looked up by the page's script when it started."""
+    shared = shared or shared_model()
+    with session.lock:
+        snapshot = copy.deepcopy(session.model).eval()
     shared.model = snapshot
     shared.features = session.x_train.detach().cpu().clone()
     shared.labels = session.y_train.detach().cpu().clone()
@@ -59,26 +71,57 @@ def new_session(settings: MoonsSettings, device: torch.device) -> TrainingSessio
     return session
 
 
+def has_trained(session: TrainingSession | None) -> bool:
+    return session is not None and (session.epoch > 0 or session.steps > 0 or session.loaded is not None)
+
+
+def where(session: TrainingSession) -> str:
+    return f"epoch {session.epoch}" if session.epoch else f"step {session.steps:,} of epoch 1"
+
+
 def current_session(me: MoonsTrainerState, settings: MoonsSettings,
                     device: torch.device) -> TrainingSession:
     """The learner's run for these settings: the same one, continued, or a new one."""
     old = me.session
-    if (old is not None and old.device == device
-            and dataclasses.replace(old.settings, epochs=settings.epochs) == settings):
-        # More (or fewer) epochs continue the same run: training 50 epochs and then 50 more is
-        # exactly the 100-epoch run, so the generated script still reproduces it.
-        old.settings = settings
-    if old is None or old.settings != settings or old.device != device:
-        if old is not None and (old.epoch > 0 or old.steps > 0):
-            me.notice = discard_notice(old.settings, settings, old.epoch, old.steps,
-                                       device_changed=old.device != device)
+    if old is not None and old.device == device and old.settings != settings \
+            and continues(old.settings, settings):
+        with old.lock:
+            carried = old.continue_with(settings)
+        if carried and has_trained(old):
+            me.notice = (f"The run carries on from {where(old)} with its weights and curves: "
+                         + "; ".join(c.describe() for c in carried) + ".")
+            me.notice_kind = "info"
+            st.toast(me.notice, icon=":material/tune:")
+    elif old is None or old.settings != settings or old.device != device:
+        if has_trained(old):
+            assert old is not None
+            reasons = changes(old.settings, settings, ignore=("epochs",))
+            if old.device != device:
+                reasons.append("the device changed")
+            me.notice = (f"A new run started from fresh weights: {'; '.join(reasons)}. The run "
+                         f"at {where(old)} is kept in memory until the next new run.")
+            me.notice_kind = "new"
+            me.previous = old
             # A toast too: the setting just changed may be far below the notice's place.
-            st.toast(me.notice, icon=":material/delete_history:")
+            st.toast(me.notice, icon=":material/restart_alt:")
         me.session = new_session(settings, device)
-        me.running = False
         me.reload_check = None
+        me.sent = SentToBrowser()
     if me.reset_requested:
         me.reset_requested = False
         me.session = new_session(settings, device)
     assert me.session is not None
     return me.session
+
+
+def back_to_previous(me: MoonsTrainerState, seed_settings) -> None:
+    """The notice's button: swap the previous run back in (the newer one becomes 'previous')."""
+    if me.previous is None or me.session is None:
+        return
+    me.previous, me.session = me.session, me.previous
+    seed_settings(me.session.settings)
+    me.notice = (f"Back to the run at {where(me.session)}. The newer run is kept in memory: "
+                 "the button below goes back to it.")
+    me.notice_kind = "new"
+    me.sent = SentToBrowser()
+    publish_shared(me.session)

@@ -68,16 +68,23 @@ def process_upload(session: TrainingSession, state: MoonsTrainerState) -> None:
         state.notice = ""                  # an upload is the learner's next action
         state.upload_error, state.upload_message = None, ""
         try:
-            loaded = read_checkpoint(upload.getvalue(), session.model, settings.opt,
-                                     optimizer=session.optimizer)
-            session.replace_weights(loaded.state_dict, loaded.optimizer_state,
-                                    loaded.epoch if loaded.kind == "resume" else None,
-                                    loaded.best_val_loss if loaded.kind == "resume" else None)
-            report = session.test_report()
-            what = ("resume checkpoint (model, optimizer state, epoch "
-                    f"{loaded.epoch})" if loaded.kind == "resume" else f"state_dict ({loaded.file_format})")
-            state.upload_message = (f"Loaded {code_span(upload.name)}: a {what}. Recomputed test accuracy: "
-                                    f"**{100 * report.accuracy:.2f}%**, F1 {report.f1:.3f}.")
+            with session.lock:      # a playing run's next slice trains the loaded weights
+                loaded = read_checkpoint(upload.getvalue(), session.model, settings.opt,
+                                         optimizer=session.optimizer)
+                session.replace_weights(loaded.state_dict, loaded.optimizer_state,
+                                        loaded.epoch if loaded.kind == "resume" else None,
+                                        loaded.best_val_loss if loaded.kind == "resume" else None,
+                                        source=upload.name)
+                report = session.test_report()
+            what = ("resume checkpoint: the model, the optimizer's state and the epoch "
+                    f"({loaded.epoch}) are restored; the curves before it are not in the file"
+                    if loaded.kind == "resume" else
+                    f"state_dict ({loaded.file_format}): the weights only, so the epoch count "
+                    "starts at 0 here and the training history is unknown")
+            state.upload_message = (f"Loaded {code_span(upload.name)}, a {what}. Recomputed test "
+                                    f"accuracy: **{100 * report.accuracy:.2f}%**, F1 {report.f1:.3f}; "
+                                    "the boundary and the test results show the loaded model.")
+            state.sent.scene_id = ""
             state.reload_check = None
             publish_shared(session)
         except CheckpointRefused as refused:

@@ -59,3 +59,22 @@ def assert_clean(at: AppTest, what: object = None) -> None:
     assert not at.exception, (what, [e.value for e in at.exception])
     assert not guard_panels(at), (what, guard_panels(at))
     assert "Traceback" not in shown_text(at), what
+
+
+def settle(at: AppTest, timeout: float = 60) -> AppTest:
+    """Let the live training a click started finish (it runs in the scheduler, outside the
+    script), then run the page again, as the live view's next frame would."""
+    from workbench.common.jobs import SCHEDULER
+
+    assert SCHEDULER.wait_until_idle(timeout), "a training job did not finish"
+    return at.run()
+
+
+def live_view(at: AppTest) -> tuple[dict, dict]:
+    """The moons trainer's live view as the browser receives it: (header, arrays)."""
+    from components.binary_payload import unpack
+
+    views = [e for e in at.get("bidi_component")
+             if e.proto.component_name == "workbench_moons_live"]
+    assert len(views) == 1, f"{len(views)} live views on the page"
+    return unpack(views[0].proto.bytes)

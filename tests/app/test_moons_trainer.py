@@ -8,7 +8,7 @@ import os
 import pytest
 import torch
 
-from tests.app.apptest import assert_clean, open_page, shown_text
+from tests.app.apptest import assert_clean, live_view, open_page, settle, shown_text
 from workbench.moons.checkpoints import state_dict_pt, state_dict_safetensors
 from workbench.moons.settings import PRESET
 from workbench.moons.training import TrainingSession
@@ -24,9 +24,16 @@ def test_opens_on_the_lessons_assignment():
     assert at.number_input(key="mt_n").value == PRESET.n
     assert at.text_input(key="mt_hidden").value == "64,32"
     assert at.number_input(key="mt_lr").value == pytest.approx(PRESET.lr)
-    figures = at.get("plotly_chart")
-    assert figures, "the boundary figure is drawn"
-    assert "Epoch 0" in figures[0].proto.spec
+    header, blobs = live_view(at)
+    assert header["frame"]["status"].startswith("Epoch 0 / 50 ")
+    groups = {g["name"]: g for g in header["scene"]["groups"]}
+    assert set(groups) == {"train", "val"}, "test points only on request"
+    session = at.session_state["learner::moons_trainer"].session
+    assert blobs["train_xy"].reshape(-1, 2).tolist() == session.split.x_train.astype("float32").tolist()
+    grid, points = session.live_probabilities(48, with_test=False)
+    assert (blobs["grid"] == grid).all() and (blobs["point_probability"] == points).all()
+    expected = torch.sigmoid(session.model.eval()(session.x_train[:5])).detach()
+    assert blobs["point_probability"][:5].tolist() == (expected * 255).round().int().tolist()
     assert at.button(key="mt_play").disabled is False
 
 
@@ -56,9 +63,9 @@ def test_hidden_controls_use_the_links_values():
 
 def test_step_trains_one_epoch_shows_results_and_publishes_the_model():
     at = open_page(PAGE, QUICK)
-    at.button(key="mt_step").click().run()
+    settle(at.button(key="mt_step").click().run())
     assert_clean(at)
-    assert "Epoch 1" in at.get("plotly_chart")[0].proto.spec
+    assert live_view(at)[0]["frame"]["epoch"] == 1
     text = shown_text(at)
     assert "Test accuracy" in text and "Best possible" in text and "Bayes-optimal" in text
     assert "Test predictions are identical" in text
@@ -67,17 +74,27 @@ def test_step_trains_one_epoch_shows_results_and_publishes_the_model():
     assert shared.labels.shape == (shared.features.shape[0],)
 
 
-def test_play_trains_a_slice_and_pause_stops():
-    at = open_page(PAGE, {"n": "300", "epochs": "500"})     # longer than one frame's slice
+def test_play_trains_in_the_background_and_pause_stops_it():
+    from components.state import session_id
+    from workbench.common.jobs import SCHEDULER
+
+    at = open_page(PAGE, {"n": "300", "epochs": "500"})     # far longer than this test
     at.button(key="mt_play").click().run()
     assert_clean(at)
     state = at.session_state["learner::moons_trainer"]
+    owner = at.session_state["learner::session_id"]
+    job = SCHEDULER.job(owner)
+    assert state.running and job is not None
+    while job.slices < 3:                       # the page's script is not what trains
+        assert not job.finished.wait(0.02), job.error
     assert state.session.steps > 0
     at.button(key="mt_pause").click().run()
-    assert state.running is False
+    assert state.running is False and SCHEDULER.job(owner) is None
+    assert job.finished.wait(1.0), "the slice under way ends, and no other starts"
     steps = state.session.steps
     at.run()
     assert state.session.steps == steps
+    del session_id
 
 
 def test_a_bad_hidden_layer_text_is_explained_and_the_last_good_one_kept():
@@ -88,7 +105,7 @@ def test_a_bad_hidden_layer_text_is_explained_and_the_last_good_one_kept():
     assert at.session_state["learner::moons_trainer"].session.settings.hidden == (64, 32)
 
 
-def test_changing_a_setting_starts_a_fresh_run_and_updates_the_link():
+def test_changing_the_activation_starts_a_fresh_run_and_updates_the_link():
     at = open_page(PAGE, QUICK)
     at.selectbox(key="mt_act").select("GELU").run()
     assert_clean(at)
@@ -164,14 +181,14 @@ def test_pitfall_lab_shows_pytorchs_error_for_float_targets():
 
 def test_raising_epochs_continues_the_run_exactly():
     at = open_page(PAGE, {"n": "300", "epochs": "2"})
-    at.button(key="mt_step").click().run()
-    at.button(key="mt_step").click().run()
+    settle(at.button(key="mt_step").click().run())
+    settle(at.button(key="mt_step").click().run())
     state = at.session_state["learner::moons_trainer"]
     assert state.session.done
     at.number_input(key="mt_epochs").set_value(4).run()
     assert state.session.epoch == 2 and not state.session.done
-    at.button(key="mt_step").click().run()
-    at.button(key="mt_step").click().run()
+    settle(at.button(key="mt_step").click().run())
+    settle(at.button(key="mt_step").click().run())
     assert_clean(at)
     straight = TrainingSession(state.session.settings)
     straight.run_to_end()
@@ -180,7 +197,7 @@ def test_raising_epochs_continues_the_run_exactly():
 
 def test_an_empty_hidden_list_is_a_linear_model_that_trains():
     at = open_page(PAGE, {"hidden": "", "dataset": "xor", "n": "200", "epochs": "2"})
-    at.button(key="mt_step").click().run()
+    settle(at.button(key="mt_step").click().run())
     assert_clean(at)
     session = at.session_state["learner::moons_trainer"].session
     assert session.settings.hidden == () and session.epoch == 1
@@ -189,10 +206,11 @@ def test_an_empty_hidden_list_is_a_linear_model_that_trains():
 
 def test_the_best_possible_boundary_can_be_drawn_on_the_figure():
     at = open_page(PAGE, QUICK)
-    assert "best possible boundary" not in at.get("plotly_chart")[0].proto.spec
+    assert "bayes" not in live_view(at)[1]
     at.toggle(key="mt_show_bayes").set_value(True).run()
     assert_clean(at)
-    assert "best possible boundary" in at.get("plotly_chart")[0].proto.spec
+    session = at.session_state["learner::moons_trainer"].session
+    assert (live_view(at)[1]["bayes"] == session.bayes_grid(48).astype("float32").ravel()).all()
 
 
 def test_each_lazy_tab_draws_when_opened_and_keeps_the_upload_and_check_drawn():
@@ -236,8 +254,8 @@ def test_the_lesson_preset_puts_the_assignment_back():
 def test_a_trained_run_and_its_settings_survive_a_visit_to_another_page():
     at = open_page(PAGE, {"dataset": "spiral", "n": "300", "epochs": "5"})
     at.number_input(key="mt_lr").set_value(0.01).run()
-    at.button(key="mt_step").click().run()
-    at.button(key="mt_step").click().run()
+    settle(at.button(key="mt_step").click().run())
+    settle(at.button(key="mt_step").click().run())
     at.toggle(key="mt_show_bayes").set_value(True).run()
     state = at.session_state["learner::moons_trainer"]
     session, boundary = state.session, state.session.grid(12)
@@ -256,34 +274,64 @@ def test_a_trained_run_and_its_settings_survive_a_visit_to_another_page():
     assert at.number_input(key="mt_lr").value == pytest.approx(0.01)
     assert at.number_input(key="mt_n").value == 300
     assert at.query_params["dataset"] == "spiral" and at.query_params["lr"] == "0.01"
-    assert "Epoch 2" in at.get("plotly_chart")[0].proto.spec
+    header, blobs = live_view(at)
+    assert header["frame"]["epoch"] == 2 and header["frame"]["history"]["epoch"] == [1, 2]
     assert at.toggle(key="mt_show_bayes").value is True            # the view comes back too
-    assert "best possible boundary" in at.get("plotly_chart")[0].proto.spec
-    assert not any("discarded" in w.value for w in at.warning)
+    assert "bayes" in blobs
+    assert not any("new run" in w.value for w in [*at.warning, *at.info])
 
 
-def test_a_setting_change_says_which_run_it_discarded_until_the_next_action():
+def test_a_learning_rate_change_carries_on_with_the_same_weights_and_says_so():
     at = open_page(PAGE, QUICK)
-    at.button(key="mt_step").click().run()
+    settle(at.button(key="mt_step").click().run())
+    state = at.session_state["learner::moons_trainer"]
+    session = state.session
+    weights = [p.clone() for p in session.model.parameters()]
+    steps = session.steps
     at.number_input(key="mt_lr").set_value(0.01).run()
     assert_clean(at)
-    notice = ("The run at epoch 1 was discarded: the learning rate changed from 0.003 to 0.01 "
-              "(a new run starts from fresh weights).")
-    assert [w.value for w in at.warning] == [notice]
-    at.run()
-    at.selectbox(key="mt_act").select("GELU").run()     # an untrained run: nothing more to say
-    assert [w.value for w in at.warning] == [notice]
-    at.button(key="mt_step").click().run()
+    assert state.session is session and session.epoch == 1
+    assert all(torch.equal(a, b) for a, b in zip(weights, session.model.parameters(), strict=True))
+    assert [g["lr"] for g in session.optimizer.param_groups] == [0.01]
+    notice = ("The run carries on from epoch 1 with its weights and curves: learning rate "
+              f"0.003 \u2192 0.01 from optimizer step {steps + 1:,}.")
+    assert [i.value for i in at.info] == [notice]
+    assert live_view(at)[0]["frame"]["changes"][0]["short"] == "lr 0.01"
+    at.selectbox(key="mt_opt").select("SGD").run()
+    assert state.session is session and isinstance(session.optimizer, torch.optim.SGD)
+    assert "SGD starts with fresh state" in at.info[0].value
+    assert not session.optimizer.state, "the new optimizer has no momentum yet"
+
+
+def test_a_data_change_starts_a_new_run_and_the_old_one_can_come_back():
+    at = open_page(PAGE, QUICK)
+    settle(at.button(key="mt_step").click().run())
+    state = at.session_state["learner::moons_trainer"]
+    old = state.session
+    at.selectbox(key="mt_act").select("GELU").run()
     assert_clean(at)
-    assert not any("discarded" in w.value for w in at.warning)
+    assert state.session is not old and state.session.epoch == 0
+    assert "A new run started from fresh weights: the activation changed from ReLU to GELU" \
+        in shown_text(at)
+    assert "The run at epoch 1 is kept in memory" in shown_text(at)
+    at.button(key="mt_back_to_previous").click().run()
+    assert_clean(at)
+    assert state.session is old and at.selectbox(key="mt_act").value == "ReLU"
+    assert at.query_params.get("act") in (None, "ReLU")
+    assert "Back to the run at epoch 1" in shown_text(at)
+    at.run()
+    assert state.session is old, "going back is not a setting change of its own"
+    settle(at.button(key="mt_step").click().run())
+    assert_clean(at)
+    assert "kept in memory" not in shown_text(at), "the next action clears the notice"
 
 
 def test_more_epochs_or_an_untrained_run_discard_nothing():
     at = open_page(PAGE, QUICK)
-    at.number_input(key="mt_lr").set_value(0.01).run()
-    assert not any("discarded" in w.value for w in at.warning)
-    at.button(key="mt_step").click().run()
+    at.selectbox(key="mt_act").select("GELU").run()
+    assert "new run" not in shown_text(at)
+    settle(at.button(key="mt_step").click().run())
     at.number_input(key="mt_epochs").set_value(6).run()
     assert_clean(at)
-    assert not any("discarded" in w.value for w in at.warning)
+    assert "new run" not in shown_text(at)
     assert at.session_state["learner::moons_trainer"].session.epoch == 1

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.app.apptest import assert_clean, open_page, shown_text
+from tests.app.apptest import assert_clean, open_page, settle, shown_text
 from workbench.moons.checkpoints import resume_checkpoint
 from workbench.moons.settings import MoonsSettings
 from workbench.moons.training import TrainingSession
@@ -60,7 +60,7 @@ def test_a_diverging_run_is_explained_and_every_panel_copes():
     for _ in range(5):
         if "The run diverged" in shown_text(at):
             break
-        at.button(key="mt_step").click().run()
+        settle(at.button(key="mt_step").click().run())
         assert_clean(at)
     text = shown_text(at)
     assert "The run diverged at step" in text and "lr = 1" in text
@@ -83,7 +83,7 @@ def test_a_crafted_resume_checkpoint_is_refused_and_training_goes_on():
     at.run()
     assert_clean(at)
     assert "lr = 'fast' is not a valid value" in shown_text(at)
-    at.button(key="mt_step").click().run()
+    settle(at.button(key="mt_step").click().run())
     assert_clean(at)
     assert at.session_state["learner::moons_trainer"].session.epoch == 1
 

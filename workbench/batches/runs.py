@@ -16,7 +16,6 @@ import os
 import re
 import time
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import torch
@@ -162,13 +161,12 @@ def _plain(batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 
 def run_loader(settings: BatchSettings, moons: tuple[torch.Tensor, torch.Tensor] | None = None,
-               tick: Callable[[], bool] | None = None,
                time_limit_s: float = RUN_TIME_LIMIT_S) -> LoaderRun:
     """Iterate the real DataLoader for `settings.epochs` epochs and record every batch.
 
-    `tick` is called before each batch (to renew a heavy-job lease); returning False stops the
-    run early, as does `time_limit_s`. Raises what PyTorch raises (ValueError for exclusive
-    options, RuntimeError from collate); `explain_loader_error` turns it into words.
+    The run stops early at MAX_RUN_BATCHES batches or after `time_limit_s`. Raises what
+    PyTorch raises (ValueError for exclusive options, RuntimeError from collate);
+    `explain_loader_error` turns it into words.
     """
     dataset = make_dataset(settings, moons)
     generator = torch.Generator().manual_seed(settings.seed)
@@ -187,7 +185,7 @@ def run_loader(settings: BatchSettings, moons: tuple[torch.Tensor, torch.Tensor]
             for epoch in range(settings.epochs):
                 iterator = iter(loader)
                 for number, batch in enumerate(iterator):
-                    stopped = _stop_reason(len(records), started, time_limit_s, tick)
+                    stopped = _stop_reason(len(records), started, time_limit_s)
                     if stopped:
                         break
                     indices = tuple(batch["index"].tolist())
@@ -204,14 +202,11 @@ def run_loader(settings: BatchSettings, moons: tuple[torch.Tensor, torch.Tensor]
                      time.perf_counter() - started, stopped)
 
 
-def _stop_reason(recorded: int, started: float, time_limit_s: float,
-                 tick: Callable[[], bool] | None) -> str:
+def _stop_reason(recorded: int, started: float, time_limit_s: float) -> str:
     if recorded >= MAX_RUN_BATCHES:
         return f"it reached {MAX_RUN_BATCHES} batches"
     if time.perf_counter() - started > time_limit_s:
         return f"it ran for {time_limit_s:g} s"
-    if tick is not None and not tick():
-        return "its heavy-job slot was taken back"
     return ""
 
 

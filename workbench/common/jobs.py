@@ -1,93 +1,164 @@
-"""Process-wide limits: heavy jobs (DataLoader worker runs, pitfall-lab trainings) and a fair
-share of the cores for live training.
-
-A job holds a *lease*: it renews it on every bounded tick of work and loses it when it stops
-renewing (Pause, leaving the page, closing the tab), so a slot frees itself within `ttl`
-seconds without anyone having to call `release`. This lives in a plain module, not in
-`st.cache_resource`, because any visitor can clear Streamlit's caches.
-"""
+"""Process-wide scheduling: the CPU work learners start (live training, DataLoader worker runs,
+pitfall-lab trainings) shared fairly among them, and a bound on page runs at once."""
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 
 @dataclass
-class LeaseLimiter:
-    capacity: int
-    ttl: float = 1.5
-    clock: Callable[[], float] = time.monotonic
-    _leases: dict[str, float] = field(default_factory=dict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def _expire(self, now: float) -> None:
-        for owner in [o for o, expires in self._leases.items() if expires <= now]:
-            del self._leases[owner]
-
-    def acquire(self, owner: str) -> bool:
-        """Take or renew `owner`'s slot; False (at once, never blocking) when all are taken."""
-        with self._lock:
-            now = self.clock()
-            self._expire(now)
-            if owner not in self._leases and len(self._leases) >= self.capacity:
-                return False
-            self._leases[owner] = now + self.ttl
-            return True
-
-    def release(self, owner: str) -> None:
-        with self._lock:
-            self._leases.pop(owner, None)
-
-    def holders(self) -> int:
-        with self._lock:
-            self._expire(self.clock())
-            return len(self._leases)
+class _Job:
+    owner: str
+    work: Callable[[float], bool]
+    expires: float
+    stopped: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)
+    error: BaseException | None = None
+    slices: int = 0
 
 
-@dataclass
-class FairShare:
-    """Live training for every learner at once, each tick's slice sized by how many train.
+class FairScheduler:
+    """CPU work from every learner at once, in short slices, round robin, one slice per core.
 
-    A class of 30 pressing Play on a 2-core server must all see their runs progress, so no one
-    is refused: each learner holds a lease (renewed every tick, gone `ttl` seconds after Pause
-    or a closed tab), and a tick's share of training time is `utilisation` of the cores divided
-    among the learners training now, so the queue of runs (`RunSlots`: one per core at a time)
-    turns over quickly and pages and health checks keep being answered.
+    Nobody is refused: a class of 30 pressing Play on a 2-core server all train, each at about
+    2/30 of the machine. Two kinds of work share the queue:
+
+    - a *repeating job* (`start`): live training. Its own thread takes a turn, runs one slice
+      of `slice_seconds` (`work(seconds)` returns whether there is more to do), and queues
+      again at the back. The page renews its lease (`keep_alive`) on every frame; a job whose
+      lease lapses (closed tab, another page) stops before its next slice, within `ttl`.
+    - a *one-off* (`turn`): a DataLoader worker run or a pitfall-lab training waits for its turn
+      in the same queue and then runs in the caller's thread.
+
+    Turns are handed over first come, first served, so no learner waits behind more than one
+    slice of each other learner. This lives in a plain module, not in `st.cache_resource`,
+    because any visitor can clear Streamlit's caches.
     """
 
-    cores: int
-    ttl: float = 1.5
-    utilisation: float = 0.6        # the rest is drawing, page runs and the server itself
-    # A slice is never shorter than this: with a class training, ticks queue behind each other
-    # (RunSlots), so a learner's ticks come seconds apart, not every `tick`; a sliver of
-    # training per tick would leave every run crawling while the cores sit drawing.
-    minimum: float = 0.05
-    clock: Callable[[], float] = time.monotonic
-    _leases: dict[str, float] = field(default_factory=dict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    def __init__(self, cores: int, slice_seconds: float = 0.05, ttl: float = 1.8,
+                 breath: float = 0.002, clock: Callable[[], float] = time.monotonic) -> None:
+        self.cores, self.slice_seconds, self.ttl, self.clock = cores, slice_seconds, ttl, clock
+        self.breath = breath
+        self._lock = threading.Lock()
+        self._busy = 0
+        self._waiting: deque[threading.Event] = deque()
+        self._jobs: dict[str, _Job] = {}
+        self._errors: dict[str, BaseException] = {}
 
-    def slice_seconds(self, owner: str, wanted: float, tick: float) -> float:
-        """Renew `owner`'s lease; the training time its tick may use (at most `wanted`)."""
+    # -- turns ---------------------------------------------------------------------------------
+    def _acquire(self) -> None:
         with self._lock:
-            now = self.clock()
-            for expired in [o for o, expires in self._leases.items() if expires <= now]:
-                del self._leases[expired]
-            self._leases[owner] = now + self.ttl
-            active = len(self._leases)
-        return min(wanted, max(self.minimum, tick * self.cores * self.utilisation / active))
+            if self._busy < self.cores and not self._waiting:
+                self._busy += 1
+                return
+            handed_over = threading.Event()
+            self._waiting.append(handed_over)
+        handed_over.wait()              # the releaser hands its core over: _busy already counts it
+
+    def _release(self) -> None:
+        with self._lock:
+            if self._waiting:
+                self._waiting.popleft().set()
+            else:
+                self._busy -= 1
+
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[None]:
+        """Wait for a core (first come, first served), hold it for the block."""
+        self._acquire()
+        try:
+            yield
+        finally:
+            self._release()
+
+    # -- repeating jobs ------------------------------------------------------------------------
+    def start(self, owner: str, work: Callable[[float], bool]) -> None:
+        """Run `work(slice_seconds)` again and again, fairly, until it returns False, `stop` is
+        called or the lease lapses. Replaces `owner`'s previous job."""
+        job = _Job(owner, work, self.clock() + self.ttl)
+        with self._lock:
+            previous = self._jobs.get(owner)
+            self._jobs[owner] = job
+        if previous is not None:
+            previous.stopped.set()
+        threading.Thread(target=self._loop, args=(job,), name=f"train-{owner[:8]}",
+                         daemon=True).start()
+
+    def _loop(self, job: _Job) -> None:
+        try:
+            while not job.stopped.is_set():
+                with self.turn():
+                    if job.stopped.is_set() or self.clock() >= job.expires:
+                        break
+                    more = job.work(self.slice_seconds)
+                    job.slices += 1
+                if not more:
+                    break
+                # A breath between slices: the GIL goes to the page runs and the server's event
+                # loop, which would otherwise wait for the interpreter's 5 ms switch interval.
+                time.sleep(self.breath)
+        except BaseException as exc:      # kept for the page to explain; the thread just ends
+            job.error = exc
+        finally:
+            job.finished.set()
+            with self._lock:
+                if self._jobs.get(job.owner) is job:
+                    del self._jobs[job.owner]
+                    if job.error is not None:
+                        self._errors[job.owner] = job.error
+
+    def keep_alive(self, owner: str) -> bool:
+        """Renew `owner`'s lease; whether its job is still running."""
+        with self._lock:
+            job = self._jobs.get(owner)
+            if job is None:
+                return False
+            job.expires = self.clock() + self.ttl
+            return True
+
+    def running(self, owner: str) -> bool:
+        with self._lock:
+            return owner in self._jobs
+
+    def job(self, owner: str) -> _Job | None:
+        with self._lock:
+            return self._jobs.get(owner)
+
+    def last_error(self, owner: str) -> BaseException | None:
+        """What ended `owner`'s last job, if it failed (asked once: the answer is forgotten)."""
+        with self._lock:
+            return self._errors.pop(owner, None)
+
+    def stop(self, owner: str, wait: float = 0.0) -> None:
+        """Stop `owner`'s job before its next slice (waiting up to `wait` s for the current one)."""
+        with self._lock:
+            job = self._jobs.pop(owner, None)
+        if job is not None:
+            job.stopped.set()
+            if wait:
+                job.finished.wait(wait)
 
     def active(self) -> int:
         with self._lock:
-            now = self.clock()
-            return sum(1 for expires in self._leases.values() if expires > now)
+            return len(self._jobs)
 
-    def release(self, owner: str) -> None:
-        with self._lock:
-            self._leases.pop(owner, None)
+    def wait_until_idle(self, timeout: float) -> bool:
+        """Wait until no repeating job runs (for tests and benchmarks); False on timeout."""
+        deadline = self.clock() + timeout
+        while True:
+            with self._lock:
+                jobs = list(self._jobs.values())
+            if not jobs:
+                return True
+            for job in jobs:
+                if not job.finished.wait(max(0.0, deadline - self.clock())):
+                    return False
 
 
 class RunSlots:
@@ -119,16 +190,10 @@ class RunSlots:
                 self._slots.release()
 
 
+# Live training threads hold the GIL for most of every slice; a page run or the server's event
+# loop waiting for it gets it after the switch interval. 1 ms instead of Python's 5 ms keeps
+# frames and clicks prompt while a class trains (bench/live_frames.py measures both).
+sys.setswitchinterval(0.001)
 CORES = max(1, os.cpu_count() or 1)
 SCRIPT_RUNS = RunSlots(CORES)
-HEAVY_JOBS = LeaseLimiter(capacity=CORES)
-TRAINING = FairShare(cores=CORES)
-
-BUSY_MESSAGE = (
-    "The server is busy: {capacity} heavy jobs (training runs or DataLoader worker runs) are "
-    "running for other learners, one per CPU core. Press the button again in a few seconds."
-)
-
-
-def busy_message(limiter: LeaseLimiter = HEAVY_JOBS) -> str:
-    return BUSY_MESSAGE.format(capacity=limiter.capacity)
+SCHEDULER = FairScheduler(cores=CORES)

@@ -7,7 +7,11 @@ the sections, so a notebook export can split on them.
 """
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
+
 from workbench.moons.settings import MoonsSettings
+from workbench.moons.training import SettingChange
 
 _DATA = {
     "moons": "X, y = make_moons(n_samples={n}, noise={noise!r}, random_state=SEED)",
@@ -58,9 +62,82 @@ class SeededDropout(nn.Module):
 '''
 
 
-def moons_script(settings: MoonsSettings, device: str = "cpu") -> str:
-    """A standalone script for `settings` that prints the final test accuracy."""
-    s = settings
+_CHANGE_KEYS = {"lr": "lr", "wd": "weight_decay", "opt": "optimizer"}
+
+_OPTIMIZER_MAKERS = {
+    "AdamW": "torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)",
+    "Adam": "torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)",
+    "SGD": "torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9, weight_decay=weight_decay)",
+    "RMSprop": "torch.optim.RMSprop(model.parameters(), lr=lr, weight_decay=weight_decay)",
+}
+
+_APPLY_CHANGES = '''
+
+def make_optimizer(name, lr, weight_decay):
+    return {{
+        {makers},
+    }}[name]()
+
+
+def apply_changes(optimizer, change):
+    """What the page did when a setting changed mid-run: the same weights go on training; a new
+    optimizer starts with fresh state (no momentum or running averages yet)."""
+    lr = change.get("lr", optimizer.param_groups[0]["lr"])
+    weight_decay = change.get("weight_decay", optimizer.param_groups[0]["weight_decay"])
+    if "optimizer" in change:
+        optimizer = make_optimizer(change["optimizer"], lr, weight_decay)
+    for group in optimizer.param_groups:
+        group["lr"], group["weight_decay"] = lr, weight_decay
+    return optimizer
+'''
+
+
+def _schedule(changes: Sequence[SettingChange]) -> tuple[dict[int, dict], dict[int, int]]:
+    """The page's changes as {steps taken before it: {setting: value}} and {epoch: batch size}."""
+    at_step: dict[int, dict] = {}
+    batch_from: dict[int, int] = {}
+    for change in changes:
+        if change.field == "batch":
+            assert change.from_epoch is not None
+            batch_from[change.from_epoch] = int(change.new)
+        else:
+            at_step.setdefault(change.step, {})[_CHANGE_KEYS[change.field]] = change.new
+    return at_step, batch_from
+
+
+def _start_settings(settings: MoonsSettings, changes: Sequence[SettingChange]) -> MoonsSettings:
+    """The settings the run started with: each changed setting's value before its first change."""
+    first: dict[str, object] = {}
+    for change in changes:
+        first.setdefault(change.field, change.old)
+    return dataclasses.replace(settings, **first)
+
+
+def moons_script(settings: MoonsSettings, device: str = "cpu",
+                 changes: Sequence[SettingChange] = ()) -> str:
+    """A standalone script for `settings` that prints the final test accuracy; with `changes`
+    (settings changed while the page trained), it makes them at the same optimizer steps."""
+    s = _start_settings(settings, changes)
+    change_block = apply_block = ""
+    if changes:
+        at_step, batch_from = _schedule(changes)
+        names = dict.fromkeys([s.opt, *(c.new for c in changes if c.field == "opt")])
+        makers = ",\n        ".join(f'"{name}": lambda: {_OPTIMIZER_MAKERS[name]}' for name in names)
+        change_block = (
+            "\n# Settings changed on the page while the run trained, made here at the same points:\n"
+            "# {optimizer steps taken before the change: {setting: new value}}\n"
+            f"STEP_CHANGES = {at_step!r}\n"
+            f"BATCH_CHANGES = {batch_from!r}      # {{epoch: the batch size from that epoch on}}\n")
+        apply_block = _APPLY_CHANGES.format(makers=makers)
+    loop_start = "step = 0                         # optimizer steps taken so far\n" if changes else ""
+    epoch_start = ("""    if epoch in BATCH_CHANGES:   # a loader's batch size is fixed while it is iterated
+        train_loader = DataLoader(train_loader.dataset, batch_size=BATCH_CHANGES[epoch],
+                                  shuffle=True, generator=shuffle_gen)
+""" if changes else "")
+    step_start = ("""        if step in STEP_CHANGES:
+            optimizer = apply_changes(optimizer, STEP_CHANGES[step])
+""" if changes else "")
+    step_end = "        step += 1\n" if changes else ""
     train_pct, val_pct, test_pct = (int(p) for p in s.split.split("/"))
     data_import = {"moons": "from sklearn.datasets import make_moons\n",
                    "circles": "from sklearn.datasets import make_circles\n"}.get(s.dataset, "")
@@ -94,8 +171,8 @@ from sklearn.preprocessing import StandardScaler
 torch.set_num_threads(1)        # the workbench's setting; keeps float sums in the same order
 DEVICE = torch.device("{device}")
 SEED = {s.seed}
-EPOCHS = {s.epochs}
-BATCH_SIZE = {s.batch}
+EPOCHS = {settings.epochs}
+BATCH_SIZE = {s.batch}{change_block}
 
 # %% Data: draw the points, split them (stratified {train_pct}/{val_pct}/{test_pct}), scale them
 {_DATA[s.dataset].format(n=s.n, noise=s.noise)}
@@ -149,7 +226,7 @@ model = MLP({mlp_args})
 model.reset_parameters(init_gen)
 model.to(DEVICE)
 loss_fn = nn.BCEWithLogitsLoss()
-optimizer = {_OPTIMIZERS[s.opt].format(lr=s.lr, wd=s.wd)}
+optimizer = {_OPTIMIZERS[s.opt].format(lr=s.lr, wd=s.wd)}{apply_block}
 
 
 def evaluate(x, t):
@@ -163,16 +240,16 @@ def evaluate(x, t):
 
 
 # %% Training
-for epoch in range(1, EPOCHS + 1):
-    model.train()
+{loop_start}for epoch in range(1, EPOCHS + 1):
+{epoch_start}    model.train()
     running_loss, seen = 0.0, 0
     for xb, yb in train_loader:
-        xb, yb = xb.to(DEVICE), yb.to(DEVICE)
+{step_start}        xb, yb = xb.to(DEVICE), yb.to(DEVICE)
         optimizer.zero_grad()                 # forget the previous batch's gradients
         loss = loss_fn(model(xb), yb)
         loss.backward()
         optimizer.step()
-        running_loss += loss.item() * len(yb)  # .item(): a float, so the graph can be freed
+{step_end}        running_loss += loss.item() * len(yb)  # .item(): a float, so the graph can be freed
         seen += len(yb)
     if epoch % 10 == 0 or epoch == EPOCHS:
         val_loss, val_acc = evaluate(x_val, t_val)

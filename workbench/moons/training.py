@@ -7,8 +7,10 @@ slices and stay responsive. The data (`data.py`), model (`model.py`) and best po
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -200,6 +202,71 @@ class Divergence:
                 "cannot bring it back.")
 
 
+# Settings a running run can take on without starting again, as in TensorFlow Playground: they
+# change the optimizer or the loader from the next step on and keep the weights and the curves.
+CONTINUING_FIELDS = ("lr", "wd", "batch", "opt", "epochs")
+_MARKED = {"lr": "learning rate", "wd": "weight decay", "batch": "batch size", "opt": "optimizer"}
+_SHORT = {"lr": "lr", "wd": "wd", "batch": "batch", "opt": ""}
+
+
+@dataclass(frozen=True)
+class SettingChange:
+    """A setting changed while the run trained: it applies from optimizer step `step + 1`
+    (the batch size from the start of epoch `from_epoch`, when the loader is next iterated)."""
+
+    step: int
+    epoch: float            # where it sits on the curves: epochs done plus the part of this one
+    field: str
+    old: object
+    new: object
+    from_epoch: int | None = None
+
+    @property
+    def short(self) -> str:
+        """The curves' label, e.g. 'lr 0.01' or 'SGD'."""
+        value = f"{self.new:g}" if isinstance(self.new, float) else str(self.new)
+        return f"{_SHORT[self.field]} {value}".strip()
+
+    def describe(self) -> str:
+        def shown(value: object) -> str:
+            return f"{value:g}" if isinstance(value, float) else str(value)
+        what = f"{_MARKED[self.field]} {shown(self.old)} \u2192 {shown(self.new)}"
+        if self.field == "batch":
+            return (f"{what}, from epoch {self.from_epoch} (a DataLoader's batch size is fixed "
+                    "while it is iterated)")
+        if self.field == "opt":
+            return (f"{what} from optimizer step {self.step + 1:,}: the weights are kept and "
+                    f"{self.new} starts with fresh state (no running averages or momentum yet)")
+        return f"{what} from optimizer step {self.step + 1:,}"
+
+
+def continues(old: MoonsSettings, new: MoonsSettings) -> bool:
+    """Whether `new` differs from `old` only in settings a running run can take on."""
+    return dataclasses.replace(old, **{f: getattr(new, f) for f in CONTINUING_FIELDS}) == new
+
+
+@dataclass(frozen=True)
+class LoadedWeights:
+    """Where a run's weights came from when they were uploaded, not trained here."""
+
+    name: str
+    kind: str               # "state_dict" or "resume"
+    epoch: int | None       # a resume checkpoint's epoch; a bare state_dict has no history
+
+
+@dataclass(frozen=True)
+class LiveSnapshot:
+    """What the live view draws, taken by the training thread at the end of a slice so that a
+    frame never waits for the model: P(class 1) as uint8 over the grid and at every train,
+    validation and test point, and the counters at that moment."""
+
+    grid: np.ndarray
+    points: np.ndarray
+    epoch: int
+    steps: int
+    epochs_recorded: int
+
+
 @dataclass(frozen=True)
 class SliceReport:
     steps: int
@@ -243,6 +310,12 @@ class TrainingSession:
 
         self.epoch = 0
         self.steps = 0
+        self.changes: list[SettingChange] = []
+        self.loaded: LoadedWeights | None = None
+        # Held by whoever trains or reads the model: live training runs in a scheduler thread.
+        self.lock = threading.RLock()
+        self._live_inputs: torch.Tensor | None = None
+        self.latest: LiveSnapshot | None = None     # the last slice's picture, for the frames
         self.diverged: Divergence | None = None
         self.best_val_loss = math.inf
         self.history = History()
@@ -319,6 +392,50 @@ class TrainingSession:
                 break
         return SliceReport(steps, epochs, time.perf_counter() - started, self.done)
 
+    def continue_with(self, settings: MoonsSettings) -> list[SettingChange]:
+        """Take on new learning rate, weight decay, batch size, optimizer or epochs mid-run,
+        keeping the weights and the history; return the changes (marked on the curves)."""
+        assert continues(self.settings, settings)
+        old, self.settings = self.settings, settings
+        in_epoch = self._batches is not None
+        position = self.epoch + (self._epoch_seen / len(self.train_set) if in_epoch else 0.0)
+        changes = [SettingChange(self.steps, position, f, getattr(old, f), getattr(settings, f),
+                                 (self.epoch + 2 if in_epoch else self.epoch + 1) if f == "batch" else None)
+                   for f in _MARKED if getattr(old, f) != getattr(settings, f)]
+        if old.opt != settings.opt:
+            self.optimizer = build_optimizer(settings.opt, self.model.parameters(), settings.lr, settings.wd)
+        else:
+            for group in self.optimizer.param_groups:
+                group["lr"], group["weight_decay"] = settings.lr, settings.wd
+        # The sampler splits each epoch's permutation when the epoch starts: an epoch under way
+        # keeps its batches, the next one uses the new size.
+        self.loader.sampler.batch_size = settings.batch
+        self.changes.extend(changes)
+        return changes
+
+    def snapshot(self, resolution: int) -> LiveSnapshot:
+        """The live view's picture of the current weights (call it holding `lock`)."""
+        grid, points = self.live_probabilities(resolution, with_test=True)
+        return LiveSnapshot(grid, points, self.epoch, self.steps, len(self.history.epoch))
+
+    def live_probabilities(self, resolution: int, with_test: bool) -> tuple[np.ndarray, np.ndarray]:
+        """P(class 1) as uint8 (0-255) over the plot grid (rows = y) and at every train,
+        validation (and test) point, from one forward pass of the current weights."""
+        if self._live_inputs is None or self._live_inputs.shape[0] != resolution ** 2 + len(self.y_train) \
+                + len(self.y_val) + len(self.y_test):
+            grid = torch.as_tensor(self.split.scaled(grid_points(plot_extent(self.data), resolution)),
+                                   dtype=torch.float32, device=self.device)
+            self._live_inputs = torch.cat([grid, self.x_train, self.x_val, self.x_test])
+        points = len(self.y_train) + len(self.y_val) + (len(self.y_test) if with_test else 0)
+        inputs = self._live_inputs[:resolution ** 2 + points]
+        was_training = self.model.training
+        self.model.eval()
+        with torch.no_grad():
+            probability = torch.sigmoid(self.model(inputs))
+        self.model.train(was_training)
+        quantised = (probability * 255).round().to(torch.uint8).cpu().numpy()
+        return quantised[:resolution ** 2], quantised[resolution ** 2:]
+
     def step_epoch(self) -> SliceReport:
         """Finish the current epoch (or train one whole epoch), however long it takes."""
         return self.run_for(MAX_STEPS_PER_RUN, math.inf, stop_at_epoch_end=True)
@@ -344,7 +461,8 @@ class TrainingSession:
         return shared_bayes_grid(s.dataset, s.n, s.noise, s.seed, s.fractions, resolution)
 
     def replace_weights(self, state_dict: dict[str, torch.Tensor], optimizer_state: dict | None = None,
-                        epoch: int | None = None, best_val_loss: float | None = None) -> None:
+                        epoch: int | None = None, best_val_loss: float | None = None,
+                        source: str = "uploaded weights") -> None:
         """Adopt checked weights (and, for a resume checkpoint, optimizer state and epoch).
 
         A fresh model takes them with `strict=True`; only if that succeeds does it replace the
@@ -359,9 +477,13 @@ class TrainingSession:
         self.model, self.optimizer = fresh, optimizer
         self._batches = None
         self.diverged = None
-        if epoch is not None:
-            self.epoch = min(epoch, self.settings.epochs)
-            self.history = History()
+        # Neither file holds the curves: the history before now is unknown either way.
+        self.history, self.changes = History(), []
+        self.loaded = LoadedWeights(source, "resume" if epoch is not None else "state_dict", epoch)
+        # A bare state_dict starts this page's count again; a resume checkpoint carries on from
+        # its epoch, counting the steps those epochs would have taken here.
+        self.epoch = min(epoch, self.settings.epochs) if epoch is not None else 0
+        self.steps = self.epoch * self.steps_per_epoch
         if best_val_loss is not None:
             self.best_val_loss = best_val_loss
 

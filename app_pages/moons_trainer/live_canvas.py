@@ -1,0 +1,147 @@
+"""The moons trainer's live view as a browser component (its drawing code: static/moons_live.js).
+
+The component is mounted once and updated in place. What does not change while a run trains
+(the points, the axes, the colours: the *scene*) is sent when it changes or when the page runs
+in full; each frame sends the probability grid and the points' probabilities as uint8, the
+status line and the epochs finished since the last frame, in one binary message
+(components/binary_payload.py): about 5 KB.
+
+The component's inline JavaScript is only a loader: Streamlit sends a component's JavaScript
+with every update, so the drawing code is a static file (`server.enableStaticServing`), fetched
+once from this app's own server and cached by the browser.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from components.binary_payload import pack
+from components.figures import graph_scale
+from workbench.common.palette import (
+    BLUE,
+    CLASS0_BLUE,
+    CLASS1_AMBER,
+    GREEN,
+    INK_SOFT,
+    ORANGE,
+    VERMILION,
+    WHITE,
+)
+from workbench.moons.data import plot_extent
+from workbench.moons.training import LiveSnapshot, TrainingSession
+
+RESOLUTION = 48
+KEY = "mt_live"
+
+_LOADER = """
+const source = new URL("app/static/moons_live.js", document.baseURI).href;
+export default function (component) {
+  const cleanup = { run: null };
+  (window.__moonsLiveModule ??= import(source))
+    .then((module) => { cleanup.run = module.render(component); })
+    .catch((error) => {
+      component.parentElement.textContent = "The live view could not load: " + error;
+    });
+  return () => cleanup.run && cleanup.run();
+}
+"""
+_RENDERER = st.components.v2.component("workbench_moons_live", js=_LOADER)
+
+
+@dataclass
+class SentToBrowser:
+    """What this learner's live view already holds, so a frame sends only what is new."""
+
+    scene_id: str = ""
+    history_epochs: int = 0
+    page_run: int = -1          # the page run whose first frame was sent (a full run resends all)
+    frames: int = 0
+
+
+def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
+          max_height: int) -> tuple[dict, dict[str, np.ndarray]]:
+    """The points, axes and colours: what a run's frames are drawn over."""
+    split = session.split
+    groups = [("train", "circle", 2.2, split.x_train, split.y_train, "train"),
+              ("val", "diamond", 3.6, split.x_val, split.y_val, "validation")]
+    if show_test:
+        groups.append(("test", "x", 3.6, split.x_test, split.y_test, "test"))
+    blobs: dict[str, np.ndarray] = {}
+    for name, _, _, x, y, _ in groups:
+        blobs[f"{name}_xy"] = np.asarray(x, dtype=np.float32).ravel()
+        blobs[f"{name}_y"] = np.asarray(y, dtype=np.uint8)
+    if show_bayes:
+        blobs["bayes"] = session.bayes_grid(RESOLUTION).astype(np.float32).ravel()
+    header = {
+        "extent": [float(v) for v in plot_extent(session.data)], "resolution": RESOLUTION,
+        "groups": [{"name": n, "symbol": sym, "size": size, "label": label}
+                   for n, sym, size, _, _, label in groups],
+        "x_title": "x\u2081 (raw)", "y_title": "x\u2082 (raw)", "scale": graph_scale(),
+        "max_height": max_height, "bayes_accuracy": session.bayes_test_accuracy,
+        "shade_opacity": 0.85,
+        "colours": {"classes": [BLUE, ORANGE], "class0_shade": CLASS0_BLUE,
+                    "class1_shade": CLASS1_AMBER, "middle": WHITE, "outline": INK_SOFT,
+                    "bayes": GREEN, "curves": [BLUE, VERMILION]},
+    }
+    digest = hashlib.blake2b(repr(sorted(header.items())).encode(), digest_size=8)
+    for name in sorted(blobs):
+        digest.update(blobs[name].tobytes())
+    header["id"] = digest.hexdigest() + f"-{id(session):x}"
+    return header, blobs
+
+
+def frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, history_from: int,
+          with_test: bool) -> tuple[dict, dict]:
+    """A snapshot's picture, and the epochs finished from `history_from` on."""
+    points = snapshot.points if with_test else snapshot.points[:len(session.y_train) + len(session.y_val)]
+    h = session.history
+    loaded = session.loaded
+    note = ""
+    if loaded is not None:
+        note = (f"The curves start at epoch {loaded.epoch}: a resume checkpoint holds no history."
+                if loaded.kind == "resume" else
+                "The loaded state_dict holds no training history: the curves start with the "
+                "epochs trained here.")
+    upto = snapshot.epochs_recorded         # the history only grows: a slice is safe to read
+    header = {
+        "epoch": snapshot.epoch, "epochs": session.settings.epochs, "status": status,
+        "history_from": history_from, "history_note": note,
+        "history": {name: [round(v, 5) if isinstance(v, float) else v
+                           for v in getattr(h, name)[history_from:upto]]
+                    for name in ("epoch", "train_loss", "val_loss", "train_acc", "val_acc")},
+        "changes": [{"epoch": c.epoch, "short": c.short} for c in list(session.changes)],
+    }
+    return header, {"grid": snapshot.grid, "point_probability": points}
+
+
+def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[[LiveSnapshot], str], *,
+                playing: bool, show_test: bool, show_bayes: bool, full_run: bool,
+                max_height: int = 520) -> None:
+    """Draw (or update in place) the live view; send the scene only when the browser lacks it."""
+    result = st.session_state.get(KEY)
+    asked = result.get("resync") if result is not None else None    # the browser lacks something
+    if full_run or asked is not None:
+        sent.scene_id, sent.history_epochs = "", 0
+    scene_header, blobs = scene(session, show_test=show_test, show_bayes=show_bayes,
+                                max_height=max_height)
+    snapshot = session.latest if playing else None
+    if snapshot is None:            # paused (or no slice yet): the model is still, look at it
+        with session.lock:
+            snapshot = session.latest = session.snapshot(RESOLUTION)
+    history_from = min(sent.history_epochs, snapshot.epochs_recorded)
+    frame_header, frame_blobs = frame(session, snapshot, status(snapshot), history_from, show_test)
+    epochs_now = snapshot.epochs_recorded
+    header: dict = {"frame": frame_header}
+    if scene_header["id"] != sent.scene_id:
+        header["scene"] = scene_header
+        blobs = {**blobs, **frame_blobs}
+    else:
+        header["scene_id"] = scene_header["id"]
+        blobs = frame_blobs
+    _RENDERER(data=pack(header, blobs), key=KEY, on_resync_change=lambda: None)
+    sent.scene_id, sent.history_epochs = scene_header["id"], epochs_now
+    sent.frames += 1

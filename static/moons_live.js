@@ -1,0 +1,550 @@
+// The moons trainer's live view, drawn in the browser: the predicted probability over the plane,
+// its 0.5 contour, the points, axes, colour bar and legend, and the loss/accuracy curves.
+//
+// Loaded once per browser tab by the tiny loader in app_pages/moons_trainer/live_canvas.py and
+// called with every frame the server sends. A frame is one binary message (see `unpack`): a JSON
+// header and typed arrays. The scene (points, axes, colours) comes only when it changes; each
+// training frame brings the new probability grid as uint8 and the epochs finished since the last
+// frame, which are appended to the curves. Nothing here fetches anything.
+
+const FONT_PX = 12;
+const CURVE_FIELDS = ["train_loss", "val_loss", "train_acc", "val_acc"];
+
+// ---- the wire format ------------------------------------------------------------------------
+// [u32 little-endian header length][header JSON, UTF-8][blobs, each at a 4-byte aligned offset].
+// header.blobs maps a name to [offset, length, dtype] with offsets from the start of the message.
+function unpack(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLength = view.getUint32(0, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + headerLength)));
+  const blobs = {};
+  for (const [name, [offset, length, dtype]] of Object.entries(header.blobs || {})) {
+    const copy = bytes.slice(offset, offset + length); // own, aligned buffer
+    blobs[name] = dtype === "float32" ? new Float32Array(copy.buffer) : copy;
+  }
+  return { header, blobs };
+}
+
+// ---- small helpers --------------------------------------------------------------------------
+function niceTicks(lo, hi, count) {
+  const span = hi - lo;
+  if (!(span > 0)) return [lo];
+  const raw = span / Math.max(count, 1);
+  const power = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= raw) || raw;
+  const ticks = [];
+  for (let t = Math.ceil(lo / step - 1e-9) * step; t <= hi + 1e-9; t += step) {
+    ticks.push(Math.abs(t) < step * 1e-9 ? 0 : t);
+  }
+  return ticks;
+}
+
+function formatTick(value, step) {
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  return value.toFixed(decimals).replace("-", "\u2212");
+}
+
+function hexToRgb(hex) {
+  const h = hex.replace("#", "");
+  return [0, 2, 4].map((i) => parseInt(h.slice(i, i + 2), 16));
+}
+
+function rgbOf(cssColour, fallback) {
+  const m = /rgba?\(([^)]+)\)/.exec(cssColour || "");
+  if (m) return m[1].split(",").slice(0, 3).map((v) => parseFloat(v));
+  if ((cssColour || "").startsWith("#") && cssColour.length >= 7) return hexToRgb(cssColour);
+  return fallback;
+}
+
+function mix(a, b, t) {
+  return [0, 1, 2].map((i) => a[i] + (b[i] - a[i]) * t);
+}
+
+function css(rgb, alpha = 1) {
+  return `rgba(${rgb.map((v) => Math.round(v)).join(",")},${alpha})`;
+}
+
+// Marching squares: the segments where a grid (rows = y, cols = x, values at the nodes) crosses
+// `level`, in grid coordinates (col, row). Saddle cells are resolved by the cell's mean.
+function contourSegments(values, rows, cols, level) {
+  const segments = [];
+  const at = (r, c) => values[r * cols + c];
+  const lerp = (a, b) => (level - a) / (b - a);
+  for (let r = 0; r < rows - 1; r++) {
+    for (let c = 0; c < cols - 1; c++) {
+      const v0 = at(r, c), v1 = at(r, c + 1), v2 = at(r + 1, c + 1), v3 = at(r + 1, c);
+      const code = (v0 > level ? 1 : 0) | (v1 > level ? 2 : 0) | (v2 > level ? 4 : 0) | (v3 > level ? 8 : 0);
+      if (code === 0 || code === 15) continue;
+      const bottom = [c + lerp(v0, v1), r], right = [c + 1, r + lerp(v1, v2)];
+      const top = [c + lerp(v3, v2), r + 1], left = [c, r + lerp(v0, v3)];
+      const centreHigh = (v0 + v1 + v2 + v3) / 4 > level;
+      const cases = {
+        1: [[left, bottom]], 2: [[bottom, right]], 3: [[left, right]], 4: [[right, top]],
+        5: centreHigh ? [[left, top], [bottom, right]] : [[left, bottom], [right, top]],
+        6: [[bottom, top]], 7: [[left, top]], 8: [[top, left]], 9: [[top, bottom]],
+        10: centreHigh ? [[bottom, left], [top, right]] : [[bottom, right], [top, left]],
+        11: [[top, right]], 12: [[right, left]], 13: [[right, bottom]], 14: [[bottom, left]],
+      };
+      for (const s of cases[code]) segments.push(s);
+    }
+  }
+  return segments;
+}
+
+// ---- the view -------------------------------------------------------------------------------
+class LiveView {
+  constructor(parent, setTriggerValue) {
+    this.setTriggerValue = setTriggerValue;
+    this.root = document.createElement("div");
+    this.root.className = "moons-live";
+    this.root.innerHTML = `
+      <link rel="stylesheet" href="${new URL("moons_live.css", import.meta.url).href}">
+      <div class="status" role="status" aria-live="off"></div>
+      <div class="panes">
+        <figure class="boundary">
+          <canvas class="plane" role="img"></canvas>
+          <div class="tooltip" hidden></div>
+          <figcaption class="legend"></figcaption>
+        </figure>
+        <figure class="curves">
+          <canvas class="loss" role="img" aria-label="Loss per epoch"></canvas>
+          <canvas class="accuracy" role="img" aria-label="Accuracy per epoch"></canvas>
+          <figcaption class="legend"></figcaption>
+          <p class="history-note" hidden></p>
+        </figure>
+      </div>`;
+    parent.appendChild(this.root);
+    this.status = this.root.querySelector(".status");
+    this.plane = this.root.querySelector("canvas.plane");
+    this.tooltip = this.root.querySelector(".tooltip");
+    this.boundaryLegend = this.root.querySelector(".boundary .legend");
+    this.lossCanvas = this.root.querySelector("canvas.loss");
+    this.accuracyCanvas = this.root.querySelector("canvas.accuracy");
+    this.curvesLegend = this.root.querySelector(".curves .legend");
+    this.historyNote = this.root.querySelector(".history-note");
+    this.scene = null;
+    this.frame = null;
+    this.history = { epoch: [], train_loss: [], val_loss: [], train_acc: [], val_acc: [] };
+    this.frames = 0;
+    window.__moonsLiveMounts = (window.__moonsLiveMounts || 0) + 1;
+    this.root.dataset.mount = String(window.__moonsLiveMounts);
+    this.themeKey = "";
+    this.resize = new ResizeObserver(() => this.draw());
+    this.resize.observe(this.root);
+    // The app menu switches light/dark without sending a frame: look for it twice a second.
+    this.themeTimer = setInterval(() => { if (this.readTheme()) this.draw(); }, 500);
+    this.plane.addEventListener("mousemove", (e) => this.hover(e));
+    this.plane.addEventListener("mouseleave", () => { this.tooltip.hidden = true; });
+  }
+
+  destroy() {
+    this.resize.disconnect();
+    clearInterval(this.themeTimer);
+    this.root.remove();
+  }
+
+  readTheme() {
+    const style = getComputedStyle(this.root);
+    const text = style.getPropertyValue("--st-text-color") || style.color;
+    const background = style.getPropertyValue("--st-background-color") || "#ffffff";
+    const font = style.getPropertyValue("--st-font") || style.fontFamily || "sans-serif";
+    const key = `${text}|${background}|${font}`;
+    if (key === this.themeKey) return false;
+    this.themeKey = key;
+    this.text = rgbOf(text.trim(), [26, 29, 35]);
+    this.background = rgbOf(background.trim(), [255, 255, 255]);
+    this.font = font.trim();
+    this.dark = this.background.reduce((a, b) => a + b, 0) < 3 * 128;
+    this.root.dataset.theme = this.dark ? "dark" : "light";
+    return true;
+  }
+
+  update(bytes) {
+    const { header, blobs } = unpack(bytes);
+    if (header.scene) {
+      this.scene = { ...header.scene, blobs };
+      this.sceneId = header.scene.id;
+    } else if (header.scene_id !== this.sceneId) {
+      this.setTriggerValue("resync", header.scene_id);   // a frame for a scene this view lacks
+      return;
+    }
+    const frame = header.frame;
+    if (frame.history_from > this.history.epoch.length) {
+      this.setTriggerValue("resync", `history-${frame.history_from}`);
+      return;
+    }
+    for (const name of ["epoch", ...CURVE_FIELDS]) {
+      this.history[name].length = frame.history_from;
+      this.history[name].push(...frame.history[name]);
+    }
+    this.frame = { ...frame, grid: blobs.grid, pointProbability: blobs.point_probability };
+    this.frames += 1;
+    this.root.dataset.frames = String(this.frames);
+    this.root.dataset.epoch = String(frame.epoch);
+    this.readTheme();
+    const started = performance.now();
+    this.draw();
+    this.root.dataset.drawMs = (performance.now() - started).toFixed(1);
+  }
+
+  get scale() {
+    return this.scene ? this.scene.scale : 1;
+  }
+
+  // -- layout ---------------------------------------------------------------------------------
+  sizeCanvas(canvas, width, height) {
+    const ratio = window.devicePixelRatio || 1;
+    if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+      canvas.width = Math.round(width * ratio);
+      canvas.height = Math.round(height * ratio);
+    }
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    return ctx;
+  }
+
+  draw() {
+    if (!this.scene || !this.frame) return;
+    if (!this.themeKey) this.readTheme();
+    const s = this.scale;
+    this.root.style.setProperty("--scale", String(s));
+    this.status.textContent = this.frame.status;
+    const total = this.root.clientWidth || 800;
+    const wide = total >= 900 * Math.min(s, 1.2);
+    this.root.classList.toggle("wide", wide);
+    const boundaryWidth = wide ? Math.floor(total * 0.58) : total;
+    const curvesWidth = wide ? total - boundaryWidth - 16 : total;
+    this.drawBoundary(boundaryWidth);
+    this.drawCurves(curvesWidth, wide ? this.planeHeight : null);
+    this.drawLegends();
+  }
+
+  // -- the plane ------------------------------------------------------------------------------
+  drawBoundary(width) {
+    const sc = this.scene, fr = this.frame, s = this.scale;
+    const font = FONT_PX * s;
+    const [x0, x1, y0, y1] = sc.extent;
+    const margin = { left: font * 4.2, right: font * 6.5, top: font * 2.4, bottom: font * 3.6 };
+    let plotW = width - margin.left - margin.right;
+    let plotH = plotW * (y1 - y0) / (x1 - x0);
+    const maxH = sc.max_height - margin.top - margin.bottom;
+    if (plotH > maxH) { plotH = maxH; plotW = plotH * (x1 - x0) / (y1 - y0); }
+    const height = plotH + margin.top + margin.bottom;
+    this.planeHeight = height;
+    const ctx = this.sizeCanvas(this.plane, width, height);
+    const left = margin.left + Math.max(0, (width - margin.left - margin.right - plotW) / 2);
+    const top = margin.top;
+    const px = (x) => left + (x - x0) / (x1 - x0) * plotW;
+    const py = (y) => top + (y1 - y) / (y1 - y0) * plotH;
+    this.toPlane = { px, py, left, top, plotW, plotH, x0, x1, y0, y1 };
+
+    // Shading: one pixel per grid node, stretched so each node's colour is centred on it.
+    const n = sc.resolution;
+    const image = new ImageData(n, n);
+    const low = hexToRgb(sc.colours.class0_shade), high = hexToRgb(sc.colours.class1_shade);
+    // P = 0.5 is the page background in dark mode: a white band would glare on a projector.
+    const white = this.dark ? this.background : hexToRgb(sc.colours.middle);
+    const base = this.background;
+    for (let r = 0; r < n; r++) {
+      for (let c = 0; c < n; c++) {
+        const p = fr.grid[r * n + c] / 255;
+        const colour = p < 0.5 ? mix(low, white, p / 0.5) : mix(white, high, (p - 0.5) / 0.5);
+        const shown = mix(base, colour, sc.shade_opacity);
+        const i = ((n - 1 - r) * n + c) * 4;        // row 0 is the lowest y: the image's bottom
+        image.data[i] = shown[0]; image.data[i + 1] = shown[1]; image.data[i + 2] = shown[2];
+        image.data[i + 3] = 255;
+      }
+    }
+    const tile = this.tile || (this.tile = document.createElement("canvas"));
+    tile.width = n; tile.height = n;
+    tile.getContext("2d").putImageData(image, 0, 0);
+    const dx = (x1 - x0) / (n - 1), dy = (y1 - y0) / (n - 1);
+    ctx.save();
+    ctx.beginPath(); ctx.rect(left, top, plotW, plotH); ctx.clip();
+    ctx.imageSmoothingEnabled = true;
+    ctx.drawImage(tile, px(x0 - dx / 2), py(y1 + dy / 2), px(x1 + dx / 2) - px(x0 - dx / 2),
+                  py(y0 - dy / 2) - py(y1 + dy / 2));
+
+    // The decision boundary (P = 0.5) and, on request, the best possible one.
+    const grid = Array.from(fr.grid, (v) => v / 255);
+    const toXY = ([c, r]) => [px(x0 + c * dx), py(y0 + r * dy)];
+    this.strokeSegments(ctx, contourSegments(grid, n, n, 0.5).map((seg) => seg.map(toXY)),
+                        css(this.text), 3 * s, []);
+    if (sc.blobs.bayes) {
+      this.strokeSegments(ctx, contourSegments(sc.blobs.bayes, n, n, 0).map((seg) => seg.map(toXY)),
+                          sc.colours.bayes, 3 * s, [8 * s, 6 * s]);
+    }
+
+    ctx.restore();
+
+    // What does not change from frame to frame (points, axes, colour bar) is drawn once per
+    // size, theme and scene into a layer of its own, and laid over each frame's shading.
+    const ratio = window.devicePixelRatio || 1;
+    const layerKey = [width, height, ratio, this.themeKey, this.sceneId].join('|');
+    if (this.layerKey !== layerKey) {
+      this.layerKey = layerKey;
+      this.layer = this.layer || document.createElement('canvas');
+      this.layer.width = Math.round(width * ratio); this.layer.height = Math.round(height * ratio);
+      const layer = this.layer.getContext('2d');
+      layer.setTransform(ratio, 0, 0, ratio, 0, 0);
+      this.drawStatic(layer, { sc, s, font, px, py, left, top, plotW, plotH, margin, x0, x1, y0, y1, low, white, high, base });
+    }
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.drawImage(this.layer, 0, 0);
+    ctx.restore();
+
+    ctx.fillStyle = css(this.text);
+    ctx.font = `${font * 1.15}px ${this.font}`;
+    ctx.textAlign = "left"; ctx.textBaseline = "middle";
+    ctx.fillText(`Epoch ${fr.epoch}: the solid line is the decision boundary (P = 0.5)`, left, margin.top / 2);
+
+    this.plane.setAttribute("aria-label",
+      `Decision boundary of the model at epoch ${fr.epoch}, over the ${sc.groups.map((g) => g.label).join(", ")} points`);
+  }
+
+  drawStatic(ctx, { sc, s, font, px, py, left, top, plotW, plotH, margin, x0, x1, y0, y1, low, white, high, base }) {
+    ctx.save();
+    ctx.beginPath(); ctx.rect(left, top, plotW, plotH); ctx.clip();
+    // The points: train circles, validation diamonds, test crosses.
+    for (const group of sc.groups) {
+      const xy = sc.blobs[`${group.name}_xy`], labels = sc.blobs[`${group.name}_y`];
+      const size = group.size * s;
+      ctx.lineWidth = 0.6 * s;
+      ctx.strokeStyle = sc.colours.outline;
+      for (let i = 0; i < labels.length; i++) {
+        const x = px(xy[2 * i]), y = py(xy[2 * i + 1]);
+        ctx.globalAlpha = 0.85;
+        ctx.fillStyle = sc.colours.classes[labels[i]];
+        ctx.beginPath();
+        if (group.symbol === "diamond") {
+          ctx.moveTo(x, y - size); ctx.lineTo(x + size, y); ctx.lineTo(x, y + size); ctx.lineTo(x - size, y);
+          ctx.closePath(); ctx.fill(); ctx.stroke();
+        } else if (group.symbol === "x") {
+          ctx.strokeStyle = sc.colours.classes[labels[i]]; ctx.lineWidth = 2 * s;
+          ctx.moveTo(x - size, y - size); ctx.lineTo(x + size, y + size);
+          ctx.moveTo(x + size, y - size); ctx.lineTo(x - size, y + size); ctx.stroke();
+          ctx.strokeStyle = sc.colours.outline; ctx.lineWidth = 0.6 * s;
+        } else {
+          ctx.arc(x, y, size, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
+        }
+      }
+    }
+    ctx.globalAlpha = 1;
+    ctx.restore();
+
+    // Frame, ticks, titles.
+    const ink = css(this.text), faint = css(this.text, 0.35);
+    ctx.strokeStyle = faint; ctx.lineWidth = 1; ctx.strokeRect(left, top, plotW, plotH);
+    ctx.fillStyle = ink;
+    ctx.font = `${font}px ${this.font}`;
+    const xTicks = niceTicks(x0, x1, Math.max(3, Math.floor(plotW / (font * 6))));
+    const yTicks = niceTicks(y0, y1, Math.max(3, Math.floor(plotH / (font * 4))));
+    const xStep = xTicks[1] - xTicks[0] || 1, yStep = yTicks[1] - yTicks[0] || 1;
+    ctx.textAlign = "center"; ctx.textBaseline = "top";
+    for (const t of xTicks) {
+      ctx.fillRect(px(t) - 0.5, top + plotH, 1, font * 0.4);
+      ctx.fillText(formatTick(t, xStep), px(t), top + plotH + font * 0.6);
+    }
+    ctx.textAlign = "right"; ctx.textBaseline = "middle";
+    for (const t of yTicks) {
+      ctx.fillRect(left - font * 0.4, py(t) - 0.5, font * 0.4, 1);
+      ctx.fillText(formatTick(t, yStep), left - font * 0.6, py(t));
+    }
+    ctx.textAlign = "center"; ctx.textBaseline = "bottom";
+    ctx.fillText(sc.x_title, left + plotW / 2, top + plotH + margin.bottom - font * 0.3);
+    ctx.save();
+    ctx.translate(left - margin.left + font * 0.9, top + plotH / 2);
+    ctx.rotate(-Math.PI / 2);
+    ctx.textBaseline = "middle";
+    ctx.fillText(sc.y_title, 0, 0);
+    ctx.restore();
+    // Colour bar.
+    const barX = left + plotW + font * 1.2, barW = font * 1.1, barTop = top + plotH * 0.1, barH = plotH * 0.8;
+    const gradient = ctx.createLinearGradient(0, barTop + barH, 0, barTop);
+    for (const [stop, colour] of [[0, low], [0.5, white], [1, high]]) {
+      gradient.addColorStop(stop, css(mix(base, colour, sc.shade_opacity)));
+    }
+    ctx.fillStyle = gradient; ctx.fillRect(barX, barTop, barW, barH);
+    ctx.strokeStyle = faint; ctx.strokeRect(barX, barTop, barW, barH);
+    ctx.fillStyle = ink; ctx.font = `${font}px ${this.font}`;
+    ctx.textAlign = "left"; ctx.textBaseline = "middle";
+    for (const p of [0, 0.25, 0.5, 0.75, 1]) {
+      const y = barTop + barH * (1 - p);
+      ctx.fillRect(barX + barW, y - 0.5, font * 0.3, 1);
+      ctx.fillText(`${Math.round(p * 100)}%`, barX + barW + font * 0.45, y);
+    }
+    ctx.save();
+    ctx.translate(barX + barW + font * 3.9, barTop + barH / 2);
+    ctx.rotate(Math.PI / 2);
+    ctx.textAlign = "center";
+    ctx.fillText("P(class 1)", 0, 0);
+    ctx.restore();
+  }
+
+  strokeSegments(ctx, segments, colour, width, dash) {
+    ctx.strokeStyle = colour; ctx.lineWidth = width; ctx.setLineDash(dash); ctx.lineCap = "round";
+    ctx.beginPath();
+    for (const [[ax, ay], [bx, by]] of segments) { ctx.moveTo(ax, ay); ctx.lineTo(bx, by); }
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+
+  hover(event) {
+    const t = this.toPlane, sc = this.scene, fr = this.frame;
+    if (!t || !sc || !fr) return;
+    const box = this.plane.getBoundingClientRect();
+    const mx = event.clientX - box.left, my = event.clientY - box.top;
+    if (mx < t.left || mx > t.left + t.plotW || my < t.top || my > t.top + t.plotH) {
+      this.tooltip.hidden = true;
+      return;
+    }
+    let best = null, bestDistance = (8 * this.scale) ** 2, offset = 0;
+    for (const group of sc.groups) {
+      const xy = sc.blobs[`${group.name}_xy`], labels = sc.blobs[`${group.name}_y`];
+      for (let i = 0; i < labels.length; i++) {
+        const d = (t.px(xy[2 * i]) - mx) ** 2 + (t.py(xy[2 * i + 1]) - my) ** 2;
+        if (d < bestDistance) { bestDistance = d; best = { group, i, index: offset + i, x: xy[2 * i], y: xy[2 * i + 1], label: labels[i] }; }
+      }
+      offset += labels.length;
+    }
+    const f = (v) => v.toFixed(2).replace("-", "\u2212");
+    let text;
+    if (best) {
+      const p = fr.pointProbability ? fr.pointProbability[best.index] / 255 : NaN;
+      text = `${best.group.label} point, class ${best.label}\nx\u2081 = ${f(best.x)}, x\u2082 = ${f(best.y)}\n` +
+             `model's P(class 1) \u2248 ${(100 * p).toFixed(0)}%`;
+    } else {
+      const x = t.x0 + (mx - t.left) / t.plotW * (t.x1 - t.x0);
+      const y = t.y1 - (my - t.top) / t.plotH * (t.y1 - t.y0);
+      const n = sc.resolution;
+      const c = Math.round((x - t.x0) / (t.x1 - t.x0) * (n - 1));
+      const r = Math.round((y - t.y0) / (t.y1 - t.y0) * (n - 1));
+      const p = fr.grid[r * n + c] / 255;
+      text = `x\u2081 = ${f(x)}, x\u2082 = ${f(y)}\nmodel's P(class 1) \u2248 ${(100 * p).toFixed(0)}%`;
+    }
+    this.tooltip.textContent = text;
+    this.tooltip.hidden = false;
+    this.tooltip.style.left = `${Math.min(mx + 14, box.width - 200)}px`;
+    this.tooltip.style.top = `${my + 14}px`;
+  }
+
+  // -- curves ---------------------------------------------------------------------------------
+  drawCurves(width, planeHeight) {
+    const sc = this.scene, s = this.scale, fr = this.frame;
+    const h = this.history;
+    const each = planeHeight ? Math.max(120, (planeHeight - 8) / 2) : 230 * s;
+    const panels = planeHeight ? [[this.lossCanvas, width, each], [this.accuracyCanvas, width, each]]
+                               : [[this.lossCanvas, width / 2 - 6, each], [this.accuracyCanvas, width / 2 - 6, each]];
+    const epochs = Math.max(fr.epochs, h.epoch.length ? h.epoch[h.epoch.length - 1] : 0, 1);
+    const loss = [...h.train_loss, ...h.val_loss].filter(Number.isFinite);
+    const lowAccuracy = Math.min(0.5, ...h.train_acc, ...h.val_acc);
+    const panelSpecs = [
+      { title: "Loss (BCE)", fields: ["train_loss", "val_loss"], lo: 0,
+        hi: Math.max(0.1, ...loss) * 1.05, percent: false },
+      { title: "Accuracy", fields: ["train_acc", "val_acc"], lo: lowAccuracy - 0.02, hi: 1.005,
+        percent: true, ceiling: sc.bayes_accuracy },
+    ];
+    panels.forEach(([canvas, w, hgt], k) => this.drawPanel(canvas, w, hgt, panelSpecs[k], epochs));
+    const note = fr.history_note || "";
+    this.historyNote.hidden = !note;
+    this.historyNote.textContent = note;
+  }
+
+  drawPanel(canvas, width, height, spec, epochs) {
+    const s = this.scale, font = FONT_PX * s, sc = this.scene, h = this.history;
+    const ctx = this.sizeCanvas(canvas, width, height);
+    const m = { left: font * 3.6, right: font * 0.8, top: font * 1.8, bottom: font * 2.8 };
+    const w = width - m.left - m.right, hh = height - m.top - m.bottom;
+    const px = (e) => m.left + e / epochs * w;
+    const py = (v) => m.top + (spec.hi - v) / (spec.hi - spec.lo) * hh;
+    const ink = css(this.text), faint = css(this.text, 0.15);
+    ctx.font = `${font}px ${this.font}`;
+    ctx.fillStyle = ink;
+    ctx.textAlign = "left"; ctx.textBaseline = "middle";
+    ctx.fillText(spec.title, m.left, m.top / 2);
+    const yTicks = niceTicks(spec.lo, spec.hi, Math.max(2, Math.floor(hh / (font * 2.5))));
+    const yStep = yTicks[1] - yTicks[0] || 1;
+    ctx.textAlign = "right";
+    for (const t of yTicks) {
+      ctx.fillStyle = faint; ctx.fillRect(m.left, py(t), w, 1);
+      ctx.fillStyle = ink;
+      ctx.fillText(spec.percent ? `${(100 * t).toFixed(yStep < 0.01 ? 1 : 0)}%` : formatTick(t, yStep),
+                   m.left - font * 0.4, py(t));
+    }
+    const xTicks = niceTicks(0, epochs, Math.max(2, Math.floor(w / (font * 4))));
+    const xStep = xTicks[1] - xTicks[0] || 1;
+    ctx.textAlign = "center"; ctx.textBaseline = "top";
+    for (const t of xTicks) ctx.fillText(formatTick(t, Math.max(xStep, 1)), px(t), m.top + hh + font * 0.4);
+    ctx.textBaseline = "bottom";
+    ctx.fillText("epoch", m.left + w / 2, height - font * 0.1);
+    ctx.save();
+    ctx.beginPath(); ctx.rect(m.left, m.top, w, hh); ctx.clip();
+    for (const change of this.frame.changes) {      // where a setting changed mid-run
+      ctx.strokeStyle = css(this.text, 0.55); ctx.lineWidth = 1.2 * s; ctx.setLineDash([3 * s, 3 * s]);
+      ctx.beginPath(); ctx.moveTo(px(change.epoch), m.top); ctx.lineTo(px(change.epoch), m.top + hh); ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.fillStyle = ink; ctx.textAlign = "left"; ctx.textBaseline = "top";
+      ctx.fillText(change.short, px(change.epoch) + 3 * s, m.top + 2 * s);
+    }
+    if (spec.ceiling !== undefined) {
+      ctx.strokeStyle = sc.colours.bayes; ctx.lineWidth = 2 * s; ctx.setLineDash([2 * s, 3 * s]);
+      ctx.beginPath(); ctx.moveTo(px(0), py(spec.ceiling)); ctx.lineTo(px(epochs), py(spec.ceiling)); ctx.stroke();
+      ctx.setLineDash([]);
+    }
+    spec.fields.forEach((field, k) => {
+      ctx.strokeStyle = sc.colours.curves[k]; ctx.lineWidth = 2 * s;
+      ctx.setLineDash(k ? [6 * s, 4 * s] : []);
+      ctx.beginPath();
+      h[field].forEach((v, i) => {
+        const x = px(h.epoch[i]), y = py(Math.min(Math.max(v, spec.lo - 1), spec.hi + 1));
+        if (i === 0 || h.epoch[i] !== h.epoch[i - 1] + 1) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+      });
+      if (h[field].length === 1) {
+        ctx.arc(px(h.epoch[0]), py(h[field][0]), 2 * s, 0, 2 * Math.PI);
+      }
+      ctx.stroke();
+    });
+    ctx.setLineDash([]);
+    ctx.restore();
+    ctx.strokeStyle = css(this.text, 0.35); ctx.lineWidth = 1; ctx.strokeRect(m.left, m.top, w, hh);
+  }
+
+  drawLegends() {
+    const sc = this.scene;
+    const swatch = (colour, shape) => `<span class="swatch ${shape}" style="--c:${colour}"></span>`;
+    const items = [];
+    for (const group of sc.groups) {
+      for (const label of [0, 1]) {
+        items.push(`<span>${swatch(sc.colours.classes[label], group.symbol)}${group.label}, class ${label}</span>`);
+      }
+    }
+    items.push(`<span>${swatch(css(this.text), "line")}decision boundary (P = 0.5)</span>`);
+    if (sc.blobs.bayes) items.push(`<span>${swatch(sc.colours.bayes, "dashed")}best possible boundary (Bayes)</span>`);
+    const boundaryLegend = items.join("");
+    if (this.boundaryLegend.innerHTML !== boundaryLegend) this.boundaryLegend.innerHTML = boundaryLegend;
+    const [train, val] = sc.colours.curves;
+    const curves = [
+      `<span>${swatch(train, "line")}train</span>`, `<span>${swatch(val, "dashed")}validation</span>`,
+      `<span>${swatch(sc.colours.bayes, "dotted")}best possible test accuracy ${(100 * sc.bayes_accuracy).toFixed(2)}%</span>`,
+    ].join("");
+    if (this.curvesLegend.innerHTML !== curves) this.curvesLegend.innerHTML = curves;
+  }
+}
+
+export function render(component) {
+  const { parentElement, setTriggerValue } = component;
+  let view = parentElement.__moonsLive;
+  if (!view) {
+    view = parentElement.__moonsLive = new LiveView(parentElement, setTriggerValue);
+  }
+  view.setTriggerValue = setTriggerValue;
+  if (component.data) view.update(component.data);
+  return () => {
+    view.destroy();
+    delete parentElement.__moonsLive;
+  };
+}
