@@ -157,8 +157,8 @@ def _metrics(drawn: StepView) -> None:
         third_row[0].metric("dtype", facts.dtype, help="the element type: tensor.dtype")
         third_row[1].metric(
             "device", facts.device,
-            help="where the tensor's memory lives, as tensor.device reports it: cpu, cuda:0, "
-                 "mps:0; meta means the inspector computed the facts without allocating memory")
+            help="where the tensor lives, as tensor.device reports it: cpu, cuda:0, mps:0; "
+                 "meta: the inspector computed these facts without allocating anything")
 
 
 def pictures_section(report: Inspection) -> None:
