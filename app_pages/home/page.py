@@ -6,9 +6,10 @@ from components.code_panel import code_panel
 from components.device import learner_device
 from components.figures import prose
 from components.knowledge_check import knowledge_check
+from components.plain_text import code_span, md
 from app_pages.navigation import HOME, LESSONS_PAGE, TOOLS
 from workbench.common.device import DIAGNOSTICS_SCRIPT, diagnose
-from workbench.common.device_checks import DEVICE_MISMATCH
+from workbench.common.device_checks import DEVICE_MISMATCH, cross_device_demo
 
 st.title("PyTorch Workbench")
 prose(
@@ -52,4 +53,32 @@ with summary:
 code_panel(DIAGNOSTICS_SCRIPT, filename="check_device.py", key="home_diagnostics",
            title="Run the same checks on your machine")
 
-knowledge_check(DEVICE_MISMATCH)
+st.header("When tensors on two devices meet", divider="gray")
+demo = cross_device_demo(learner_device())
+if demo.simulated:
+    st.markdown(
+        "Every tensor of an operation must live on one device. **No GPU answers on this server**, "
+        "so no CUDA tensor can be made here; in the check below and the demonstration it reveals, "
+        "a tensor on PyTorch's `meta` device (a shape with no memory) **stands in for the GPU "
+        "tensor**. PyTorch refuses to mix `meta` and CPU tensors by the same rule; only the "
+        "wording of its message differs from a GPU's.")
+else:
+    st.markdown(f"Every tensor of an operation must live on one device. This server has a GPU "
+                f"(`{demo.other}`): the check below and its demonstration run on it for real.")
+if knowledge_check(DEVICE_MISMATCH) is not None:
+    st.markdown(f"**What PyTorch did**, just now, with `a = torch.ones(2, 3)` on the CPU and "
+                f"`b = torch.ones(2, 3, device={demo.other!r})`"
+                + (" (the stand-in):" if demo.simulated else ":"))
+    rows = ([demo.no_gpu] if demo.no_gpu else []) + demo.meetings
+    st.table(pd.DataFrame([{
+        "code": code_span(m.code),
+        "what PyTorch did": md(f"raised {m.error_type}: {m.outcome}" if m.raised else
+                               f"worked: {m.outcome}")} for m in rows]), hide_index=True)
+    if demo.no_gpu:
+        st.caption(f"{code_span(demo.no_gpu.code)} is the real answer of this server's PyTorch "
+                   "build to a request for a GPU tensor: that is why the `meta` device stands in.")
+    st.markdown("A 0-dim CPU tensor such as `torch.tensor(2.0)` is the one exception: PyTorch "
+                "treats it like a Python number, so it may join a tensor on any device. Anything "
+                "larger must be moved first with `.to(device)`.")
+    code_panel(demo.code, filename="devices_meet.py", key="home_devices_code",
+               title="Run it on your machine")

@@ -56,7 +56,8 @@ def facts_table(report: Inspection) -> pd.DataFrame:
     for number, view in enumerate(report.views):
         f = view.facts
         rows.append({"step": str(number) if number else "x", "code": md(view.label),
-                     "shape": shape_text(f.shape), "stride": shape_text(f.stride),
+                     "shape": shape_text(f.shape), "device": f.device,
+                     "stride": shape_text(f.stride),
                      "offset": str(f.storage_offset), "contiguous": "yes" if f.is_contiguous else "no",
                      "numel": f"{f.numel:,}", "nbytes": human_bytes(f.nbytes),
                      "storage": f"{f.storage_elements:,} el., {human_bytes(f.storage_bytes)}",
@@ -64,8 +65,8 @@ def facts_table(report: Inspection) -> pd.DataFrame:
     failure = report.chain_failure
     if failure is not None and failure.step_number is not None:
         rows.append({"step": str(failure.step_number), "code": md(failure.label), "shape": "error",
-                     **dict.fromkeys(("stride", "offset", "contiguous", "numel", "nbytes",
-                                      "storage", "memory"), "")})
+                     **dict.fromkeys(("device", "stride", "offset", "contiguous", "numel",
+                                      "nbytes", "storage", "memory"), "")})
     return pd.DataFrame(rows)
 
 
@@ -93,9 +94,11 @@ def facts_section(report: Inspection, form: SettingsForm) -> None:
         st.caption("`torch.empty` reserves memory without writing to it: the values are whatever "
                    "bytes were there before, so they can change from run to run.")
     plural = "s" if x_facts.itemsize > 1 else ""
-    st.markdown(f"x is `{x_facts.dtype}`: **{x_facts.itemsize} byte{plural} per element** "
-                f"(itemsize), so nbytes = numel x {x_facts.itemsize}. *memory* says whether a step "
-                "**shares** its input's storage (view) or owns **new memory** (a copy).")
+    st.markdown(f"x is `{x_facts.dtype}` on device `{x_facts.device}`: **{x_facts.itemsize} "
+                f"byte{plural} per element** (itemsize), so nbytes = numel x {x_facts.itemsize}. "
+                "*device* is where a tensor's memory lives (`tensor.device`); a layout op never "
+                "moves it. *memory* says whether a step **shares** its input's storage (view) or "
+                "owns **new memory** (a copy).")
     st.table(facts_table(report), hide_index=True)
     notes = [f"**{number}** · {code_span(view.step.text if view.step else '')}: {view.note}"
              for number, view in enumerate(report.views) if view.note]
@@ -150,6 +153,12 @@ def _metrics(drawn: StepView) -> None:
                              help=f"numel {facts.numel:,} x itemsize {facts.itemsize} bytes")
         second_row[2].metric("memory", facts.memory if drawn.step else "new memory",
                              help="view: shares its input's storage; new memory: a copy")
+        third_row = st.columns(3)
+        third_row[0].metric("dtype", facts.dtype, help="the element type: tensor.dtype")
+        third_row[1].metric(
+            "device", facts.device,
+            help="where the tensor lives, as tensor.device reports it: cpu, cuda:0, mps:0; "
+                 "meta: the inspector computed these facts without allocating anything")
 
 
 def pictures_section(report: Inspection) -> None:

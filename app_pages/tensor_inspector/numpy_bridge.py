@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+import torch
 
 from components.code_panel import code_panel
 from components.error_panel import error_panel
-from workbench.common.errors import ExplainedError
-from workbench.tensors.numpy_bridge import bridge
+from components.plain_text import code_span, md
+from workbench.common.errors import ExplainedError, explain
+from workbench.tensors.numpy_bridge import bridge, detach_bridge
 from workbench.tensors.settings import TensorSettings
 
 
-def numpy_panel(settings: TensorSettings) -> None:
+def numpy_panel(settings: TensorSettings, device: torch.device) -> None:
     st.markdown("On the CPU, `torch.from_numpy(arr)` and `t.numpy()` **share memory** with the "
                 "other side (same data pointer, so a write through one is seen by the other); "
                 "`torch.tensor(arr)` **copies**. Below, `arr[0, 0]` is overwritten after the "
@@ -36,3 +38,30 @@ def numpy_panel(settings: TensorSettings) -> None:
                     f"`{result.torch_strides}` (elements), NumPy says `{result.numpy_strides}` "
                     f"(bytes): the same layout, counted in different units.")
     code_panel(result.code, filename="numpy_bridge.py", key="ti_numpy_code")
+    detach_panel(written, device)
+
+
+def detach_panel(written: int, device: torch.device) -> None:
+    """`.numpy()` on a tensor autograd tracks: PyTorch's refusal, and `.detach()` first."""
+    result = detach_bridge(written, device)
+    st.markdown("#### A tensor that requires grad: `.detach()` before `.numpy()`")
+    st.markdown("`w = torch.arange(3.0, requires_grad=True)` is a leaf that autograd tracks. "
+                "NumPy knows nothing of autograd, so PyTorch refuses to hand it `w`'s memory:")
+    error_panel(explain(RuntimeError(result.grad_error)), key="ti_detach_error")
+    simulated = result.other_device == "meta"
+    st.table(pd.DataFrame([{
+        "code": code_span(row.way),
+        "result": md(f"{row.error_type}: {row.outcome}" if row.error_type else
+                     f"array {row.outcome}"),
+        "same memory as the tensor": "-" if row.shares_memory is None else
+        "yes" if row.shares_memory else "no (a copy)"} for row in result.rows]), hide_index=True)
+    st.markdown(
+        f"`w.detach()` is the same memory cut from the graph, so its array still **shares** it: "
+        f"after `arr[0] = {written}`, `w` holds `{result.w_after_write}` and still requires grad "
+        f"({result.still_requires_grad}). Autograd did not see that write; copy "
+        "(`w.detach().numpy().copy()`) when the array will be changed. NumPy arrays live in CPU "
+        f"memory, so a tensor on `{result.other_device}` is refused until `.cpu()` copies it "
+        "there" + (": this server has no GPU, so a `meta` tensor (a shape with no memory) stands "
+                   "in for a GPU one. PyTorch refuses every tensor outside CPU memory this way, "
+                   "naming its device." if simulated else "."))
+    code_panel(result.code, filename="detach_numpy.py", key="ti_detach_code")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.tensor_inspector import broadcasting, controls, inspector
+from app_pages.tensor_inspector.autocast import autocast_panel
 from app_pages.tensor_inspector.dtypes import dtype_panel
 from app_pages.tensor_inspector.numpy_bridge import numpy_panel
 from components.classroom import share_panel
@@ -81,9 +82,10 @@ with broadcast_tab:
 with dtype_tab:
     if dtype_tab.open:  # built only while it is shown
         dtype_panel(settings)
+        autocast_panel(settings)
 with numpy_tab:
     if numpy_tab.open:
-        numpy_panel(settings)
+        numpy_panel(settings, learner_device())
 with check_tab:
     for check in PAGE_CHECKS:
         knowledge_check(check)

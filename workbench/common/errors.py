@@ -108,6 +108,23 @@ RULES: tuple[Rule, ...] = (
         ("move the model with `model.to(device)` and each batch with `x.to(device)`",),
     ),
     Rule(
+        r"expected m1 and m2 to have the same dtype",
+        "The operands have different dtypes",
+        "Outside `torch.autocast`, a matrix product does not promote its operands: both must "
+        "have the same dtype. Inside `torch.autocast` PyTorch casts them to the autocast dtype "
+        "for you.",
+        ("cast one side first, e.g. `a.to(b.dtype) @ b`",
+         "or run the product inside `with torch.autocast(...)`"),
+    ),
+    Rule(
+        r"Can't call numpy\(\) on Tensor that requires grad",
+        "NumPy cannot take a tensor that autograd is tracking",
+        "`.numpy()` hands NumPy the tensor's own memory, and NumPy records nothing for autograd, "
+        "so PyTorch refuses a tensor that requires grad. `.detach()` gives a tensor on the same "
+        "memory that is cut from the graph; its NumPy array still shares that memory.",
+        ("`t.detach().numpy()`", "for a GPU tensor: `t.detach().cpu().numpy()` (a copy)"),
+    ),
+    Rule(
         r"mat1 and mat2 shapes cannot be multiplied|size mismatch, got input|"
         r"Expected size for first two dimensions of batch2|shapes cannot be multiplied|"
         r"must have same reduction dim",

@@ -2,7 +2,8 @@
 
 The text is parsed with `ast.parse(mode="eval")` and the tree is walked against a whitelist:
 only calls of the methods in `ALLOWED_METHODS` with whole-number literals (or tuples/lists of
-them) as arguments, and subscripts made of slices, whole numbers, `None` and `...`. Nothing is
+them) as arguments (and, for `clone`/`contiguous`, `memory_format=` one of the names in
+`MEMORY_FORMATS`), and subscripts made of slices, whole numbers, `None` and `...`. Nothing is
 ever evaluated: the walk turns the tree into plain `Step` records, and `apply_step` calls the
 named tensor method with those plain Python values. Anything else is refused with a reason.
 """
@@ -31,8 +32,13 @@ ALLOWED_METHODS: dict[str, str] = {
     "narrow": "a window along one dimension: a view with a storage offset",
     "select": "picks one index of a dimension and drops it",
     "flip": "reverses a dimension; PyTorch has no negative strides, so this copies",
-    "clone": "always a copy with new memory",
+    "clone": "always a copy with new memory; by default (memory_format=torch.preserve_format) "
+             "laid out in its input's order of dimensions, so not always contiguous",
 }
+# `memory_format=` is read only as one of these exact names, for these methods.
+MEMORY_FORMATS: dict[str, torch.memory_format] = {
+    "contiguous_format": torch.contiguous_format, "preserve_format": torch.preserve_format}
+MEMORY_FORMAT_METHODS = ("clone", "contiguous")
 KEYWORDS = frozenset({"dim", "dim0", "dim1", "dims", "start_dim", "end_dim", "start", "length",
                       "index", "source", "destination", "sizes", "size"})
 MAX_SOURCE_LENGTH = 300
@@ -135,12 +141,24 @@ def _call_step(node: ast.Call) -> Step:
     args = tuple(_argument(a, name) for a in node.args)
     kwargs: list[tuple[str, Any]] = []
     for keyword in node.keywords:
+        if keyword.arg == "memory_format" and name in MEMORY_FORMAT_METHODS:
+            kwargs.append((keyword.arg, _memory_format(keyword.value, name)))
+            continue
         if keyword.arg is None or keyword.arg not in KEYWORDS:
             raise ChainSyntaxError(f"keyword `{keyword.arg or '**'}` is not allowed in {name}()")
         kwargs.append((keyword.arg, _argument(keyword.value, name)))
     text = name + "(" + ", ".join([ast.unparse(a) for a in node.args]
                                   + [f"{k.arg}={ast.unparse(k.value)}" for k in node.keywords]) + ")"
     return Step(text=text, method=name, args=args, kwargs=tuple(kwargs))
+
+
+def _memory_format(node: ast.AST, where: str) -> torch.memory_format:
+    """`torch.contiguous_format` or `torch.preserve_format`, written out; nothing else."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id == "torch" and node.attr in MEMORY_FORMATS:
+        return MEMORY_FORMATS[node.attr]
+    raise ChainSyntaxError(f"memory_format in {where}() must be one of "
+                           + ", ".join(f"torch.{name}" for name in MEMORY_FORMATS))
 
 
 def _whole_number(node: ast.AST, where: str) -> int:

@@ -29,7 +29,7 @@ def report(name, t, source=None):
         memory = "same tensor"
     else:
         memory = "view" if same_storage(t, source) else "new memory"
-    print(f"{name}: shape={tuple(t.shape)} dtype={t.dtype} stride={t.stride()} "
+    print(f"{name}: shape={tuple(t.shape)} dtype={t.dtype} device={t.device} stride={t.stride()} "
           f"offset={t.storage_offset()} contiguous={t.is_contiguous()} "
           f"numel={t.numel()} nbytes={t.nbytes} "
           f"storage={storage_bytes // t.element_size()} elements ({storage_bytes} bytes) "
@@ -43,7 +43,7 @@ def tensor_script(settings: TensorSettings, *, materialized: bool, failing_step:
     """The script for `settings`; `materialized` False builds x on `meta` (too big to allocate)."""
     lines = ['"""The tensor and op chain from the PyTorch Workbench\'s Tensor inspector.',
              "",
-             "Each line printed is what the page shows: shape, dtype, stride, storage offset,",
+             "Each line printed is what the page shows: shape, dtype, device, stride, storage offset,",
              "contiguity, sizes in bytes, and whether a step is a view of its input or new memory.",
              '"""', "import torch", "", "", REPORT_FUNCTION, "# %% Build the tensor x"]
     if materialized:

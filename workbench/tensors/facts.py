@@ -1,4 +1,5 @@
-"""What PyTorch reports about a tensor (shape, stride, offset, storage), and one step's view."""
+"""What PyTorch reports about a tensor (shape, dtype, device, stride, offset, storage), and one
+step's view."""
 from __future__ import annotations
 
 import math
@@ -26,10 +27,12 @@ class Facts:
     storage_bytes: int
     is_contiguous: bool
     memory: str                  # NEW_MEMORY, VIEW (shares storage) or SAME (the very tensor)
+    device: str                  # str(tensor.device): "cpu", "cuda:0", "mps:0", or "meta"
 
     def line(self, name: str) -> str:
         """One line of text; the generated script prints exactly this for each step."""
-        return (f"{name}: shape={self.shape} dtype={self.dtype} stride={self.stride} "
+        return (f"{name}: shape={self.shape} dtype={self.dtype} device={self.device} "
+                f"stride={self.stride} "
                 f"offset={self.storage_offset} contiguous={self.is_contiguous} "
                 f"numel={self.numel} nbytes={self.nbytes} storage={self.storage_elements} elements "
                 f"({self.storage_bytes} bytes) memory={self.memory}")
@@ -56,7 +59,8 @@ def facts_of(tensor: torch.Tensor, source: torch.Tensor | None = None) -> Facts:
         numel=tensor.numel(), nbytes=tensor.nbytes, stride=tuple(tensor.stride()),
         storage_offset=tensor.storage_offset(),
         storage_elements=storage_bytes // tensor.element_size(), storage_bytes=storage_bytes,
-        is_contiguous=tensor.is_contiguous(), memory=memory_relation(tensor, source))
+        is_contiguous=tensor.is_contiguous(), memory=memory_relation(tensor, source),
+        device=str(tensor.device))
 
 
 @dataclass

@@ -13,7 +13,7 @@ import torch
 
 from workbench.common.errors import ExplainedError, explain
 from workbench.tensors.chain import Step, apply_step, format_chain
-from workbench.tensors.facts import StepView, walk_positions
+from workbench.tensors.facts import NEW_MEMORY, StepView, walk_positions
 from workbench.tensors.factory import number_text, shape_text
 from workbench.tensors.settings import TensorSettings
 
@@ -66,6 +66,12 @@ def step_failure(exc: BaseException, steps: tuple[Step, ...], number: int,
                      (("ops", _replace_step(steps, number, [as_reshape])),)),
                  Fix(f"Call contiguous() first, then {step.text}",
                      (("ops", _replace_step(steps, number, [contiguous, step])),))]
+        made_by = before.step
+        if made_by is not None and made_by.method == "clone" and not dict(made_by.kwargs):
+            row_major = Step(text="clone(memory_format=torch.contiguous_format)", method="clone",
+                             kwargs=(("memory_format", torch.contiguous_format),))
+            fixes.append(Fix(f"Use {row_major.text} in step {number - 1}",
+                             (("ops", _replace_step(steps, number - 1, [row_major])),)))
         walk = walk_positions(facts.shape, facts.stride, facts.storage_offset, 9)
         more = ", ..." if facts.numel > len(walk) else ""
         explanation = (
@@ -76,7 +82,13 @@ def step_failure(exc: BaseException, steps: tuple[Step, ...], number: int,
             "*same* storage, and the dimensions it would merge here span non-contiguous "
             "memory, so no single stride walks them in order. `reshape` gives the same shape by "
             "copying the elements into fresh row-major memory when it must; `contiguous()` "
-            "makes that copy explicitly, after which `view` works.")
+            "makes that copy explicitly, after which `view` works."
+            + (f" `{before.label}` is itself a copy, yet not contiguous (strides {facts.stride}): "
+               "new memory is not the same as row-major memory"
+               + (" (`clone()` copies with `memory_format=torch.preserve_format` by default)"
+                  if made_by.method == "clone" else "") + "."
+               if made_by is not None and facts.memory == NEW_MEMORY and not facts.is_contiguous
+               else ""))
         return Failure(ExplainedError(base.title, message, explanation, base.fixes, base.kind),
                        tuple(fixes), number, before.label + step.code())
     if "step must be greater than zero" in message:

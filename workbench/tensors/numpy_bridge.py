@@ -90,3 +90,74 @@ t[0, 0] = {written}
 print(back[0, 0])   # the write through PyTorch is seen by NumPy
 print(t.stride(), back.strides)   # PyTorch counts elements, NumPy bytes
 '''
+
+
+# --- tensors that autograd tracks: .detach() before .numpy() ---------------------------------
+
+@dataclass(frozen=True)
+class DetachRow:
+    way: str                    # the code
+    outcome: str                # the array it gave, or PyTorch's error
+    error_type: str | None      # the exception's class name when PyTorch refused
+    shares_memory: bool | None  # the array's data pointer is w's (None when refused)
+
+
+@dataclass(frozen=True)
+class DetachReport:
+    rows: list[DetachRow]
+    grad_error: str             # PyTorch's message for w.numpy()
+    w_after_write: str          # w after `arr[0] = written` through the detached array
+    still_requires_grad: bool   # w.requires_grad after all that
+    other_device: str           # the non-CPU device of the last row ("meta" when no GPU answers)
+    code: str
+
+
+def _try_numpy(way: str, make, owner: torch.Tensor) -> tuple[DetachRow, np.ndarray | None]:
+    try:
+        arr = make()
+    except (RuntimeError, TypeError) as exc:
+        return DetachRow(way, str(exc).strip(), type(exc).__name__, None), None
+    return DetachRow(way, repr(arr.tolist()), None, arr.ctypes.data == owner.data_ptr()), arr
+
+
+def detach_bridge(written: int = 100, other_device: torch.device | str = "meta") -> DetachReport:
+    """`.numpy()` on a tensor that requires grad, on its detached twin, and off the CPU."""
+    other = torch.device(other_device)
+    if other.type == "cpu":
+        other = torch.device("meta")
+    w = torch.arange(3.0, requires_grad=True)
+    rows = []
+    refused, _ = _try_numpy("w.numpy()", lambda: w.numpy(), w)
+    rows.append(refused)
+    rows.append(_try_numpy("(w * 2).numpy()", lambda: (w * 2).numpy(), w)[0])
+    detached_row, arr = _try_numpy("arr = w.detach().numpy()", lambda: w.detach().numpy(), w)
+    rows.append(detached_row)
+    rows.append(_try_numpy("w.numpy(force=True)", lambda: w.numpy(force=True), w)[0])
+    away = torch.arange(3.0, device=other)
+    rows.append(_try_numpy(f"torch.arange(3.0, device={str(other)!r}).numpy()",
+                           lambda: away.numpy(), away)[0])
+    assert arr is not None
+    arr[0] = written          # NumPy writes into w's memory; autograd records nothing
+    return DetachReport(rows, refused.outcome, repr(w.detach().tolist()), w.requires_grad,
+                        str(other), detach_code(written, str(other)))
+
+
+def detach_code(written: int, other_device: str) -> str:
+    return f'''import torch
+
+w = torch.arange(3.0, requires_grad=True)
+try:
+    w.numpy()
+except RuntimeError as err:
+    print(err)                 # PyTorch refuses: autograd tracks w
+
+arr = w.detach().numpy()       # cut from the graph, same memory
+print(arr.ctypes.data == w.data_ptr())
+arr[0] = {written}
+print(w)                       # the write is in w, and autograd did not see it
+
+try:
+    torch.arange(3.0, device={other_device!r}).numpy()
+except TypeError as err:
+    print(err)                 # NumPy arrays live in CPU memory: .cpu() first
+'''

@@ -121,9 +121,9 @@ def step_note(step: Step, before: Facts, after: Facts) -> str:
     if 0 in after.stride and 0 not in before.stride and after.numel > 1:
         return "stride 0: every index along that dimension reads the same storage element"
     if after.memory == NEW_MEMORY:
-        if step.method == "reshape":
-            return "reshape had to copy: no strides over the old storage give this shape"
-        return "a copy: new storage laid out in row-major order"
+        first = ("reshape had to copy (no strides over the old storage give this shape)"
+                 if step.method == "reshape" else "a copy")
+        return first + copy_layout(step, before, after)
     if step.method == "reshape":
         return "reshape returned a view: the strides allowed it, nothing was copied"
     if after.storage_offset != before.storage_offset:
@@ -133,3 +133,36 @@ def step_note(step: Step, before: Facts, after: Facts) -> str:
         return "a view: the same strides in a new order, no data moved"
     return "a view: new sizes and strides over the same storage"
 
+
+
+def memory_order(shape: tuple[int, ...], stride: tuple[int, ...]) -> tuple[int, ...]:
+    """The dimensions from outermost to innermost in memory (largest stride first); dimensions
+    of size 1 are left out, since their stride is never used."""
+    used = [d for d, size in enumerate(shape) if size > 1]
+    return tuple(sorted(used, key=lambda d: -stride[d]))
+
+
+def copy_layout(step: Step, before: Facts, after: Facts) -> str:
+    """How a copy laid out its new storage, read from its strides and is_contiguous()."""
+    dense = after.storage_elements == after.numel
+    where = "new storage" + (" without gaps" if dense and not after.is_contiguous else "")
+    asked = dict(step.kwargs).get("memory_format")
+    if after.is_contiguous:
+        text = f": {where}, in row-major order (`is_contiguous()` is True)"
+        if step.method == "clone" and asked is None and not before.is_contiguous:
+            text += (". `clone()` copies with `memory_format=torch.preserve_format`, which keeps "
+                     "its input's strides only when they cover memory without gaps or overlaps; "
+                     "these did not, and the copy came out row-major")
+        return text
+    same_order = memory_order(after.shape, after.stride) == memory_order(before.shape, before.stride)
+    text = (f": {where}, but **not** row-major: strides {after.stride}"
+            + (" keep the input's order of dimensions in memory" if same_order else "")
+            + ", so `is_contiguous()` is False and a later `view()` that merges dimensions can "
+              "fail")
+    if step.method == "clone" and asked is not torch.contiguous_format:
+        text += (". `clone()` copies with `memory_format=torch.preserve_format` (its default), "
+                 "which keeps that order; `clone(memory_format=torch.contiguous_format)` or "
+                 "`contiguous()` gives a row-major copy")
+    else:
+        text += "; `contiguous()` gives a row-major copy"
+    return text

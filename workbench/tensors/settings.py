@@ -105,8 +105,10 @@ TABLE = LinkSchema(TensorSettings, [
                   "nobody else's numbers change.",
              meaning="seed of the generator for random fills"),
     TextParam("ops", 300, label="Op chain applied to x (typed text is parsed, never run)",
-              help="Allowed: " + ", ".join(ALLOWED_METHODS) + ", and indexing with slices, "
-                   "whole numbers, None and `...`.",
+              help="Allowed: " + ", ".join(ALLOWED_METHODS) + " with whole-number arguments "
+                   "(clone and contiguous also take `memory_format=torch.contiguous_format` or "
+                   "`torch.preserve_format`), and indexing with slices, whole numbers, None and "
+                   "`...`.",
               meaning="the op chain as typed, e.g. `t().view(-1)`: "
                       + ", ".join(ALLOWED_METHODS) + " and slicing"),
     ShapeParam("lhs", MAX_OPERAND_SIZE, MAX_OPERAND_RANK, label="shape of a",
