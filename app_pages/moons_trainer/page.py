@@ -8,6 +8,7 @@ import streamlit as st
 
 from app_pages.moons_trainer.controls import playback, settings_panel
 from app_pages.moons_trainer.live import live_view, step_if_requested
+from app_pages.moons_trainer.losses_panel import losses_and_hooks
 from app_pages.moons_trainer.model_panel import (
     activation_panel,
     device_mismatch_panel,
@@ -89,3 +90,4 @@ with tabs[4]:
 
 share_panel(schema=TABLE, settings=settings, url_path="moons_trainer", script=script,
             title="Moons trainer", key="mt_share")
+losses_and_hooks(session)
