@@ -12,7 +12,7 @@ from app_pages.moons_trainer.figures import activation_figure
 from components.error_panel import error_panel
 from components.figures import PLOTLY_CONFIG
 from app_pages.navigation import TOOLS
-from workbench.moons.model import activation_curve, parameter_table
+from workbench.moons.model import PROBE, activation_curve, activation_table, collapsed_linear, parameter_table
 from workbench.moons.training import TrainingSession
 
 
@@ -25,6 +25,9 @@ def model_summary(session: TrainingSession) -> None:
     st.caption(f"{sum(r.numel for r in rows):,} parameters. `nn.Linear(in, out)` stores its weight "
                "as `(out_features, in_features)`, so `x @ weight.T + bias` maps a batch `(N, in)` "
                "to `(N, out)`.")
+    collapsed = collapsed_linear(session.model)
+    if collapsed is not None and len(session.settings.hidden) > 0:
+        linear_map_note(session, *collapsed)
     inspector = next(t for t in TOOLS if t.url_path == "tensor_inspector")
     picked = st.selectbox("Parameter to open in the tensor inspector", [r.name for r in rows],
                           key="mt_inspect_param")
@@ -34,9 +37,39 @@ def model_summary(session: TrainingSession) -> None:
                  query_params={"shape": ",".join(map(str, shape)), "dtype": "float32"})
 
 
+def linear_map_note(session: TrainingSession, weight: torch.Tensor, bias: torch.Tensor) -> None:
+    """Identity activations: the layers multiplied out, checked against the model on the test split."""
+    model = session.model
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        direct = model(session.x_test)
+    model.train(was_training)
+    product = (session.x_test @ weight.T + bias).squeeze(-1)
+    layers = sum(isinstance(m, torch.nn.Linear) for m in model.net)
+    w = ", ".join(f"{v:.4g}" for v in weight.flatten().tolist())
+    st.info(f"With `Identity` there is no nonlinearity, so these {layers} `Linear` layers multiply "
+            f"out to **one**: `logit = x @ W.T + b` with `W = [{w}]`, `b = {float(bias):.4g}` "
+            f"(`W = W{layers} @ ... @ W1`). On the {len(direct)} test points it matches the model "
+            f"to {float((direct - product).abs().max()):.2g}, and the boundary `logit = 0` is a "
+            "straight line, however many layers you stack.", icon=":material/straighten:")
+
+
 def activation_panel(act: str) -> None:
     x, y, dy = activation_curve(act)
     st.plotly_chart(activation_figure(act, x, y, dy), key="mt_activation", config=PLOTLY_CONFIG)
+    with st.expander("Activations side by side, Softmax included", icon=":material/table_chart:"):
+        rows = activation_table()
+        probe = ", ".join(f"{v:g}" for v in PROBE)
+        st.dataframe(pd.DataFrame([{"activation": r.name, "module": r.module,
+                                    f"f([{probe}])": r.values, "sum": round(r.total, 4),
+                                    "element-wise": "yes" if r.elementwise else "no",
+                                    "where it goes": r.role} for r in rows]),
+                     hide_index=True, width="stretch", key="mt_activation_table")
+        st.caption("Each module applied by PyTorch to the same vector. Softmax is the odd one out: "
+                   "each output depends on every input (its Jacobian is not diagonal), and the "
+                   "outputs sum to 1. It belongs at the output of a multi-class model, and not even "
+                   "there when the loss is `CrossEntropyLoss` (pitfall 3 in the pitfall lab).")
 
 
 def device_mismatch_panel(device: torch.device, model: torch.nn.Module) -> None:

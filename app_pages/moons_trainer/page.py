@@ -8,6 +8,7 @@ import streamlit as st
 
 from app_pages.moons_trainer.controls import notice_panel, playback, settings_panel
 from app_pages.moons_trainer.live import keep_playing, live_view
+from app_pages.moons_trainer.losses_panel import losses_and_hooks
 from app_pages.moons_trainer.model_panel import (
     activation_panel,
     device_mismatch_panel,
@@ -24,7 +25,7 @@ from components.figures import presenting, prose
 from components.knowledge_check import knowledge_check
 from components.lesson_link import link_settings, publish_link
 from components.settings_form import SettingsForm
-from workbench.moons.checks import ZERO_GRAD
+from workbench.moons.checks import FORWARD_HOOK, ZERO_GRAD
 from workbench.moons.codegen import moons_script
 from workbench.moons.settings import TABLE
 
@@ -63,8 +64,8 @@ with main_column:
 st.divider()
 # Lazy tabs: only the open one's heavy content runs; switching tabs reruns the page. The
 # uploader and the knowledge check are always drawn, so their state survives a tab switch.
-tabs = st.tabs(["Checkpoints", "Model", "Code", "Pitfall lab", "Check yourself"], key="mt_tabs",
-               on_change="rerun")
+tabs = st.tabs(["Checkpoints", "Model", "Losses & hooks", "Code", "Pitfall lab", "Check yourself"],
+               key="mt_tabs", on_change="rerun")
 with tabs[0]:
     checkpoint_panel(session, me)
 if tabs[1].open:
@@ -78,13 +79,17 @@ if tabs[1].open:
                 device_mismatch_panel(device, session.model)
 if tabs[2].open:
     with tabs[2]:
-        code_panel(script, filename="moons_trainer.py", key="mt_code", expanded=True,
-                   caption=script_caption(session))
+        losses_and_hooks(session)
 if tabs[3].open:
     with tabs[3]:
+        code_panel(script, filename="moons_trainer.py", key="mt_code", expanded=True,
+                   caption=script_caption(session))
+if tabs[4].open:
+    with tabs[4]:
         pitfall_lab(me, device)
-with tabs[4]:
+with tabs[5]:
     knowledge_check(ZERO_GRAD)
+    knowledge_check(FORWARD_HOOK)
 
 share_panel(schema=TABLE, settings=settings, url_path="moons_trainer", script=script,
             title="Moons trainer", key="mt_share")

@@ -11,9 +11,19 @@ from components.error_panel import error_panel
 from components.figures import PLOTLY_CONFIG, style_figure
 from workbench.common.jobs import SCHEDULER
 from workbench.common.palette import GREEN, VERMILION
-from workbench.moons.pitfalls import LAB_SETTINGS, PITFALLS, PitfallResult, run_pitfall
+from workbench.moons.pitfalls import (
+    LAB_SETTINGS,
+    PITFALLS,
+    ZERO_GRAD_OPTIMIZERS,
+    PitfallResult,
+    run_pitfall,
+)
 
-_TITLES = {p.key: p.title for p in PITFALLS}
+_LABELS = {p.key: p.label for p in PITFALLS}
+_OPTIMIZER_WORDS = {
+    "SGD": f"SGD (momentum 0.9, lr {ZERO_GRAD_OPTIMIZERS['SGD']:g}): the lesson's exploding loss",
+    "AdamW": f"AdamW (lr {ZERO_GRAD_OPTIMIZERS['AdamW']:g}): bounded steps, the loss oscillates",
+}
 
 
 def _figure(result: PitfallResult) -> go.Figure:
@@ -26,6 +36,9 @@ def _figure(result: PitfallResult) -> go.Figure:
         fig.add_trace(go.Scatter(x=epochs, y=[round(v, 4) for v in run.val_acc], name=run.label,
                                  legendgroup=run.label, showlegend=False,
                                  line={"color": colour, "dash": dash}), row=1, col=2)
+    losses = [v for run in (result.correct, result.broken) for v in run.train_loss if v > 0]
+    if losses and max(losses) > 100 * min(losses):     # an exploding loss: a log axis shows both
+        fig.update_yaxes(type="log", row=1, col=1)
     fig.update_xaxes(title_text="epoch")
     fig.update_yaxes(tickformat=".0%", row=1, col=2)
     fig.update_layout(height=280, legend={"orientation": "h", "y": -0.3})
@@ -33,13 +46,19 @@ def _figure(result: PitfallResult) -> go.Figure:
 
 
 def pitfall_lab(state, device: torch.device) -> None:
-    st.markdown("Each switch breaks the training loop in one way from the lesson's table of "
-                "pitfalls. The lab trains the same model from the same seed twice, correctly and "
-                f"broken ({LAB_SETTINGS.dataset}, n={LAB_SETTINGS.n}, {LAB_SETTINGS.epochs} epochs, "
+    st.markdown(f"The lesson's table lists {len(PITFALLS)} pitfalls; each entry here, numbered as "
+                "there, breaks the training loop in that one way. The lab trains the same model "
+                "from the same seed twice, correctly and broken "
+                f"({LAB_SETTINGS.dataset}, n={LAB_SETTINGS.n}, {LAB_SETTINGS.epochs} epochs, "
                 f"batch {LAB_SETTINGS.batch}), and shows both.")
-    key = st.radio("Pitfall", list(_TITLES), format_func=_TITLES.get, key="mt_pitfall", horizontal=True)
+    key = st.radio("Pitfall", list(_LABELS), format_func=_LABELS.get, key="mt_pitfall", horizontal=True)
     pitfall = next(p for p in PITFALLS if p.key == key)
     st.markdown(pitfall.symptom)
+    optimizer = "SGD"
+    if key == "no_zero_grad":
+        optimizer = st.radio("Optimizer for this pitfall", list(_OPTIMIZER_WORDS),
+                             format_func=_OPTIMIZER_WORDS.get, key="mt_pitfall_opt")
+    slot = f"{key}:{optimizer}" if key == "no_zero_grad" else key
     cols = st.columns(2)
     cols[0].markdown("**Correct**")
     cols[0].code(pitfall.correct_code, language="python")
@@ -48,13 +67,17 @@ def pitfall_lab(state, device: torch.device) -> None:
     if st.button("Run both side by side", key="mt_pitfall_run", icon=":material/science:", type="primary"):
         # Its turn in the scheduler every learner's live training shares: waits, never refused.
         with st.spinner("Training twice..."), SCHEDULER.turn():
-            state.pitfalls[key] = run_pitfall(key, device)
-    result: PitfallResult | None = state.pitfalls.get(key)
+            state.pitfalls[slot] = run_pitfall(key, device, optimizer=optimizer)
+    result: PitfallResult | None = state.pitfalls.get(slot)
     if result is None:
         return
     st.markdown(f"**What happened.** {result.finding}")
     if result.broken.error is not None:
         error_panel(result.broken.error, key="mt_pitfall_error")
+    if result.third is not None and result.third.error is not None:
+        st.markdown(f"**The same change under `torch.no_grad()`** ({result.third.label}): the "
+                    "version counter moved, and `backward()` refuses.")
+        error_panel(result.third.error, key="mt_pitfall_third_error")
     if result.correct.train_loss and (result.broken.train_loss or result.broken.error is None):
         st.plotly_chart(_figure(result), key="mt_pitfall_figure", config=PLOTLY_CONFIG)
     facts = list(result.pitfall.facts)

@@ -14,22 +14,25 @@ def verdict(report: TestReport, noise: float) -> str:
     """How close the model came to the best possible accuracy, in plain words."""
     gap = report.gap_points
     lines = [f"The Bayes-optimal classifier of the generative process, which knows exactly how "
-             f"the points were drawn, scores **{100 * report.bayes_accuracy:.1f}%** on these same "
-             f"{report.n} test points."]
+             f"the points were drawn, scores **{100 * report.bayes_accuracy:.2f}%** on these same "
+             f"{report.n} test points. On average over fresh draws of the data no classifier beats "
+             "it; on one finite split a lucky one can."]
     if gap == 0:
-        lines.append(f"Your model scores **{100 * report.accuracy:.1f}%** too: it is at the ceiling.")
+        lines.append(f"Your model scores **{100 * report.accuracy:.2f}%** too: it is at the ceiling.")
     elif gap < 0:
-        lines.append(f"Your model scores **{100 * report.accuracy:.1f}%**: at the ceiling "
-                     f"({-gap:.1f} points above it on this finite sample, which is luck, not skill).")
+        lines.append(f"Your model scores **{100 * report.accuracy:.2f}%**, {-gap:.2f} points above "
+                     "the ceiling on this finite sample: luck on these points, not a better "
+                     "classifier.")
     elif gap <= 1.5:
-        lines.append(f"Your model is **{gap:.1f} points** below it: about as good as any classifier "
+        lines.append(f"Your model is **{gap:.2f} points** below it: about as good as any classifier "
                      "can be on this data.")
     else:
-        lines.append(f"Your model is **{gap:.1f} points** below it: there is room to improve "
+        lines.append(f"Your model is **{gap:.2f} points** below it: there is room to improve "
                      "(more epochs, another learning rate, a wider network).")
     if report.bayes_accuracy < 0.95:
-        lines.append(f"The lesson asks for 95%, but with noise {noise:g} no classifier can reach it "
-                     "on this test split: the classes overlap.")
+        lines.append(f"The lesson asks for 95%, but with noise {noise:g} the classes overlap and "
+                     "even the Bayes-optimal classifier scores below it on this test split: a model "
+                     "that reaches 95% here would be lucky, not better.")
     return " ".join(lines)
 
 
@@ -67,7 +70,9 @@ def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
     cols[0].metric("Test accuracy", f"{100 * report.accuracy:.2f}%")
     cols[1].metric("Test F1", f"{report.f1:.3f}", help="F1 of class 1: 2·TP / (2·TP + FP + FN)")
     cols[2].metric("Best possible", f"{100 * report.bayes_accuracy:.2f}%",
-                   help="Accuracy of the Bayes-optimal classifier on the same test points.")
+                   help="Accuracy of the Bayes-optimal classifier on the same test points. On "
+                        "average over fresh data no classifier beats it; on one finite split a "
+                        "lucky one can.")
     cols[3].metric("Gap", f"{abs(report.gap_points):.2f} pts",
                    help="Percentage points between your model and the best possible accuracy.")
     st.markdown(verdict(report, session.settings.noise))
@@ -104,8 +109,8 @@ def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
 def first_run_hint(session: TrainingSession) -> None:
     st.info(f"Press **Play** to train, or **Step** for one epoch at a time. The shading is the "
             f"model's predicted probability of class 1; the dotted green line on the accuracy "
-            f"chart is the best accuracy any classifier can reach on this data "
-            f"({100 * session.bayes_test_accuracy:.1f}% on the test split).",
+            f"chart is the Bayes-optimal classifier's accuracy on the test split "
+            f"({100 * session.bayes_test_accuracy:.2f}%): on average no classifier beats it.",
             icon=":material/play_circle:")
 
 

@@ -216,7 +216,8 @@ def test_the_best_possible_boundary_can_be_drawn_on_the_figure():
 def test_each_lazy_tab_draws_when_opened_and_keeps_the_upload_and_check_drawn():
     at = open_page(PAGE, QUICK)
     assert at.file_uploader(key="mt_upload") is not None
-    for tab, marker in (("Model", "parameters"), ("Code", "The whole pipeline for the current settings"),
+    for tab, marker in (("Model", "parameters"), ("Losses & hooks", "BCEWithLogitsLoss"),
+                        ("Code", "The whole pipeline for the current settings"),
                         ("Pitfall lab", "Run both side by side"), ("Check yourself", "zero_grad")):
         at.session_state["mt_tabs"] = tab
         at.run()

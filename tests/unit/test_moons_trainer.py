@@ -34,7 +34,7 @@ def preset_run() -> TrainingSession:
 
 def test_preset_reaches_the_bayes_ceiling_within_one_and_a_half_points(preset_run):
     report = preset_run.test_report()
-    bayes = bayes_accuracy("moons", preset_run.split.x_test, preset_run.split.y_test, PRESET.noise)
+    bayes = bayes_accuracy("moons", preset_run.split.x_test, preset_run.split.y_test, PRESET.noise, PRESET.n)
     assert report.bayes_accuracy == bayes
     assert report.accuracy >= bayes - 0.015
     assert preset_run.epoch == PRESET.epochs
@@ -139,19 +139,20 @@ def test_every_dataset_trains_and_has_a_ceiling_above_chance(name):
 @pytest.mark.parametrize("name", DATASETS)
 def test_bayes_is_perfect_without_noise_and_beats_a_trained_model_on_many_points(name):
     clean = make_dataset(name, 400, 0.0, 5)
-    assert bayes_accuracy(name, clean.features, clean.labels, 0.0) > 0.99
+    assert bayes_accuracy(name, clean.features, clean.labels, 0.0, 400) > 0.99
     noisy = make_dataset(name, 4000, 0.3, 11)
-    assert bayes_accuracy(name, noisy.features, noisy.labels, 0.3) > 0.6
+    assert bayes_accuracy(name, noisy.features, noisy.labels, 0.3, 4000) > 0.6
 
 
 def test_bayes_accuracy_at_the_lessons_noise_is_about_94_percent():
     data = make_dataset("moons", MAX_SAMPLES, 0.25, 0)
-    assert 0.92 < bayes_accuracy("moons", data.features, data.labels, 0.25) < 0.96
+    assert 0.92 < bayes_accuracy("moons", data.features, data.labels, 0.25, MAX_SAMPLES) < 0.96
 
 
 def test_bayes_boundary_of_two_gaussians_is_the_perpendicular_bisector():
     points = np.array([[0.3, -0.2], [-0.4, 0.3], [1.0, 1.0], [-1.0, -1.0]])
-    assert bayes_predict("gaussians", points, 0.5).tolist() == (points.sum(axis=1) > 0).astype(int).tolist()
+    expected = (points.sum(axis=1) > 0).astype(int).tolist()
+    assert bayes_predict("gaussians", points, 0.5, 4).tolist() == expected
 
 
 def test_f1_matches_its_definition():
@@ -194,6 +195,6 @@ def test_bayes_grid_agrees_with_the_bayes_classifier(name):
     session = TrainingSession(dataclasses.replace(SMALL, dataset=name))
     grid = session.bayes_grid(12)
     points = grid_points(plot_extent(session.data), 12)
-    expected = bayes_predict(name, points, session.settings.noise).reshape(12, 12)
+    expected = bayes_predict(name, points, session.settings.noise, session.settings.n).reshape(12, 12)
     assert np.array_equal((grid > 0).astype(int), expected)
     assert session.bayes_grid(12) is grid

@@ -1,19 +1,52 @@
-"""The pitfall lab: each broken loop differs from the correct one in the way the lesson says."""
+"""The pitfall lab: each broken loop differs from the correct one in the way the lesson says.
+
+Every expected number is computed here with PyTorch, from the labels, the trained models or a
+small model of the same mechanism.
+"""
 from __future__ import annotations
 
 import dataclasses
 
 import pytest
 import torch
+from torch import nn
 
-from workbench.moons.pitfalls import LAB_SETTINGS, PITFALL_KEYS, graph_size, run_pitfall
+from workbench.moons.data import as_tensors, make_dataset, split_and_scale
+from workbench.moons.pitfalls import (
+    CE_CHECK,
+    FLOOR,
+    GRAD_ERROR,
+    GRAD_NORM,
+    LAB_SETTINGS,
+    PITFALL_KEYS,
+    PITFALLS,
+    REPEATS,
+    SAVED_TENSORS,
+    VERSION,
+    graph_size,
+    other_device,
+    run_pitfall,
+)
 
 QUICK = dataclasses.replace(LAB_SETTINGS, n=600, epochs=8)
+CPU = torch.device("cpu")
 
 
 @pytest.fixture(scope="module")
 def results():
-    return {key: run_pitfall(key, settings=QUICK) for key in PITFALL_KEYS}
+    out = {key: run_pitfall(key, settings=QUICK) for key in PITFALL_KEYS}
+    out["no_zero_grad:AdamW"] = run_pitfall("no_zero_grad", settings=QUICK, optimizer="AdamW")
+    return out
+
+
+def quick_split():
+    data = make_dataset(QUICK.dataset, QUICK.n, QUICK.noise, QUICK.seed)
+    return split_and_scale(data, QUICK.fractions, QUICK.seed)
+
+
+def test_the_lab_covers_the_lessons_ten_pitfalls_each_with_its_number():
+    assert sorted(p.number for p in PITFALLS) == list(range(1, 11))
+    assert all(p.label.startswith(f"{p.number}. ") for p in PITFALLS)
 
 
 def test_every_pitfall_has_a_correct_run_that_learns(results):
@@ -23,29 +56,85 @@ def test_every_pitfall_has_a_correct_run_that_learns(results):
         assert result.finding
 
 
-def test_no_zero_grad_trains_worse(results):
-    r = results["no_zero_grad"]
-    assert r.broken.train_loss[-1] > r.correct.train_loss[-1]
+def test_no_zero_grad_explodes_with_sgd_and_oscillates_with_adamw(results):
+    sgd, adamw = results["no_zero_grad"], results["no_zero_grad:AdamW"]
+    assert sgd.option == "SGD" and adamw.option == "AdamW"
+    assert max(sgd.broken.train_loss) > 100 * sgd.correct.train_loss[-1]
+    assert "explodes" in sgd.finding
+    assert max(adamw.broken.train_loss) < 10 * max(adamw.correct.train_loss)      # bounded
+    rises = sum(b > a for a, b in zip(adamw.broken.train_loss, adamw.broken.train_loss[1:], strict=False))
+    assert rises >= 1 and adamw.broken.train_loss[-1] > adamw.correct.train_loss[-1]
+    assert "oscillates" in adamw.finding and f"{rises} of" in adamw.finding
 
 
-def test_sigmoid_before_bce_cannot_go_below_its_floor(results):
+def test_sigmoid_before_bce_floor_is_set_by_the_class_balance(results):
     r = results["sigmoid_before_bce"]
-    floor = torch.nn.functional.softplus(torch.tensor(-1.0)).item()    # log(1 + e^-1)
+    y = torch.tensor(quick_split().y_train)
+    per_class = torch.nn.functional.softplus(torch.tensor([0.0, -1.0]))   # class 0: log 2, class 1
+    floor = float(per_class[y].mean())
+    assert r.broken.floor == pytest.approx(floor, abs=1e-6)
+    assert min(r.broken.train_loss) > floor > float(per_class[1])        # above the class-1 bound
+    assert r.correct.train_loss[-1] < floor
+    assert f"{floor:.3f}" in r.finding
+
+
+def test_softmax_before_cross_entropy_has_a_floor_and_smaller_gradients(results):
+    r = results["softmax_before_ce"]
+    floor = float(-torch.log_softmax(torch.tensor([1.0, 0.0]), dim=0)[0])   # best softmax input: one-hot
+    assert r.broken.floor == pytest.approx(floor, abs=1e-6)
     assert min(r.broken.train_loss) > floor
     assert r.correct.train_loss[-1] < floor
+    assert float(r.broken.facts[GRAD_NORM]) < float(r.correct.facts[GRAD_NORM])
+    ce, nll = r.correct.facts[CE_CHECK].split(" vs ")
+    assert ce == nll                                  # CrossEntropyLoss = nll_loss(log_softmax)
+    assert r.correct.facts[FLOOR] == "0.0000"
 
 
-def test_no_eval_with_dropout_gives_different_answers_for_the_same_data(results):
+def test_device_mismatch_shows_pytorchs_own_error(results):
+    r = results["device_mismatch"]
+    other, _ = other_device(CPU)
+    with pytest.raises(RuntimeError) as raised:
+        nn.Linear(2, 3)(torch.zeros(4, 2, device=other))
+    assert r.broken.error is not None and r.broken.error.message == str(raised.value)
+    assert "different devices" in r.broken.error.title
+    assert str(other) in r.finding
+
+
+def test_no_eval_evaluates_the_same_weights_both_ways_and_is_noisier_not_lower(results):
     r = results["no_eval"]
-    first, second = r.broken.facts["val accuracy, evaluated twice"].split(" then ")
-    assert first != second
-    first, second = r.correct.facts["val accuracy, evaluated twice"].split(" then ")
-    assert first == second
+    assert r.broken.train_loss == r.correct.train_loss          # trained alike: the same weights
+    for a, b in zip(r.correct.model.parameters(), r.broken.model.parameters(), strict=True):
+        assert torch.equal(a, b)
+    x_val, y_val = as_tensors(*(lambda s: (s.scaled(s.x_val), s.y_val))(quick_split()), CPU)
+    model = r.broken.model
+    model.eval()
+    with torch.no_grad():
+        eval_acc = float(((model(x_val) > 0).float() == y_val).float().mean())
+    assert r.correct.repeats == [eval_acc] * REPEATS
+    model.train()
+    model.set_dropout_generator(torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        train_mode = {float(((model(x_val) > 0).float() == y_val).float().mean()) for _ in range(REPEATS)}
+    assert len(train_mode) > 1                                  # train mode: a new answer each call
+    assert len(set(r.broken.repeats)) > 1 and len(r.broken.repeats) == REPEATS
+    assert "noisier, not lower" in r.finding
+    for value in (min(r.broken.repeats), max(r.broken.repeats)):
+        assert f"{100 * value:.1f}%" in r.finding
 
 
-def test_scaler_on_all_data_changes_the_scaler(results):
-    r = results["scaler_on_all"]
-    assert r.broken.facts["scaler mean"] != r.correct.facts["scaler mean"]
+def test_validation_without_no_grad_saves_tensors_for_backward(results):
+    r = results["no_no_grad"]
+    split = quick_split()
+    x_val, _ = as_tensors(split.scaled(split.x_val), split.y_val, CPU)
+    model = r.broken.model.eval()
+    packed = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        out = model(x_val)
+    assert out.requires_grad and len(packed) > 0
+    assert int(r.broken.facts[SAVED_TENSORS]) == len(packed)
+    assert r.correct.facts[SAVED_TENSORS] == "0"
+    assert r.broken.test_acc == r.correct.test_acc and r.broken.train_loss == r.correct.train_loss
+    assert "half" not in r.finding
 
 
 def test_accumulating_the_loss_tensor_keeps_a_growing_graph(results):
@@ -65,9 +154,40 @@ def test_float_targets_for_cross_entropy_are_refused_with_pytorchs_message(resul
     assert r.broken.error.message == str(raised.value)
 
 
+def test_scaler_on_all_data_changes_the_scaler(results):
+    r = results["scaler_on_all"]
+    assert r.broken.facts["scaler mean"] != r.correct.facts["scaler mean"]
+
+
+def test_data_mutation_is_a_silent_wrong_gradient_and_no_grad_is_refused(results):
+    r = results["data_mutation"]
+    assert r.broken.error is None and r.broken.train_loss
+    assert float(r.broken.facts[GRAD_ERROR].split()[0]) > 0
+    assert float(r.correct.facts[GRAD_ERROR].split()[0]) == 0
+    before, after = r.broken.facts[VERSION].split(" -> ")
+    assert before == after                                      # .data: the counter never moved
+    # The mechanism, on a model of our own: .data is silent and wrong, no_grad is refused.
+    net = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 1))
+    x = torch.randn(8, 2, generator=torch.Generator().manual_seed(1))
+    loss = net(x).square().mean()
+    (true,) = torch.autograd.grad(loss, [net[0].weight], retain_graph=True)
+    net[2].weight.data.mul_(0.5)
+    loss.backward()
+    assert not torch.allclose(net[0].weight.grad, true)
+    loss = net(x).square().mean()
+    with torch.no_grad():
+        net[2].weight.mul_(0.5)
+    with pytest.raises(RuntimeError) as raised:
+        loss.backward()
+    assert r.third is not None and r.third.error is not None
+    assert "modified by an inplace operation" in str(raised.value)
+    assert "modified by an inplace operation" in r.third.error.message
+    assert r.third.error.title == "A tensor saved for backward was changed in place"
+
+
 def test_the_lab_never_touches_the_global_rng():
     before = torch.get_rng_state()
-    for key in ("no_eval", "float_targets"):
+    for key in ("no_eval", "float_targets", "softmax_before_ce"):
         run_pitfall(key, settings=dataclasses.replace(QUICK, epochs=2))
     assert torch.equal(torch.get_rng_state(), before)
 
@@ -76,4 +196,3 @@ def test_graph_size_counts_nodes():
     x = torch.ones(3, requires_grad=True)
     assert graph_size(x.detach()) == 0
     assert graph_size((x * 2).sum()) >= 2
-

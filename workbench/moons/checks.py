@@ -101,4 +101,35 @@ STATE_DICT_ROUND_TRIP = Check(
     ("identical predictions", "different predictions"),
     state_dict_round_trip)
 
-CHECKS = (ZERO_GRAD, LOOP_ORDER, STATE_DICT_ROUND_TRIP)
+HOOK_BOTH = "Both: model(x) just calls model.forward(x)"
+HOOK_CALL_ONLY = "Only model(x): forward() skips the hooks"
+
+
+def forward_hook_calls() -> Answer:
+    model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1))
+    ran: list[str] = []
+    model.register_forward_hook(lambda module, inputs, output: ran.append("hook"))
+    x = torch.ones(3, 2)
+
+    model(x)                   # nn.Module.__call__: pre-hooks, forward, then forward hooks
+    after_call = len(ran)
+    model.forward(x)           # only the forward method of this module
+    after_forward = len(ran) - after_call
+
+    return Answer(
+        HOOK_CALL_ONLY if after_call == 1 and after_forward == 0 else HOOK_BOTH,
+        f"model(x): the hook ran {after_call} time(s); model.forward(x): {after_forward} time(s)",
+        "`model(x)` goes through `nn.Module.__call__`, which runs the module's pre-hooks, its "
+        "`forward`, then its forward hooks. `model.forward(x)` runs only the method, so this "
+        "module's hooks are skipped (its submodules are still called through `__call__`, so "
+        "theirs run). Tools that rely on hooks (feature extraction, profiling, some "
+        "wrappers) only work when you call the module.")
+
+
+FORWARD_HOOK = Check(
+    "mt_forward_hook",
+    "A forward hook is registered on `model`. Which of `model(x)` and `model.forward(x)` runs it?",
+    (HOOK_BOTH, HOOK_CALL_ONLY, "Only model.forward(x)", "Neither: hooks run during backward"),
+    forward_hook_calls)
+
+CHECKS = (ZERO_GRAD, LOOP_ORDER, STATE_DICT_ROUND_TRIP, FORWARD_HOOK)

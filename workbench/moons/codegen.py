@@ -36,7 +36,7 @@ X = X + rng.normal(scale={noise!r}, size=({n}, 2))""",
 }
 
 _ACTIVATIONS = {"ReLU": "nn.ReLU()", "LeakyReLU": "nn.LeakyReLU(0.01)", "GELU": "nn.GELU()",
-                "Tanh": "nn.Tanh()", "Sigmoid": "nn.Sigmoid()"}
+                "Tanh": "nn.Tanh()", "Sigmoid": "nn.Sigmoid()", "Identity": "nn.Identity()"}
 
 _OPTIMIZERS = {
     "AdamW": "torch.optim.AdamW(model.parameters(), lr={lr!r}, weight_decay={wd!r})",

@@ -18,6 +18,7 @@ from workbench.moons.settings import MoonsSettings
 ACTIVATION_MODULES: dict[str, Callable[[], nn.Module]] = {
     "ReLU": nn.ReLU, "LeakyReLU": lambda: nn.LeakyReLU(0.01), "GELU": nn.GELU,
     "Tanh": nn.Tanh, "Sigmoid": nn.Sigmoid,
+    "Identity": nn.Identity,    # no nonlinearity: Linear after Linear is one Linear
 }
 
 
@@ -96,6 +97,23 @@ class ParameterRow:
     init: str
 
 
+def collapsed_linear(model: MLP) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """With Identity activations (and no dropout in the way), the whole MLP is one affine map.
+
+    Returns its weight (1, 2) and bias (1,), multiplied out layer by layer:
+    W = W_k ... W_2 W_1 and b = W_k (... (W_2 b_1 + b_2) ...) + b_k. None if a layer is nonlinear.
+    """
+    weight, bias = None, None
+    for layer in model.net:
+        if isinstance(layer, nn.Linear):
+            w, b = layer.weight.detach(), layer.bias.detach()
+            weight = w if weight is None else w @ weight
+            bias = b if bias is None else w @ bias + b
+        elif not isinstance(layer, (nn.Identity, SeededDropout)):
+            return None
+    return weight, bias
+
+
 def parameter_table(model: nn.Module) -> list[ParameterRow]:
     """One row per parameter, with the init scheme nn.Linear uses for it."""
     rows = []
@@ -121,6 +139,48 @@ def activation_curve(act: str, lo: float = -4.0, hi: float = 4.0, points: int = 
     y = ACTIVATION_MODULES[act]()(x)
     (grad,) = torch.autograd.grad(y.sum(), x)
     return x.detach().tolist(), y.detach().tolist(), grad.tolist()
+
+
+@dataclass(frozen=True)
+class ActivationRow:
+    name: str
+    module: str
+    values: str          # the module applied to the vector PROBE, as PyTorch prints it
+    total: float         # the sum of those outputs: 1 for Softmax, whatever it is for the others
+    elementwise: bool    # each output depends on its own input only
+    role: str
+
+
+PROBE = (-2.0, 0.0, 2.0)
+_ROLES = {
+    "ReLU": "hidden layers (the lesson's choice): zero for negative inputs, so gradients there are 0",
+    "LeakyReLU": "hidden layers: like ReLU with a small slope (0.01) for negative inputs",
+    "GELU": "hidden layers (transformers): a smooth ReLU",
+    "Tanh": "hidden layers: squashes to (-1, 1), saturates for large inputs",
+    "Sigmoid": "squashes to (0, 1): a probability for two classes; BCEWithLogitsLoss applies it "
+               "itself, so the model outputs the raw logit",
+    "Identity": "no nonlinearity: stacked Linear layers collapse into one linear map",
+    "Softmax": "the output of a multi-class model, over the class dimension (not element-wise); "
+               "CrossEntropyLoss applies log_softmax itself, so the model outputs raw logits",
+}
+
+
+def activation_table() -> list[ActivationRow]:
+    """Every activation of the page, plus Softmax, applied by PyTorch to the same small vector."""
+    modules: dict[str, Callable[[], nn.Module]] = {**ACTIVATION_MODULES,
+                                                   "Softmax": lambda: nn.Softmax(dim=-1)}
+    probe = torch.tensor(PROBE)
+    rows = []
+    for name, make in modules.items():
+        module = make()
+        out = module(probe)
+        # Element-wise: changing one input changes only its own output (a Jacobian that is diagonal).
+        jacobian = torch.autograd.functional.jacobian(module, probe)
+        elementwise = bool(torch.equal(jacobian, torch.diag(torch.diagonal(jacobian))))
+        values = ", ".join(f"{v:.4f}" for v in out.tolist())
+        rows.append(ActivationRow(name, repr(module), f"[{values}]", float(out.sum()), elementwise,
+                                  _ROLES[name]))
+    return rows
 
 
 def build_optimizer(name: str, params, lr: float, wd: float) -> torch.optim.Optimizer:

@@ -20,7 +20,7 @@ from workbench.common.links import (
 )
 
 DATASETS = ("moons", "circles", "xor", "spiral", "gaussians")
-ACTIVATIONS = ("ReLU", "LeakyReLU", "GELU", "Tanh", "Sigmoid")
+ACTIVATIONS = ("ReLU", "LeakyReLU", "GELU", "Tanh", "Sigmoid", "Identity")
 OPTIMIZERS = ("AdamW", "Adam", "SGD", "RMSprop")
 SPLITS = ("70/15/15", "60/20/20", "80/10/10", "50/25/25")
 
@@ -93,7 +93,10 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
                  meaning="hidden widths, e.g. 64,32; empty for a linear model",
                  widget=Widget(kind="text")),
     ChoiceParam("act", ACTIVATIONS, label="Activation",
-                help="The activation between layers.", meaning="the nonlinearity between layers"),
+                help="The activation between layers. Identity is none at all: stacked Linear "
+                     "layers then collapse into one, and the boundary is a straight line.",
+                meaning="the nonlinearity between layers; `Identity`: none, so the layers "
+                        "collapse into one linear map"),
     FloatParam("dropout", 0.0, 0.8, label="Dropout",
                help="Probability of zeroing each hidden activation while training.",
                meaning="dropout probability after each activation",

@@ -136,8 +136,8 @@ def prepared_data(name: str, n: int, noise: float, seed: int,
     are made read-only, so no run can change what the others see."""
     data = make_dataset(name, n, noise, seed)
     split = split_and_scale(data, fractions, seed)
-    prepared = PreparedData(data, split, bayes_accuracy(name, split.x_test, split.y_test, noise),
-                            bayes_accuracy(name, split.x_val, split.y_val, noise))
+    prepared = PreparedData(data, split, bayes_accuracy(name, split.x_test, split.y_test, noise, n),
+                            bayes_accuracy(name, split.x_val, split.y_val, noise, n))
     read_only(data.features, data.labels, split.x_train, split.y_train, split.x_val, split.y_val,
               split.x_test, split.y_test)
     return prepared
@@ -149,7 +149,7 @@ def shared_bayes_grid(name: str, n: int, noise: float, seed: int, fractions: tup
     """log p(x | 1) - log p(x | 0) over the plot grid of these data settings (read-only)."""
     data = prepared_data(name, n, noise, seed, fractions).data
     points = grid_points(plot_extent(data), resolution)
-    log_density = bayes_log_densities(name, points, noise)
+    log_density = bayes_log_densities(name, points, noise, n)
     difference = (log_density[:, 1] - log_density[:, 0]).clamp(-50, 50)
     grid = difference.numpy().reshape(resolution, resolution)
     read_only(grid)
