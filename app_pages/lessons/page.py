@@ -48,7 +48,7 @@ def lesson_summary(lesson: Lesson) -> None:
         with st.expander("Each step, as PyTorch computed it (reveals the checks' answers)",
                          icon=":material/checklist:"):
             for title, shown in what_pytorch_showed(lesson.key):
-                st.markdown(f"**{md(title)}**" + (f": {code_span(shown)}" if shown else ""))
+                st.markdown(f"**{title}**" + (f": {code_span(shown)}" if shown else ""))
         after = next_lesson(lesson)
         if after is not None:
             st.page_link(LESSONS_PAGE.script, label=f"Next lesson: {after.title}",
