@@ -181,6 +181,9 @@ def test_the_pitfalls_lesson_links_into_the_pitfall_lab_by_its_keys():
         assert step.tool == "moons_trainer" and step.tab == "Pitfall lab"
         assert step.pitfall in keys, step.pitfall
         assert keys[step.pitfall].title in step.title
-        numbers.append(int(step.title.split(":")[0].removeprefix("Pitfall ")))
+        number = int(step.title.split(":")[0].removeprefix("Pitfall "))
+        # the lab's own number of the pitfall, where the lab numbers them
+        assert getattr(keys[step.pitfall], "number", number) == number, step.pitfall
+        numbers.append(number)
         assert step.check is not None
     assert numbers == sorted(set(numbers))
