@@ -250,9 +250,9 @@ LESSONS: tuple[Lesson, ...] = (
            ),
            takeaway="While you compute, PyTorch records each operation on tensors that require "
                     "grad; `backward()` walks that graph from the output and applies the chain rule "
-                    "node by node. Gradients add into `.grad`, a graph runs backward once unless "
-                    "`retain_graph=True` keeps it, and an update of the weights belongs inside "
-                    "`torch.no_grad()`."),
+                    "node by node. Gradients add into `.grad`; `backward()` frees what the graph "
+                    "saved, so a second call through it needs `retain_graph=True`; and an update "
+                    "of the weights belongs inside `torch.no_grad()`."),
     Lesson("from_scratch", "A training loop from scratch", "autograd_graph",
            "Learn y = 3x1 - 2x2 + 5 with two leaf tensors and autograd: forward, loss, backward, "
            "step, zero_grad.", (
@@ -280,9 +280,9 @@ LESSONS: tuple[Lesson, ...] = (
            takeaway="Every training loop is this rhythm: a forward pass and a loss, `backward()` "
                     "to fill `.grad`, an update of the weights against the gradient inside "
                     "`torch.no_grad()`, and zeroing the gradients before the next step. On data "
-                    "that follow the rule exactly, the weights close in on 3, -2 and 5 but stop "
-                    "short of them by a little. `torch.optim` and `nn.Module` package the same four "
-                    "beats, as the next lesson shows."),
+                    "that follow the rule exactly, the weights close in on 3, -2 and 5: after "
+                    "sixty steps they are close, not exactly there. `torch.optim` and "
+                    "`nn.Module` package the same four beats, as the next lesson shows."),
     Lesson("training", "The training loop", "moons_trainer",
            "Data, model, loss, optimizer: the rhythm forward, backward, step, zero_grad.", (
                Step("The data", "Two interleaving moons with noise; the scaler is fit on the "
@@ -325,8 +325,8 @@ LESSONS: tuple[Lesson, ...] = (
                _pitfall(2, "sigmoid_before_bce", "`BCEWithLogitsLoss` applies the sigmoid itself; "
                         "a model that applies one too hands it numbers in (0, 1). Where does the "
                         "broken run's loss level off?", SIGMOID_FLOOR),
-               _pitfall(5, "no_eval", "Dropout stays on without `model.eval()`. The lab evaluates "
-                        "the broken run twice: compare the two numbers.", TRAIN_MODE_EVAL),
+               _pitfall(5, "no_eval", "Dropout stays on without `model.eval()`. Compare the lab's "
+                        "evaluations of the same weights with and without it.", TRAIN_MODE_EVAL),
                _pitfall(7, "accumulate_tensor", "`total_loss += loss` instead of `loss.item()`: "
                         "the lab counts the graph nodes that `total_loss` keeps alive.",
                         SUMMED_LOSS),

@@ -149,8 +149,8 @@ def second_gradient_without_zeroing() -> Answer:
     else:
         option = "something else"
     return Answer(option, f"step 1: {grads[0]}, step 2: {grads[1]}, w.grad: {w.grad}",
-                  "`backward()` adds into `.grad`. Without zeroing, the second update used the sum "
-                  "of both gradients, a step that is too big and points partly the old way. "
+                  "`backward()` adds into `.grad`. Without zeroing, the second update used the "
+                  "first step's stale gradient as well as its own, so the step was too big. "
                   "`w.grad.zero_()` (or `optimizer.zero_grad()`) after each update fixes it.")
 
 
@@ -187,9 +187,9 @@ def weights_after_sixty_steps() -> Answer:
     else:
         option = "still more than 0.1 away"
     return Answer(option, f"w = {w.detach()}, b = {b.detach()}, largest error {error:.2g}",
-                  "Each step shrinks the distance to the answer by roughly the same factor, so "
-                  "after 60 steps it is tiny but not zero (and float32 rounding would stop it "
-                  "short of exact anyway). More steps, or a larger lr within reason, get closer.")
+                  "Each step shrinks the distance to the answer by roughly a constant factor, so "
+                  "after 60 steps it is small but not zero. More steps, or a larger lr within "
+                  "reason, get closer; the source lesson's printed 3.0, -2.0 and 5.0 are rounded.")
 
 
 SIXTY_STEPS = Check(
@@ -209,10 +209,11 @@ def sigmoid_then_bce_floor() -> Answer:
     floor = loss_fn(torch.sigmoid(confident), targets)   # the second sigmoid squeezes to (0, 1)
     per_class = nn.BCEWithLogitsLoss(reduction="none")(torch.sigmoid(confident), targets)
     return Answer(f"about {floor.item():.2f}", f"per class {per_class}, mean {floor.item():.4f}",
-                  "Even a perfect model feeds the loss sigmoid(logit), a number in (0, 1). For "
-                  "class 1 the best is log(1 + e^-1); for class 0 the best is log 2, reached at "
-                  "logit 0. With balanced classes the loss cannot fall below their mean, so the "
-                  "broken run's loss flattens out above it.")
+                  "Even a perfect model feeds the loss sigmoid(logit), a number in (0, 1), which "
+                  "the loss treats as a logit. For class 1 the best it can get is log(1 + e^-1), "
+                  "as sigmoid(logit) approaches 1; for class 0 it is log 2, as sigmoid(logit) "
+                  "approaches 0. With balanced classes the loss cannot fall below their mean, so "
+                  "the broken run's loss levels off above it.")
 
 
 SIGMOID_FLOOR = Check(
