@@ -5,9 +5,10 @@ from app_pages.navigation import LESSONS_PAGE, TOOLS
 from components.classroom import app_root, lesson_url
 from components.figures import prose
 from components.knowledge_check import knowledge_check
+from components.plain_text import code_span, md
 from components.lesson_link import link_settings, publish_link
 from components.settings_form import SettingsForm
-from workbench.lessons.catalog import lesson_by_key
+from workbench.lessons.catalog import LESSONS, Lesson, Step, lesson_by_key, next_lesson, pitfall_title
 from workbench.lessons.settings import TABLE
 
 KEY = "lessons"
@@ -20,6 +21,44 @@ def go_to(step: int) -> None:
 
 def new_lesson() -> None:
     st.session_state[form.key("step")] = 1
+
+
+def where_on_the_page(step: Step) -> str:
+    """Where the experiment is on the opened page, when the link alone cannot get there."""
+    if not step.tab:
+        return ""
+    text = f":material/tab: On that page, open the **{md(step.tab)}** tab"
+    if step.pitfall:
+        text += f", pick **{md(pitfall_title(step.pitfall))}** and press **Run both side by side**"
+    return text + "."
+
+
+def what_pytorch_showed(lesson_key: str) -> list[tuple[str, str]]:
+    """Each step's title and what its check's function printed, computed by PyTorch now."""
+    found = lesson_by_key(lesson_key)
+    return [(f"{n}. {s.title}", s.check.answer().shown_value if s.check is not None else "")
+            for n, s in enumerate(found.steps, 1)]
+
+
+def lesson_summary(lesson: Lesson) -> None:
+    """After the last step: what the learner saw, and the way on to the next lesson."""
+    with st.container(border=True, key="lesson_summary"):
+        st.subheader("What you saw")
+        st.markdown(lesson.takeaway)
+        with st.expander("Each step, as PyTorch computed it (reveals the checks' answers)",
+                         icon=":material/checklist:"):
+            for title, shown in what_pytorch_showed(lesson.key):
+                st.markdown(f"**{title}**" + (f": {code_span(shown)}" if shown else ""))
+        after = next_lesson(lesson)
+        if after is not None:
+            st.page_link(LESSONS_PAGE.script, label=f"Next lesson: {after.title}",
+                         icon=":material/arrow_forward:",
+                         query_params={"lesson": after.key, "step": "1"})
+        else:
+            first = LESSONS[0]
+            st.markdown("This was the last lesson.")
+            st.page_link(LESSONS_PAGE.script, label=f"Start again: {first.title}",
+                         icon=":material/replay:", query_params={"lesson": first.key, "step": "1"})
 
 
 st.title("Guided lessons")
@@ -46,12 +85,18 @@ with st.container(border=True, key=LESSONS_PAGE.main_key):
     tool = SCRIPTS[step.tool]
     st.page_link(tool.script, label=f"Open this step in the {tool.title.lower()}", icon=tool.icon,
                  query_params=step.params)
+    where = where_on_the_page(step)
+    if where:
+        st.markdown(where)
     if "code" in step.params:
         st.code(step.params["code"], language="python")
     st.caption("The lesson link of this step, for a slide:")
     st.code(lesson_url(step.tool, step.params, root=app_root()), language="text", wrap_lines=True)
     if step.check is not None:
         knowledge_check(step.check, key=f"lesson_{lesson.key}_{number}")
+
+if number == count:
+    lesson_summary(lesson)
 
 back, _, forward = st.columns([1, 4, 1])
 back.button("Back", icon=":material/arrow_back:", disabled=number == 1, key="lesson_back",

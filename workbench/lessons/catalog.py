@@ -1,9 +1,12 @@
 """Guided lessons: short sequences of steps, each a lesson link, a sentence or two, and a check.
 
 The lessons follow the course material: a tensor's three properties, reshaping and memory,
-autograd and the chain rule, accumulation and zero_grad, no_grad, the training-loop rhythm,
-DataLoader batching, saving and loading. Each step's check is one of its tool's checks
-(`workbench/<tool>/checks.py`), written once and answered by PyTorch when revealed.
+autograd and the chain rule, accumulation and zero_grad, no_grad, a training loop written from
+scratch (y = 3x1 - 2x2 + 5), the training-loop rhythm with nn.Module and an optimizer,
+DataLoader batching, saving and loading, and the table of training pitfalls. Each step's check
+is one of the checks in a `checks.py` (a tool's, or `workbench/lessons/checks.py` for those only
+a lesson asks), written once and answered by PyTorch when revealed; the step's link opens the
+experiment on whose page the answer can be read.
 """
 from __future__ import annotations
 
@@ -13,10 +16,15 @@ from dataclasses import dataclass, field
 import torch
 
 from workbench.autograd import checks as autograd
+from workbench.autograd.graph import format_tensor
 from workbench.batches import checks as batches
 from workbench.common.checks import Check
 from workbench.common.formatting import human_bytes
+from workbench.lessons.checks import (DEFAULT_DEVICE, FLOAT_TARGETS, GRADIENT_SIGNS, LOSS_AT_ZERO,
+                                      NO_ZEROING, ONE_STEP, SCALER_LEAK, SIGMOID_FLOOR, SIXTY_STEPS,
+                                      SUMMED_LOSS, TRAIN_MODE_EVAL, regression_data)
 from workbench.moons import checks as training
+from workbench.moons.pitfalls import PITFALLS
 from workbench.tensors import checks as tensors
 
 
@@ -29,6 +37,10 @@ class Step:
     check: Check | None = None
     # A fact the opened page must show, computed by PyTorch (the lessons' tests look for it).
     shows: Callable[[], str] | None = None
+    # Where on the opened page the experiment is, when a link cannot open it: a tab of the page,
+    # and for the moons trainer's pitfall lab the pitfall to pick (a key of PITFALLS).
+    tab: str = ""
+    pitfall: str = ""
 
 
 @dataclass(frozen=True)
@@ -38,6 +50,139 @@ class Lesson:
     tool: str
     summary: str
     steps: tuple[Step, ...]
+    # What the learner takes away, shown with the lesson's summary after the last step (words
+    # only: the numbers of the summary are the checks' answers, computed when it is shown).
+    takeaway: str = ""
+
+
+# ---------------------------------------------------------------------------- programs and facts
+# The autograd page runs these programs; the facts below recompute, in plain PyTorch, what the
+# page must then show (the lessons' tests look for them on the opened page).
+
+ACCUMULATE = ("w = torch.tensor(3.0, requires_grad=True)\n"
+              "L = w ** 2\n"
+              "for call in range(3):\n"
+              "    L.backward(retain_graph=True)   # keep the graph for the next call\n"
+              "    print('after call', call + 1, 'w.grad =', w.grad)\n")
+UPDATE_WITHOUT_NO_GRAD = ("w = torch.tensor(3.0, requires_grad=True)\n"
+                          "L = w ** 2\n"
+                          "L.backward()\n"
+                          "w -= 0.1 * w.grad   # an update, but autograd is still recording\n")
+
+DATA = ("X = torch.randn(64, 2)\n"
+        "y = X @ torch.tensor([3.0, -2.0]) + 5   # the rule to learn: y = 3*x1 - 2*x2 + 5\n"
+        "w = torch.zeros(2, requires_grad=True)\n"
+        "b = torch.zeros(1, requires_grad=True)\n")
+FORWARD = DATA + ("pred = X @ w + b\n"
+                  "L = ((pred - y) ** 2).mean()\n")
+ONE_STEP_PROGRAM = DATA + ("lr = 0.1\n"
+                   "L = ((X @ w + b - y) ** 2).mean()\n"
+                   "L.backward()\n"
+                   "print('L before the step:', L.item())\n"
+                   "with torch.no_grad():\n"
+                   "    w -= lr * w.grad\n"
+                   "    b -= lr * b.grad\n"
+                   "print('w =', w, 'b =', b)\n"
+                   "L = ((X @ w + b - y) ** 2).mean()\n"
+                   "print('L after one step:', L.item())\n")
+NO_ZEROING_PROGRAM = DATA + ("lr = 0.1\n"
+                     "for step in range(2):\n"
+                     "    L = ((X @ w + b - y) ** 2).mean()\n"
+                     "    L.backward()\n"
+                     "    print('step', step + 1, 'w.grad =', w.grad)\n"
+                     "    with torch.no_grad():\n"
+                     "        w -= lr * w.grad\n"
+                     "        b -= lr * b.grad\n"
+                     "    # missing here: w.grad.zero_() and b.grad.zero_()\n")
+FULL_LOOP = DATA + ("lr = 0.1\n"
+                    "for block in range(6):\n"
+                    "    for i in range(10):\n"
+                    "        L = ((X @ w + b - y) ** 2).mean()   # forward and loss\n"
+                    "        L.backward()                        # backward\n"
+                    "        with torch.no_grad():               # step\n"
+                    "            w -= lr * w.grad\n"
+                    "            b -= lr * b.grad\n"
+                    "        w.grad.zero_()                      # zero_grad\n"
+                    "        b.grad.zero_()\n"
+                    "    print('after', 10 * (block + 1), 'steps: w =', w, 'b =', b, 'L =', L.item())\n")
+
+
+def grad_after_three_retained_calls() -> str:
+    w = torch.tensor(3.0, requires_grad=True)
+    L = w ** 2
+    for _ in range(3):
+        L.backward(retain_graph=True)
+    return f"after call 3 w.grad = {str(w.grad)}"
+
+
+def error_of_update_without_no_grad() -> str:
+    w = torch.tensor(3.0, requires_grad=True)
+    (w ** 2).backward()
+    try:
+        w -= 0.1 * w.grad
+    except RuntimeError as exc:
+        return str(exc).splitlines()[0]
+    return "no error"
+
+
+def _start() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    X, y = regression_data()
+    return X, y, torch.zeros(2, requires_grad=True), torch.zeros(1, requires_grad=True)
+
+
+def _loss(X: torch.Tensor, y: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return ((X @ w + b - y) ** 2).mean()
+
+
+def loss_at_zero_shown() -> str:
+    return format_tensor(_loss(*_start()))
+
+
+def w_grad_at_zero_shown() -> str:
+    X, y, w, b = _start()
+    _loss(X, y, w, b).backward()
+    return format_tensor(w.grad)
+
+
+def loss_after_one_step_printed() -> str:
+    X, y, w, b = _start()
+    _loss(X, y, w, b).backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+        b -= 0.1 * b.grad
+    return f"L after one step: {_loss(X, y, w, b).item()}"
+
+
+def w_grad_without_zeroing_printed() -> str:
+    X, y, w, b = _start()
+    for _ in range(2):
+        _loss(X, y, w, b).backward()
+        with torch.no_grad():
+            w -= 0.1 * w.grad
+            b -= 0.1 * b.grad
+    return f"step 2 w.grad = {str(w.grad)}"
+
+
+def weights_after_sixty_printed() -> str:
+    X, y, w, b = _start()
+    for _ in range(60):
+        _loss(X, y, w, b).backward()
+        with torch.no_grad():
+            w -= 0.1 * w.grad
+            b -= 0.1 * b.grad
+        w.grad.zero_()
+        b.grad.zero_()
+    return f"w = {str(w.detach())} b = {str(b.detach())}"
+
+
+def pitfall_title(key: str) -> str:
+    return next(p.title for p in PITFALLS if p.key == key)
+
+
+def _pitfall(number: int, key: str, text: str, check: Check) -> Step:
+    """A step of the pitfalls lesson: the moons trainer's pitfall lab, on pitfall `key`."""
+    return Step(f"Pitfall {number}: {pitfall_title(key)}", text, "moons_trainer", {}, check,
+                tab="Pitfall lab", pitfall=key)
 
 
 LESSONS: tuple[Lesson, ...] = (
@@ -64,45 +209,98 @@ LESSONS: tuple[Lesson, ...] = (
                     tensors.BF16_BYTES,
                     shows=lambda: human_bytes(
                         torch.empty(64, 128, dtype=torch.bfloat16, device="meta").nbytes)),
-           )),
+               Step("Where it lives", "The third property next to shape and dtype: the `device`. "
+                    "Read it in the facts table. Nothing here names a device, so where did PyTorch "
+                    "put the tensor?", "tensor_inspector", {"shape": "2,3", "fill": "zeros"},
+                    DEFAULT_DEVICE),      # tests/app: the inspector's "device" fact reads cpu
+           ),
+           takeaway="A tensor is a flat storage plus a recipe to walk it: shape, strides and an "
+                    "offset. `t()`, `permute` and slicing change only the recipe; `view` needs a "
+                    "recipe that one set of strides can express, `reshape` copies when there is "
+                    "none. dtype sets the bytes per element, and `device` says whose memory holds "
+                    "them."),
     Lesson("autograd", "Autograd and the chain rule", "autograd_graph",
            "The graph PyTorch records, gradients flowing back, accumulation and no_grad.", (
                Step("A derivative", "y = x^2 + 3x + 1 at x = 2. Step through backward and watch "
                     "the gradient reach x.", "autograd_graph",
                     {"code": "x = torch.tensor(2.0, requires_grad=True)\ny = x**2 + 3*x + 1",
                      "backward": "1"},
-                    autograd.DY_DX_QUADRATIC),
+                    autograd.DY_DX_QUADRATIC,
+                    shows=lambda: autograd.DY_DX_QUADRATIC.compute().correct_option),
                Step("The chain rule", "y = wx + b, L = (y - 10)^2: the gradient of L reaches w "
                     "through y.", "autograd_graph",
                     {"code": "x = torch.tensor(2.0)\nw = torch.tensor(3.0, requires_grad=True)\n"
                              "b = torch.tensor(1.0, requires_grad=True)\ny = w * x + b\nL = (y - 10) ** 2",
                      "backward": "1"},
-                    autograd.W_GRAD_LINEAR),
-               Step("Gradients accumulate", "Call backward() three times on L = w^2 at w = 3 (with "
-                    "retain_graph=True, so the graph survives each call).",
-                    "autograd_graph",
-                    {"code": "w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2", "backward": "3",
-                     "retain": "1"},
-                    autograd.THREE_BACKWARD),
-               Step("Updates go inside no_grad", "A manual update changes a leaf in place; autograd "
-                    "must not record it.", "autograd_graph",
-                    {"code": "w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2\nL.backward()\n"
-                             "with torch.no_grad():\n    w -= 0.1 * w.grad\nw.grad.zero_()",
-                     "backward": "0"},
-                    autograd.UPDATE_OUTSIDE_NO_GRAD),
-           )),
+                    autograd.W_GRAD_LINEAR,
+                    shows=lambda: autograd.W_GRAD_LINEAR.compute().correct_option),
+               Step("Gradients accumulate", "The program calls `L.backward(retain_graph=True)` three "
+                    "times on the same graph of L = w^2 at w = 3: `retain_graph=True` keeps what the "
+                    "graph saved, so the next call can run through it again. Watch `w.grad` after "
+                    "each call, then delete `retain_graph=True` and see the second call fail.",
+                    "autograd_graph", {"code": ACCUMULATE, "backward": "0"},
+                    autograd.THREE_BACKWARD,
+                    shows=grad_after_three_retained_calls),
+               Step("Updates go inside no_grad", "This manual update runs while autograd is still "
+                    "recording: read PyTorch's refusal, then indent `w -= 0.1 * w.grad` under "
+                    "`with torch.no_grad():` and run it again.", "autograd_graph",
+                    {"code": UPDATE_WITHOUT_NO_GRAD, "backward": "0"},
+                    autograd.UPDATE_OUTSIDE_NO_GRAD,
+                    shows=error_of_update_without_no_grad),
+           ),
+           takeaway="While you compute, PyTorch records each operation on tensors that require "
+                    "grad; `backward()` walks that graph from the output and applies the chain rule "
+                    "node by node. Gradients add into `.grad`; `backward()` frees what the graph "
+                    "saved, so a second call through it needs `retain_graph=True`; and an update "
+                    "of the weights belongs inside `torch.no_grad()`."),
+    Lesson("from_scratch", "A training loop from scratch", "autograd_graph",
+           "Learn y = 3x1 - 2x2 + 5 with two leaf tensors and autograd: forward, loss, backward, "
+           "step, zero_grad.", (
+               Step("Forward and loss", "64 points follow y = 3x1 - 2x2 + 5; the model `X @ w + b` "
+                    "starts at w = 0, b = 0. Read the value of L in the graph.", "autograd_graph",
+                    {"code": FORWARD, "backward": "0"}, LOSS_AT_ZERO, shows=loss_at_zero_shown),
+               Step("Backward", "One `backward()` fills `w.grad` and `b.grad`. Step through it and "
+                    "compare each gradient's sign with the weight it should reach.",
+                    "autograd_graph", {"code": FORWARD, "backward": "1"}, GRADIENT_SIGNS,
+                    shows=w_grad_at_zero_shown),
+               Step("Step", "Move each weight against its gradient, inside `torch.no_grad()` so "
+                    "that the update is not recorded, and compute the loss again.",
+                    "autograd_graph", {"code": ONE_STEP_PROGRAM, "backward": "0"}, ONE_STEP,
+                    shows=loss_after_one_step_printed),
+               Step("zero_grad", "Two steps with the zeroing left out. Compare the printed "
+                    "`w.grad` of step 2 with the table of each call, then add "
+                    "`w.grad.zero_()` and `b.grad.zero_()` at the end of the loop.",
+                    "autograd_graph", {"code": NO_ZEROING_PROGRAM, "backward": "0"}, NO_ZEROING,
+                    shows=w_grad_without_zeroing_printed),
+               Step("The whole loop", "Sixty steps of the four-beat rhythm. The printed weights "
+                    "approach 3, -2 and 5 block by block: how close do they get?",
+                    "autograd_graph", {"code": FULL_LOOP, "backward": "0"}, SIXTY_STEPS,
+                    shows=weights_after_sixty_printed),
+           ),
+           takeaway="Every training loop is this rhythm: a forward pass and a loss, `backward()` "
+                    "to fill `.grad`, an update of the weights against the gradient inside "
+                    "`torch.no_grad()`, and zeroing the gradients before the next step. On data "
+                    "that follow the rule exactly, the weights close in on 3, -2 and 5: after "
+                    "sixty steps they are close, not exactly there. `torch.optim` and "
+                    "`nn.Module` package the same four beats, as the next lesson shows."),
     Lesson("training", "The training loop", "moons_trainer",
            "Data, model, loss, optimizer: the rhythm forward, backward, step, zero_grad.", (
                Step("The data", "Two interleaving moons with noise; the scaler is fit on the "
                     "training split only.", "moons_trainer", {"dataset": "moons", "noise": "0.25"},
                     None),
                Step("The loop's rhythm", "Press Play: each step is zero_grad, forward, backward, "
-                    "step.", "moons_trainer", {"dataset": "moons", "epochs": "30"},
-                    training.LOOP_ORDER),
-               Step("Save and load", "The state_dict is the model's parameters by name.",
+                    "step. The *Code* tab holds the loop that runs, line by line.",
+                    "moons_trainer", {"dataset": "moons", "epochs": "30"},
+                    training.LOOP_ORDER, tab="Code"),
+               Step("Save and load", "The state_dict is the model's parameters by name. Train, "
+                    "then save and load it in the *Checkpoints* tab.",
                     "moons_trainer", {"dataset": "moons"},
-                    training.STATE_DICT_ROUND_TRIP),
-           )),
+                    training.STATE_DICT_ROUND_TRIP, tab="Checkpoints"),
+           ),
+           takeaway="`nn.Module` holds the parameters, the loss compares logits with labels, and "
+                    "the optimizer does the update: the same zero_grad, forward, backward, step, "
+                    "now over batches from a DataLoader. The `state_dict` is every parameter by "
+                    "name, and a fresh model that loads it computes the same function."),
     Lesson("batching", "DataLoader batching", "batch_iterator",
            "How a DataLoader turns a dataset into batches, epoch after epoch.", (
                Step("Batches per epoch", "20 samples in batches of 6.", "batch_iterator",
@@ -114,9 +312,43 @@ LESSONS: tuple[Lesson, ...] = (
                Step("Shuffling", "shuffle=True draws a new order every epoch from the generator.",
                     "batch_iterator", {"n": "20", "batch": "6", "shuffle": "1", "epochs": "2"},
                     batches.RESHUFFLE),
-           )),
+           ),
+           takeaway="A DataLoader asks its sampler for an order of indices, cuts it into batches "
+                    "and collates each batch into tensors. One epoch has ceil(N / batch_size) "
+                    "batches, one fewer with `drop_last=True` when the last is short, and "
+                    "`shuffle=True` draws a new order from the generator every epoch."),
+    Lesson("pitfalls", "Training pitfalls", "moons_trainer",
+           "The lesson's table of mistakes, each run next to the correct loop in the pitfall lab.", (
+               _pitfall(1, "no_zero_grad", "Leave out `optimizer.zero_grad()` and every step uses "
+                        "the sum of all gradients so far. Run it and watch the loss curve.",
+                        training.ZERO_GRAD),
+               _pitfall(2, "sigmoid_before_bce", "`BCEWithLogitsLoss` applies the sigmoid itself; "
+                        "a model that applies one too hands it numbers in (0, 1). Where does the "
+                        "broken run's loss level off?", SIGMOID_FLOOR),
+               _pitfall(5, "no_eval", "Dropout stays on without `model.eval()`. Compare the lab's "
+                        "evaluations of the same weights with and without it.", TRAIN_MODE_EVAL),
+               _pitfall(7, "accumulate_tensor", "`total_loss += loss` instead of `loss.item()`: "
+                        "the lab counts the graph nodes that `total_loss` keeps alive.",
+                        SUMMED_LOSS),
+               _pitfall(8, "float_targets", "`CrossEntropyLoss` with one logit per class, fed "
+                        "float labels: read PyTorch's own error.", FLOAT_TARGETS),
+               _pitfall(9, "scaler_on_all", "The scaler fit on all the data instead of the "
+                        "training split: compare the two scalers' mean and std.", SCALER_LEAK),
+           ),
+           takeaway="Most training mistakes raise no error: the loop runs and the numbers are "
+                    "quietly wrong. Zero the gradients every step, hand the loss raw logits, "
+                    "switch to `model.eval()` to evaluate, sum `loss.item()` rather than the "
+                    "tensor, give each loss the target dtype it wants, and fit preprocessing on "
+                    "the training split only."),
 )
 
 
 def lesson_by_key(key: str) -> Lesson | None:
     return next((lesson for lesson in LESSONS if lesson.key == key), None)
+
+
+def next_lesson(lesson: Lesson) -> Lesson | None:
+    """The lesson after `lesson` in the course's order; None after the last."""
+    keys = [item.key for item in LESSONS]
+    index = keys.index(lesson.key)
+    return LESSONS[index + 1] if index + 1 < len(LESSONS) else None

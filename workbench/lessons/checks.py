@@ -1,0 +1,315 @@
+"""The knowledge checks that only the lessons ask: the from-scratch training loop, the pitfalls
+and where a tensor lives.
+
+Each `compute` function is the code the learner reads after committing; it asks PyTorch for the
+answer when the learner reveals it. The from-scratch checks draw their data exactly as the
+autograd page does (a `torch.Generator` seeded with 0), so the numbers in the check and on the
+page are the same numbers. This module never imports streamlit.
+"""
+from __future__ import annotations
+
+import torch
+from sklearn.datasets import make_moons
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+from torch import nn
+
+from workbench.common.checks import Answer, Check
+
+# ---------------------------------------------------------------------------- where a tensor lives
+
+
+def default_device() -> Answer:
+    x = torch.zeros(2, 3)                       # no device= argument
+    where = x.device.type
+    return Answer(where, f"x.device = {x.device}; torch.cuda.is_available() = {torch.cuda.is_available()}",
+                  "A factory puts the tensor on the CPU unless you pass `device=` (or change the "
+                  "default with `torch.set_default_device`), even on a machine with a GPU. Moving "
+                  "it is explicit: `x.to('cuda')` makes a copy on the GPU, and tensors in one "
+                  "operation must all be on the same device.")
+
+
+DEFAULT_DEVICE = Check(
+    "lesson_default_device",
+    "`x = torch.zeros(2, 3)` names no device. Where does `x` live?",
+    ("cpu", "cuda (when a GPU is present)", "meta"),
+    default_device)
+
+
+# ---------------------------------------------------------------------------- the from-scratch loop
+# The data of the lesson: y = 3*x1 - 2*x2 + 5 on 64 points, w and b starting at zero.
+
+def regression_data() -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(0)    # the autograd page's generator
+    X = torch.randn(64, 2, generator=generator)
+    y = X @ torch.tensor([3.0, -2.0]) + 5
+    return X, y
+
+
+def loss_at_zero() -> Answer:
+    X, y = regression_data()
+    w = torch.zeros(2, requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+    pred = X @ w + b                            # forward: every prediction is 0
+    L = ((pred - y) ** 2).mean()
+    is_mean_square = torch.allclose(L, (y ** 2).mean())
+    return Answer("the mean of y²" if is_mean_square else "something else",
+                  f"L = {L.item():.4g}; (y ** 2).mean() = {(y ** 2).mean().item():.4g}",
+                  "With every prediction 0, each error is -y, so the mean squared error is the mean "
+                  "of y². The graph records `pred` and `L` from X, w and b as it computes them.")
+
+
+LOSS_AT_ZERO = Check(
+    "lesson_loss_at_zero",
+    "w = 0 and b = 0, so every prediction `pred = X @ w + b` is 0. What is "
+    "`L = ((pred - y) ** 2).mean()` then?",
+    ("0", "the mean of y", "the mean of y²", "something else"),
+    loss_at_zero)
+
+
+AGAINST = "each gradient has the opposite sign of 3, -2 and 5"
+ALONG = "each gradient has the same sign as 3, -2 and 5"
+
+
+def gradient_signs_at_zero() -> Answer:
+    X, y = regression_data()
+    w = torch.zeros(2, requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+    L = ((X @ w + b - y) ** 2).mean()
+    L.backward()                                # fills w.grad and b.grad
+    grads = torch.cat([w.grad, b.grad])
+    target = torch.tensor([3.0, -2.0, 5.0])
+    if bool((torch.sign(grads) == -torch.sign(target)).all()):
+        option = AGAINST
+    elif bool((torch.sign(grads) == torch.sign(target)).all()):
+        option = ALONG
+    else:
+        option = "the signs are mixed"
+    return Answer(option, f"w.grad = {w.grad}, b.grad = {b.grad}",
+                  "The gradient points uphill: increasing w1 from 0 towards 3 would lower the loss, "
+                  "so dL/dw1 is negative. A step `w -= lr * w.grad` goes downhill, towards the "
+                  "true weights.")
+
+
+GRADIENT_SIGNS = Check(
+    "lesson_gradient_signs",
+    "At w = 0 and b = 0 the true weights are 3, -2 and 5. After `L.backward()`, what are the signs "
+    "of `w.grad` and `b.grad`?",
+    (AGAINST, ALONG, "the signs are mixed", "all zero"),
+    gradient_signs_at_zero)
+
+
+def one_step_lowers_the_loss() -> Answer:
+    X, y = regression_data()
+    w = torch.zeros(2, requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+    lr = 0.1
+    L = ((X @ w + b - y) ** 2).mean()
+    L.backward()
+    with torch.no_grad():                       # the update is not part of the model
+        w -= lr * w.grad
+        b -= lr * b.grad
+    after = ((X @ w + b - y) ** 2).mean()
+    option = "lower" if after < L else "higher" if after > L else "the same"
+    return Answer(option, f"L before = {L.item():.4g}, L after one step = {after.item():.4g}",
+                  "One step of size lr against the gradient moves w and b a little towards 3, -2 "
+                  "and 5, and the loss falls. Too large a learning rate would overshoot instead.")
+
+
+ONE_STEP = Check(
+    "lesson_one_step",
+    "After one step `w -= 0.1 * w.grad`, `b -= 0.1 * b.grad` (inside `torch.no_grad()`), the loss "
+    "on the same data is...",
+    ("lower", "higher", "the same"),
+    one_step_lowers_the_loss)
+
+
+SUM_OF_BOTH = "the sum of both steps' gradients"
+
+
+def second_gradient_without_zeroing() -> Answer:
+    X, y = regression_data()
+    w = torch.zeros(2, requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+    lr = 0.1
+    grads = []
+    for _ in range(2):
+        L = ((X @ w + b - y) ** 2).mean()
+        fresh = torch.autograd.grad(L, w, retain_graph=True)[0]   # this step's own gradient
+        L.backward()                                              # adds into w.grad
+        grads.append(fresh)
+        with torch.no_grad():
+            w -= lr * w.grad
+            b -= lr * b.grad
+        # no w.grad.zero_() / b.grad.zero_() here
+    if torch.allclose(w.grad, grads[0] + grads[1]):
+        option = SUM_OF_BOTH
+    elif torch.allclose(w.grad, grads[1]):
+        option = "the second step's gradient"
+    else:
+        option = "something else"
+    return Answer(option, f"step 1: {grads[0]}, step 2: {grads[1]}, w.grad: {w.grad}",
+                  "`backward()` adds into `.grad`. Without zeroing, the second update used the "
+                  "first step's stale gradient as well as its own, so the step was too big. "
+                  "`w.grad.zero_()` (or `optimizer.zero_grad()`) after each update fixes it.")
+
+
+NO_ZEROING = Check(
+    "lesson_no_zeroing",
+    "Two training steps without `w.grad.zero_()`. After the second `L.backward()`, `w.grad` is...",
+    ("the second step's gradient", SUM_OF_BOTH, "zero", "something else"),
+    second_gradient_without_zeroing)
+
+
+CLOSE = "close (within 0.001) but not exactly"
+
+
+def weights_after_sixty_steps() -> Answer:
+    X, y = regression_data()
+    w = torch.zeros(2, requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+    lr = 0.1
+    for _ in range(60):
+        L = ((X @ w + b - y) ** 2).mean()       # forward
+        L.backward()                            # backward
+        with torch.no_grad():                   # step
+            w -= lr * w.grad
+            b -= lr * b.grad
+        w.grad.zero_()                          # zero_grad
+        b.grad.zero_()
+    error = (torch.cat([w, b]) - torch.tensor([3.0, -2.0, 5.0])).abs().max().item()
+    if error == 0:
+        option = "exactly 3, -2 and 5"
+    elif error < 1e-3:
+        option = CLOSE
+    elif error < 0.1:
+        option = "within 0.1, not within 0.001"
+    else:
+        option = "still more than 0.1 away"
+    return Answer(option, f"w = {w.detach()}, b = {b.detach()}, largest error {error:.2g}",
+                  "Each step shrinks the distance to the answer by roughly a constant factor, so "
+                  "after 60 steps it is small but not zero. More steps, or a larger lr within "
+                  "reason, get closer; the source lesson's printed 3.0, -2.0 and 5.0 are rounded.")
+
+
+SIXTY_STEPS = Check(
+    "lesson_sixty_steps",
+    "The data follow y = 3x1 - 2x2 + 5 exactly. After 60 steps with lr = 0.1, starting at zero, "
+    "w and b are...",
+    ("exactly 3, -2 and 5", CLOSE, "within 0.1, not within 0.001", "still more than 0.1 away"),
+    weights_after_sixty_steps)
+
+
+# ---------------------------------------------------------------------------- the pitfalls
+
+def sigmoid_then_bce_floor() -> Answer:
+    loss_fn = nn.BCEWithLogitsLoss()             # applies the sigmoid itself
+    confident = torch.tensor([1e4, -1e4])        # a perfect model's logits: class 1, class 0
+    targets = torch.tensor([1.0, 0.0])
+    floor = loss_fn(torch.sigmoid(confident), targets)   # the second sigmoid squeezes to (0, 1)
+    per_class = nn.BCEWithLogitsLoss(reduction="none")(torch.sigmoid(confident), targets)
+    return Answer(f"about {floor.item():.2f}", f"per class {per_class}, mean {floor.item():.4f}",
+                  "Even a perfect model feeds the loss sigmoid(logit), a number in (0, 1), which "
+                  "the loss treats as a logit. For class 1 the best it can get is log(1 + e^-1), "
+                  "as sigmoid(logit) approaches 1; for class 0 it is log 2, as sigmoid(logit) "
+                  "approaches 0. With balanced classes the loss cannot fall below their mean, so "
+                  "the broken run's loss levels off above it.")
+
+
+SIGMOID_FLOOR = Check(
+    "lesson_sigmoid_floor",
+    "`loss_fn = nn.BCEWithLogitsLoss()` is fed `torch.sigmoid(logits)`. With balanced classes, "
+    "what is the lowest loss even a perfect model can reach?",
+    ("0", "about 0.31", "about 0.50", "about 0.69"),
+    sigmoid_then_bce_floor)
+
+
+def train_mode_evaluation() -> Answer:
+    with torch.random.fork_rng():                # leaves the server's global random state alone
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(2, 64), nn.ReLU(), nn.Dropout(0.5), nn.Linear(64, 1))
+        x = torch.randn(8, 2)
+        with torch.no_grad():
+            first, second = model(x), model(x)   # still in train mode: dropout is on
+            model.eval()
+            third, fourth = model(x), model(x)   # eval mode: dropout is off
+    differ = not torch.equal(first, second)
+    return Answer("different outputs each call" if differ else "the same outputs",
+                  f"train mode, two calls equal: {torch.equal(first, second)}; "
+                  f"eval mode, two calls equal: {torch.equal(third, fourth)}",
+                  "In train mode every call draws a new dropout mask, so evaluating the same "
+                  "weights twice scores two different thinned networks: the accuracy is noisy, "
+                  "not reliably lower. `model.eval()` switches dropout off.")
+
+
+TRAIN_MODE_EVAL = Check(
+    "lesson_train_mode_eval",
+    "A network with `nn.Dropout(0.5)` is called twice on the same input inside "
+    "`torch.no_grad()`, but without `model.eval()`. The two outputs are...",
+    ("the same outputs", "different outputs each call"),
+    train_mode_evaluation)
+
+
+def scaler_fit_on_everything() -> Answer:
+    X, _ = make_moons(n_samples=1200, noise=0.25, random_state=0)
+    X_train, X_test = train_test_split(X, test_size=0.3, random_state=0)
+    on_train = StandardScaler().fit(X_train)
+    on_all = StandardScaler().fit(X)             # the test points take part
+    same = bool(abs(on_train.mean_ - on_all.mean_).max() == 0)
+    return Answer("the test points change them" if not same else "they are identical",
+                  f"mean fit on train {on_train.mean_.round(4)}, on all {on_all.mean_.round(4)}",
+                  "The scaler's mean and std are part of the model's preprocessing; fitting them "
+                  "on all the data lets the test points shape it, so the test score is no longer "
+                  "a score on unseen data. Fit on the training split, then transform the others.")
+
+
+SCALER_LEAK = Check(
+    "lesson_scaler_leak",
+    "A StandardScaler is fit on all the points instead of the training split. Its mean and std...",
+    ("they are identical", "the test points change them"),
+    scaler_fit_on_everything)
+
+
+def summing_loss_tensors() -> Answer:
+    model = nn.Linear(2, 1)
+    x, y = torch.ones(4, 2), torch.zeros(4, 1)
+    total = 0.0
+    for _ in range(3):
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        total += loss                            # the tensor, not loss.item()
+    grad_fn = getattr(total, "grad_fn", None)
+    kind = "a tensor with a grad_fn" if grad_fn is not None else "a Python float"
+    return Answer(kind, f"type(total) = {type(total).__name__}, grad_fn = "
+                        f"{type(grad_fn).__name__ if grad_fn is not None else None}",
+                  "`total += loss` builds an addition in the graph each time, and `total` keeps "
+                  "every batch's graph alive, so memory grows for the whole epoch. "
+                  "`total += loss.item()` adds a plain number.")
+
+
+SUMMED_LOSS = Check(
+    "lesson_summed_loss",
+    "`total = 0.0`, then `total += loss` after each of three batches (no `.item()`). "
+    "What is `total`?",
+    ("a Python float", "a tensor with a grad_fn"),
+    summing_loss_tensors)
+
+
+def float_class_targets() -> Answer:
+    logits = torch.zeros(4, 2)                   # one logit per class
+    targets = torch.tensor([0.0, 1.0, 1.0, 0.0])
+    try:
+        nn.CrossEntropyLoss()(logits, targets)
+    except RuntimeError as exc:
+        return Answer("a RuntimeError about the target dtype", str(exc).splitlines()[0],
+                      "With one logit per class, `CrossEntropyLoss` wants class indices as int64: "
+                      "`targets.long()`. (`BCEWithLogitsLoss` is the opposite: float targets.)")
+    return Answer("it works as with int64 targets", "no error")
+
+
+FLOAT_TARGETS = Check(
+    "lesson_float_targets",
+    "`nn.CrossEntropyLoss()(logits, targets)` with logits of shape (4, 2) and float targets "
+    "`tensor([0., 1., 1., 0.])`. What happens?",
+    ("it works as with int64 targets", "a RuntimeError about the target dtype"),
+    float_class_targets)
