@@ -46,3 +46,53 @@ def test_script_reproduces_the_pages_test_accuracy(name, tmp_path):
     last_val_loss = re.findall(r"val loss (\d+\.\d+)", done.stdout)[-1]
     assert last_val_loss == f"{session.history.val_loss[-1]:.4f}"
     assert "reloaded model gives identical test predictions: True" in done.stdout
+
+
+def _run_script(script: str, folder) -> str:
+    (folder / "moons_trainer.py").write_text(script)
+    done = subprocess.run([sys.executable, "moons_trainer.py"], cwd=folder, capture_output=True,
+                          text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_a_run_changed_mid_way_is_reproduced_change_for_change(tmp_path):
+    """Learning rate, optimizer, weight decay and batch size changed while the run trained (one
+    batch change mid-epoch, one at an epoch's end): the script makes each change where the page
+    made it and ends on the same weights."""
+    start = dataclasses.replace(PRESET, n=600, epochs=6, batch=32)
+    session = TrainingSession(start)
+    steps = session.steps_per_epoch
+    plan = [(steps // 2, {"lr": 0.01}),                  # mid-epoch 1
+            (steps + 3, {"batch": 50}),                  # mid-epoch 2: applies from epoch 3
+            (2 * steps + 5, {"opt": "SGD", "lr": 0.02}),  # mid-epoch 3, in batches of 50
+            (None, {"wd": 0.001, "batch": 64})]          # at the end of epoch 4
+    settings = start
+    for at_step, change in plan:
+        if at_step is None:
+            while session.epoch < 4:
+                session.run_for(10**9, 1e9, stop_at_epoch_end=True)
+        else:
+            session.run_for(at_step - session.steps, 1e9)
+            assert session.steps == at_step
+        settings = dataclasses.replace(settings, **change)
+        session.continue_with(settings)
+    session.run_to_end()
+    report = session.test_report()
+    fields = [c.field for c in session.changes]
+    assert fields == ["lr", "batch", "lr", "opt", "wd", "batch"]
+    assert [c.from_epoch for c in session.changes if c.field == "batch"] == [3, 5]
+    script = moons_script(settings, "cpu", session.changes)
+    assert "STEP_CHANGES = {" in script and "BATCH_CHANGES = {3: 50, 5: 64}" in script
+    out = _run_script(script, tmp_path)
+    correct = int(re.search(r"test accuracy: [\d.]+ \((\d+)/\d+\)", out).group(1))
+    assert correct == round(report.accuracy * report.n)
+    assert re.findall(r"val loss (\d+\.\d+)", out)[-1] == f"{session.history.val_loss[-1]:.4f}"
+    # Without the changes the same settings give another run: the schedule is what matches.
+    plain = TrainingSession(settings)
+    plain.run_to_end()
+    assert plain.history.val_loss[-1] != session.history.val_loss[-1]
+
+
+def test_a_script_without_changes_has_no_schedule():
+    assert "STEP_CHANGES" not in moons_script(PRESET) and "apply_changes" not in moons_script(PRESET)
