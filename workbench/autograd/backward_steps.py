@@ -150,12 +150,6 @@ class BackwardTrace:
         return [name for name, after in self.leaf_grads.items()
                 if not _same(self.leaf_grads_before.get(name), after)]
 
-
-def _same(before: torch.Tensor | None, after: torch.Tensor | None) -> bool:
-    if before is None or after is None:
-        return before is after
-    return before.shape == after.shape and bool(torch.equal(before, after))
-
     def overlay(self, upto: int) -> Overlay:
         """The picture after the first `upto` steps (0 = only the seed gradient)."""
         upto = max(0, min(upto, len(self.steps)))
@@ -176,6 +170,12 @@ def _same(before: torch.Tensor | None, after: torch.Tensor | None) -> bool:
                        current=done[-1].key if done else None,
                        edge_grads=edge_grads, node_grads=node_grads, leaf_grads=leaf_grads,
                        seed=None if self.seed is None else format_tensor(self.seed))
+
+
+def _same(before: torch.Tensor | None, after: torch.Tensor | None) -> bool:
+    if before is None or after is None:
+        return before is after
+    return before.shape == after.shape and bool(torch.equal(before, after))
 
 
 # Copies of gradients kept for the step-through, in elements, over a whole run (16 MB of float32).
