@@ -227,18 +227,18 @@ def program_script(settings: AutogradSettings, output_name: str | None, *, page_
         parts.append(FRESH_MLP_SETUP.rstrip())
     parts += ["", "# %% the program", settings.code.rstrip()]
     if output_name and page_calls:
-        leaves = "leaves"
+        listed = "leaves"
         parts += ["", f"# %% backward(), called {page_calls} time(s) by the page",
-                  f"{leaves} = [t for t in list(globals().values())",
+                  f"{listed} = [t for t in list(globals().values())",
                   "          if isinstance(t, torch.Tensor) and t.requires_grad and t.is_leaf]"]
         if program_uses_model(settings.code):
-            parts.append(f"{leaves} += list(model.parameters())")
+            parts.append(f"{listed} += list(model.parameters())")
         parts += [f"for call in range({page_calls}):"]
         if settings.zero:
-            parts += [f"    for leaf in {leaves}:", "        leaf.grad = None  # zero the gradients first"]
+            parts += [f"    for leaf in {listed}:", "        leaf.grad = None  # zero the gradients first"]
         retain = ", retain_graph=True" if settings.retain else ""
         parts += [f"    {output_name}.backward({retain.removeprefix(', ')})",
-                  f"    print('after call', call + 1, [leaf.grad for leaf in {leaves}])"]
+                  f"    print('after call', call + 1, [leaf.grad for leaf in {listed}])"]
     parts += ["", "# %% gradients"]
     if leaves is None:
         parts += ["for name, value in list(globals().items()):",
