@@ -9,7 +9,7 @@ import streamlit as st
 
 from app_pages.autograd_graph.editor import AutogradWork
 from components.error_panel import error_panel
-from components.plain_text import md
+from components.plain_text import code_span, md
 from workbench.autograd.backward_steps import BackwardTrace
 from workbench.autograd.graph import GraphModel, Overlay, format_tensor, to_dot
 from workbench.autograd.session import SessionResult
@@ -76,7 +76,7 @@ def decisions_panel(result: SessionResult) -> None:
     if not decisions:
         return
     st.markdown("**What the data decided** (define-by-run)")
-    st.markdown("\n".join(f"- line {d.line}, `{d.kind} {md(d.condition)}:` {d.summary()}"
+    st.markdown("\n".join(f"- line {d.line}, {code_span(f'{d.kind} {d.condition}:')} {d.summary()}"
                           for d in decisions))
     st.caption("PyTorch records only the operations that actually run, as they run. The graph "
                "below is the one these values produced: change a value so that a condition comes "

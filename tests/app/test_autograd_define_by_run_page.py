@@ -102,7 +102,7 @@ def test_the_define_by_run_preset_draws_a_different_graph_for_another_value():
     assert "PowBackward0" in dots[1.5] and "PowBackward0" not in dots[-1.5]
     assert "SinBackward0" in dots[-1.5] and "SinBackward0" not in dots[1.5]
     assert "What the data decided" in texts[1.5]
-    assert "true once: the `if` branch ran" in texts[1.5]
+    assert "line 2, `if x > 0:` true once: the `if` branch ran" in texts[1.5]
     assert "false once: the `else` branch ran" in texts[-1.5]
 
 

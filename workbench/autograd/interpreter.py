@@ -61,7 +61,7 @@ class Decision:
             if self.false == 0:
                 return f"{body}; the condition was still true when the page stopped the loop"
             if self.false == 1:
-                return f"{body}, then `{self.condition}` was false"
+                return f"{body}, then the condition was false"
             return f"the loop ran {_times(self.false)} (inside another loop); {body} in all"
         taken = []
         if self.true:
