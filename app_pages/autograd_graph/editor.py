@@ -124,13 +124,18 @@ def language_help() -> None:
             "interpreter (never `eval`). One statement per line:\n"
             "- `name = expression`; in-place `name += ...`, `-=`, `*=`, `/=`\n"
             "- numbers, strings, lists; `+ - * / ** @` and unary minus; indexing `x[0]`, `x[:, 1]`\n"
-            "- `with torch.no_grad():` and `for i in range(k):` (k up to "
-            f"{DEFAULT_LIMITS.max_loop_iterations}), indented blocks\n"
+            "- `with torch.no_grad():`, `with torch.inference_mode():` and `for i in range(k):` "
+            f"(k up to {DEFAULT_LIMITS.max_loop_iterations}), indented blocks\n"
+            "- comparisons `< <= > >= == !=` (chains such as `0 < x < 1` as in Python), "
+            "`x is None`, `and`, `or`, `not`; `if`/`elif`/`else`, `a if c else b`, and "
+            f"`while c:`, stopped after {DEFAULT_LIMITS.max_loop_iterations} rounds. A condition "
+            "on a tensor calls `bool(tensor)`, so it needs one element (`.any()`, `.all()` say "
+            "which you mean); the graph PyTorch records then depends on the values\n"
             "- `print(...)`, `t.backward()` (with `retain_graph=True` or a `gradient`), "
             "`t.grad.zero_()`, `t.retain_grad()`\n"
             f"- tensors up to {DEFAULT_LIMITS.max_numel:,} elements each; the run stops after "
             f"{DEFAULT_LIMITS.max_seconds:g} s or {DEFAULT_LIMITS.max_statements_run:,} statements\n"
-            "- not accepted: imports, `def`, `lambda`, comprehensions, `while`, `if`, names or "
+            "- not accepted: imports, `def`, `lambda`, comprehensions, `break`, `try`, names or "
             "attributes starting with `_`")
         st.markdown("**torch functions:** " + ", ".join(f"`{n}`" for n in sorted(TORCH_FUNCTIONS)))
         st.markdown("**tensor methods:** " + ", ".join(f"`{n}`" for n in sorted(TENSOR_METHODS)))

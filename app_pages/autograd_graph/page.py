@@ -4,8 +4,9 @@ import hashlib
 import streamlit as st
 
 from app_pages.autograd_graph.editor import note_link, program_editor, work
-from app_pages.autograd_graph.view import (accumulation_panel, export_buttons, run_output,
-                                           run_problems, static_graph, step_through)
+from app_pages.autograd_graph.view import (accumulation_panel, decisions_panel, export_buttons,
+                                           final_grads_panel, run_output, run_problems,
+                                           static_graph, step_through)
 from components.classroom import share_panel
 from components.code_panel import code_panel
 from components.device import learner_device
@@ -14,9 +15,9 @@ from components.knowledge_check import knowledge_check
 from components.lesson_link import link_settings, publish_link
 from components.settings_form import SettingsForm
 from components.state import shared_model
-from workbench.autograd.checks import THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD
-from workbench.autograd.session import (fresh_moons_bindings, program_script, program_uses_model,
-                                        run_session, trained_moons_bindings)
+from workbench.autograd.checks import INFERENCE_TENSOR, THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD
+from workbench.autograd.session import (fresh_moons_bindings, leaf_names, program_script,
+                                        program_uses_model, run_session, trained_moons_bindings)
 from workbench.autograd.settings import TABLE
 
 LINK_KEY = "autograd_graph"
@@ -64,7 +65,7 @@ if program_uses_model(settings.code):
 
 result = run_session(settings, bindings=bindings, device=learner_device())
 script = program_script(settings, result.output_name, page_calls=result.page_calls,
-                        uses_trainer_model=uses_trainer)
+                        uses_trainer_model=uses_trainer, leaves=leaf_names(result.interpreter.env))
 
 # ---- draw: what the run said, the graph and its backward steps, the code, the checks
 run_problems(result, settings.code)
@@ -72,6 +73,7 @@ if result.program_calls_backward and settings.backward:
     controls.caption(":material/info: Your program calls `backward()` itself, so the page adds no "
                      "calls of its own: pick one of your program's calls to step through below.")
 run_output(result)
+decisions_panel(result)
 
 st.header("The graph, and backward() step by step", divider="gray")
 scale = graph_scale()
@@ -103,6 +105,7 @@ if any(trace.leaf_grads for trace in result.traces):
     st.subheader("Gradients accumulate")
     accumulation_panel(result.traces, zero=settings.zero, retain=settings.retain,
                        page_calls=result.page_calls)
+final_grads_panel(result)
 if dot is not None:
     export_buttons(dot, "ag_export")
 
@@ -114,6 +117,7 @@ with left:
     knowledge_check(THREE_BACKWARD)
 with right:
     knowledge_check(UPDATE_OUTSIDE_NO_GRAD)
+knowledge_check(INFERENCE_TENSOR)
 
 share_panel(schema=TABLE, settings=settings, url_path="autograd_graph", script=script,
             title="Autograd graph", key="ag_share", labels=TABLE.labels())

@@ -9,7 +9,7 @@ import streamlit as st
 
 from app_pages.autograd_graph.editor import AutogradWork
 from components.error_panel import error_panel
-from components.plain_text import md
+from components.plain_text import code_span, md
 from workbench.autograd.backward_steps import BackwardTrace
 from workbench.autograd.graph import GraphModel, Overlay, format_tensor, to_dot
 from workbench.autograd.session import SessionResult
@@ -48,14 +48,56 @@ def run_problems(result: SessionResult, code: str) -> None:
         return
     error = result.error
     if result.error_source == "pytorch":
-        where = ("in the page's backward() call" if result.error_line == 0
-                 else f"on line {result.error_line}")
+        if result.error_line == 0:
+            where = "in the page's backward() call"
+        else:
+            where = f"line {result.error_line}" + (f", column {result.error_col}"
+                                                   if result.error_col else "")
         error = ExplainedError(f"{error.title} ({where})", error.message, error.explanation,
                                error.fixes, error.kind)
     error_panel(error, key="ag_error")
     source_lines = code.splitlines()
     if result.error_line and 0 < result.error_line <= len(source_lines):
-        st.code(f"{result.error_line:>3} | {source_lines[result.error_line - 1]}", language="python")
+        st.code(source_with_caret(source_lines[result.error_line - 1], result.error_line,
+                                  result.error_col), language="python")
+
+
+def source_with_caret(text: str, line: int, col: int | None) -> str:
+    """The line as `  3 | if w > 0:`, with a `^` under the column when it is known."""
+    shown = f"{line:>3} | {text}"
+    if col is None or not 1 <= col <= len(text) + 1:
+        return shown
+    return shown + "\n" + " " * (len(f"{line:>3} | ") + col - 1) + "^"
+
+
+def decisions_panel(result: SessionResult) -> None:
+    """Define-by-run: what each `if` and `while` decided, from the values of this run."""
+    decisions = result.decisions
+    if not decisions:
+        return
+    st.markdown("**What the data decided** (define-by-run)")
+    st.markdown("\n".join(f"- line {d.line}, {code_span(f'{d.kind} {d.condition}:')} {d.summary()}"
+                          for d in decisions))
+    st.caption("PyTorch records only the operations that actually run, as they run. The graph "
+               "below is the one these values produced: change a value so that a condition comes "
+               "out the other way, and PyTorch records a different graph.")
+
+
+def final_grads_panel(result: SessionResult) -> None:
+    """Each leaf's `.grad` after the whole run, as text to select: what `print(w.grad)` shows."""
+    if not result.final_grads:
+        return
+    st.subheader("Final gradients")
+    st.code("\n".join(f"{label} = {text}" for label, text in result.final_grads), language="text")
+    if result.error is not None and result.error_line:
+        when = f"when the program stopped at line {result.error_line}"
+    elif result.page_calls:
+        calls = "call" if result.page_calls == 1 else f"{result.page_calls} calls"
+        when = f"after the program and the page's backward() {calls}"
+    else:
+        when = "after the program"
+    st.caption(f"Each leaf's `.grad` {when}, as `print(w.grad)` writes it (the code panel's script "
+               "ends with the same lines).")
 
 
 def run_output(result: SessionResult) -> None:
@@ -204,15 +246,13 @@ def accumulation_panel(traces: list[BackwardTrace], *, zero: bool, retain: bool,
     history = [t for t in traces if t.leaf_grads]
     if not history:
         return
-    rows = [{"backward() call": t.number, "on": t.root_name,
-             "called by": f"line {t.line}" if t.line else "the page",
-             **{f"{name}.grad": format_tensor(grad) for name, grad in t.leaf_grads.items()}}
-            for t in history]
+    rows = [accumulation_row(t) for t in history]
     st.dataframe(pd.DataFrame(rows).astype(str), hide_index=True, key="ag_accumulation")
-    if zero and page_calls:
+    ran = [t for t in history if t.finished]
+    if zero and page_calls and len(ran) > 1:
         st.markdown("Each call starts from `.grad = None` (*zero the gradients* is on), so every call "
                     "gives the same gradient: this is what `optimizer.zero_grad()` does in a training loop.")
-    elif len(history) > 1:
+    elif len(ran) > 1:
         st.markdown(
             "`backward()` **adds** into `.grad`; it never overwrites it. Calling it again on the same "
             "graph puts the same gradient on top of what is there. PyTorch does this on purpose: a "
@@ -220,9 +260,44 @@ def accumulation_panel(traces: list[BackwardTrace], *, zero: bool, retain: bool,
             "accumulation) must sum. The cure in a training loop is to zero the gradients before "
             "each backward: "
             "`w.grad.zero_()`, `w.grad = None` or `optimizer.zero_grad()`.")
+    for trace in history:
+        if not trace.finished:
+            st.markdown(f"Call {trace.number} **failed**: {failed_call_words(trace)}")
     if page_calls and not retain:
         st.caption("Without `retain_graph=True` a second call through the same graph fails: the "
                    "first one freed the tensors the graph had saved.")
+
+
+def accumulation_row(trace: BackwardTrace) -> dict[str, object]:
+    """One row of the table: a failed call says so, and each `.grad` it left alone says so."""
+    changed = trace.changed
+    if trace.finished:
+        outcome = "ran"
+    elif not changed:
+        outcome = "failed: changed nothing"
+    else:
+        outcome = "failed after changing " + ", ".join(f"{name}.grad" for name in changed)
+    row: dict[str, object] = {"backward() call": trace.number, "on": trace.root_name,
+                              "called by": f"line {trace.line}" if trace.line else "the page",
+                              "result": outcome}
+    for name, grad in trace.leaf_grads.items():
+        text = format_tensor(grad)
+        row[f"{name}.grad"] = text if trace.finished or name in changed else f"{text} (unchanged)"
+    return row
+
+
+def failed_call_words(trace: BackwardTrace) -> str:
+    changed = trace.changed
+    if not changed:
+        return ("PyTorch raised its error (explained above) before adding anything, so every "
+                "`.grad` in its row is what it was before the call. Nothing was added.")
+    kept = [name for name in trace.leaf_grads if name not in changed]
+    words = ("PyTorch raised its error (explained above) after the engine had already added into "
+             + ", ".join(f"`{name}.grad`" for name in changed))
+    if kept:
+        words += "; " + ", ".join(f"`{name}.grad`" for name in kept) + (
+            " kept its value" if len(kept) == 1 else " kept their values")
+    return words + "."
 
 
 def export_buttons(dot: str, key: str) -> None:

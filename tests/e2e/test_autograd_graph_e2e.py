@@ -55,3 +55,23 @@ def test_a_typed_program_comes_back_after_the_sidebar(page, app_url):
     expect(page).to_have_url(re.compile(r"/autograd_graph\?.*code="))
     expect(page.locator(".st-key-ag_code textarea")).to_have_value(typed)
     expect(page.get_by_text("not valid Python", exact=False).first).to_be_visible()
+
+
+def test_final_gradients_after_the_programs_own_backward_calls_are_selectable_text(page, app_url):
+    program = ("w = torch.tensor([1.0, -2.0], requires_grad=True)\nL = (w ** 3).sum()\n"
+               "for i in range(3):\n    L.backward(retain_graph=True)\n")
+    open_path(page, app_url, f"/autograd_graph?code={quote(program)}&backward=0")
+    w = torch.tensor([1.0, -2.0], requires_grad=True)
+    loss = (w ** 3).sum()
+    for _ in range(3):
+        loss.backward(retain_graph=True)
+    expected = f"w.grad = {w.grad!s}"
+    block = page.locator("[data-testid=stCode]").filter(has_text=expected)
+    expect(block).to_be_visible()
+    expect(block).to_contain_text(expected)
+    wait_settled(page)
+    # Real text in the page, not pixels in a canvas: a triple click selects the line.
+    line = block.locator("code")
+    line.click(click_count=3)
+    selected = page.evaluate("() => window.getSelection().toString()")
+    assert expected in selected, selected

@@ -1,4 +1,6 @@
 """The interpreter refuses sandbox escapes and resource attacks, with a message and no side effect."""
+import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -69,7 +71,6 @@ ATTACKS = {
     "unary tower": "x = " + "-" * 3000 + "1",
     "huge string": "s = '" + "a" * 5000 + "'",
     "string arithmetic": "s = 'a' * 100000000",
-    "if statement": "if True:\n    x = 1",
     "try block": "try:\n    x = 1\nexcept Exception:\n    pass",
     "walrus": "y = (x := 3)",
     "del": "x = 1\ndel x",
@@ -81,6 +82,34 @@ ATTACKS = {
     "model attribute without a model": "m = model.state_dict()",
     "NUL byte": "x = 1\x00",
     "name with underscore": "_secret = 1",
+    # the syntax of define-by-run: comparisons, if/else and while, under the same caps
+    "endless while on a tensor": "x = torch.tensor(1.0)\nwhile x > 0:\n    x = x + 1",
+    "endless while inside a loop": ("for i in range(100):\n    x = torch.tensor(1.0)\n"
+                                    "    while x > 0:\n        x = x + 1"),
+    "while rounds flood the step cap": "for i in range(100):\n    n = 0\n    while n < 99:\n        n += 1",
+    "while condition allocates every round": ("for i in range(100):\n    n = 0\n"
+                                              "    while torch.ones(10000).sum() > n:\n        n += 1000"),
+    "comparison blow-up": "a = torch.ones(10000, 1)\nb = torch.ones(1, 10000)\nc = a < b",
+    "chained comparison blow-up": ("a = torch.ones(10000, 1)\nb = torch.ones(1, 10000)\n"
+                                   "c = torch.tensor(0.0) < torch.tensor(1.0) < a + b"),
+    "conditional expression blow-up": "a = torch.ones(10000, 1)\nb = a @ a.T if True else 0",
+    "bool of a multi-element tensor in if": "x = torch.ones(3)\nif x > 0:\n    y = 1",
+    "bool of a multi-element tensor in while": "x = torch.ones(3)\nwhile x:\n    x = x - 1",
+    "chained comparison of multi-element tensors": "a = torch.ones(3)\nc = 0 < a < 2",
+    "and/or of a multi-element tensor": "a = torch.ones(3)\nc = a and 1",
+    "not of a multi-element tensor": "a = torch.ones(3)\nc = not a",
+    "is with a value": "a = 1\nb = a is a",
+    "in operator": "x = 1 in [1]",
+    "break out of an endless loop": "while True:\n    break",
+    "while else": "n = 0\nwhile n < 1:\n    n += 1\nelse:\n    n = 5",
+    "truth of the torch namespace": "b = not torch",
+    "comparing torch itself": "b = torch == torch",
+    "deep if nesting": "".join("    " * depth + "if True:\n" for depth in range(40)) + "    " * 40 + "x = 1",
+    "loops hidden in if blocks": ("for i in range(9):\n    if True:\n        for j in range(9):\n"
+                                  "            if True:\n                while True:\n"
+                                  "                    pass"),
+    "undefined name in a branch not taken": ("x = torch.tensor(-1.0)\nif x > 0:\n    y = x * 2\n"
+                                             "z = y + 1"),
 }
 
 
@@ -103,6 +132,26 @@ def test_attack_is_rejected_with_a_message_and_no_side_effect(source):
     assert problem is not None
     assert str(problem).startswith("line ")
     assert len(str(problem)) > len("line 1: ")
+    assert problem.col is not None, str(problem)   # every refusal names its column too
+    assert not ast_words_in(str(problem)), str(problem)
+
+
+# Names of the `ast` module's classes that a message must never show (a learner never typed
+# `Gt` or `BoolOp`); "In" and "Is" only in backticks, as they also start English sentences.
+AST_CLASSES = sorted(name for name in dir(ast) if isinstance(getattr(ast, name), type)
+                     and issubclass(getattr(ast, name), ast.AST) and name[0].isupper())
+ENGLISH = {"In", "Is", "If", "For", "While", "With", "Not", "And", "Or", "Pass", "Set", "List",
+           "Name", "Call", "Load", "Store", "Del", "Delete", "Return", "Match", "Try", "Global",
+           "Import", "Assert", "Raise", "Expression", "Module", "Constant", "Attribute", "Slice",
+           "Lambda", "Yield", "Await", "Break", "Continue", "Interactive", "Tuple", "Dict",
+           "Starred", "Subscript", "Expr", "Add", "Sub"}
+
+
+def ast_words_in(message: str) -> list[str]:
+    found = [name for name in AST_CLASSES if f"`{name}`" in message]
+    found += [name for name in AST_CLASSES if name not in ENGLISH
+              and re.search(rf"\b{name}\b", message)]
+    return found
 
 
 def test_refusals_name_the_line():

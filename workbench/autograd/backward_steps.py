@@ -138,10 +138,17 @@ class BackwardTrace:
     error: BaseException | None = None
     leaf_grads: dict[str, torch.Tensor | None] = field(default_factory=dict)  # name -> .grad after
     recorded: bool = True          # False once the run's budget for copies is spent
+    leaf_grads_before: dict[str, torch.Tensor | None] = field(default_factory=dict)  # ... before
 
     @property
     def finished(self) -> bool:
         return self.error is None
+
+    @property
+    def changed(self) -> list[str]:
+        """The leaves whose `.grad` this call changed (none, for a call PyTorch refused at once)."""
+        return [name for name, after in self.leaf_grads.items()
+                if not _same(self.leaf_grads_before.get(name), after)]
 
     def overlay(self, upto: int) -> Overlay:
         """The picture after the first `upto` steps (0 = only the seed gradient)."""
@@ -163,6 +170,12 @@ class BackwardTrace:
                        current=done[-1].key if done else None,
                        edge_grads=edge_grads, node_grads=node_grads, leaf_grads=leaf_grads,
                        seed=None if self.seed is None else format_tensor(self.seed))
+
+
+def _same(before: torch.Tensor | None, after: torch.Tensor | None) -> bool:
+    if before is None or after is None:
+        return before is after
+    return before.shape == after.shape and bool(torch.equal(before, after))
 
 
 # Copies of gradients kept for the step-through, in elements, over a whole run (16 MB of float32).
@@ -196,6 +209,7 @@ class BackwardRecorder:
                               None if seed is None else seed.detach().clone(), retain_graph)
         self.traces.append(trace)
         titles = {n.key: n for n in build.model.nodes}
+        self._leaf_grads(trace.leaf_grads_before, build, titles)
         if self.recorded_elements > self.max_elements:
             trace.recorded = False
             try:
@@ -204,7 +218,7 @@ class BackwardRecorder:
                 trace.error = exc
                 raise
             finally:
-                self._leaf_grads(trace, build, titles)
+                self._leaf_grads(trace.leaf_grads, build, titles)
             return
         received: dict[str, torch.Tensor | None] = {}
         handles = []
@@ -263,12 +277,13 @@ class BackwardRecorder:
         finally:
             for handle in handles:
                 handle.remove()
-            self._leaf_grads(trace, build, titles)
+            self._leaf_grads(trace.leaf_grads, build, titles)
 
-    def _leaf_grads(self, trace: BackwardTrace, build: Any, titles: dict[str, Any]) -> None:
+    def _leaf_grads(self, into: dict[str, torch.Tensor | None], build: Any,
+                    titles: dict[str, Any]) -> None:
         for grad_fn in build.grad_fns:
             key = build.keys[id(grad_fn)]
             if key in build.leaf_of:
                 leaf = grad_fn.variable
                 name = titles[build.leaf_of[key]].title
-                trace.leaf_grads[name] = None if leaf.grad is None else self._copy(leaf.grad)
+                into[name] = None if leaf.grad is None else self._copy(leaf.grad)

@@ -24,12 +24,15 @@ TORCH_FUNCTIONS: frozenset[str] = frozenset({
     # linear algebra and shapes
     "matmul", "mm", "dot", "outer", "stack", "cat", "reshape", "flatten", "transpose", "t",
     "squeeze", "unsqueeze",
+    # choosing elementwise (no `if` needed, one graph for every value)
+    "where",
     # losses
     "binary_cross_entropy_with_logits",
 })
 CREATORS = frozenset({"tensor", "ones", "zeros", "full", "randn", "rand", "arange", "linspace", "eye"})
 RANDOM_CREATORS = frozenset({"randn", "rand"})
-GRAD_MODES = {"no_grad": torch.no_grad, "enable_grad": torch.enable_grad}
+GRAD_MODES = {"no_grad": torch.no_grad, "enable_grad": torch.enable_grad,
+              "inference_mode": torch.inference_mode}
 TORCH_CONSTANTS = {"float32": torch.float32, "float64": torch.float64, "float": torch.float32,
                    "double": torch.float64, "int64": torch.int64, "long": torch.int64,
                    "pi": math.pi}
@@ -39,7 +42,7 @@ TENSOR_METHODS: frozenset[str] = frozenset({
     "pow", "clamp", "sum", "mean", "prod", "max", "min", "softmax", "log_softmax",
     "matmul", "mm", "dot", "t", "view", "reshape", "flatten", "transpose", "squeeze", "unsqueeze",
     "add", "sub", "mul", "div", "float", "double",
-    "detach", "clone", "item", "numel", "dim", "size",
+    "detach", "clone", "item", "numel", "dim", "size", "any", "all", "is_inference",
     # autograd
     "backward", "retain_grad", "requires_grad_",
     # in place
@@ -61,3 +64,9 @@ IN_PLACE_OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Div: operator.itruediv,
 }
 SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
+COMPARISONS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+    ast.Eq: operator.eq, ast.NotEq: operator.ne,
+}
+COMPARISON_SYMBOLS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
+                      ast.NotEq: "!="}

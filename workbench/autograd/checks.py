@@ -85,5 +85,34 @@ UPDATE_OUTSIDE_NO_GRAD = Check(
     "Why does the manual update `w -= lr * w.grad` go inside `with torch.no_grad():`?",
     NO_GRAD_OPTIONS, update_outside_no_grad)
 
-PAGE_CHECKS = (THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD)
-LESSON_CHECKS = (DY_DX_QUADRATIC, W_GRAD_LINEAR, THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD)
+INFERENCE_OPTIONS = ("It works: b is simply a constant, as under no_grad",
+                     "PyTorch raises: an inference tensor cannot be saved for backward",
+                     "It works, but L does not require grad")
+
+
+def inference_tensor_in_autograd() -> Answer:
+    w = torch.tensor(3.0, requires_grad=True)
+    with torch.inference_mode():
+        b = w * 2                  # an inference tensor: b.is_inference() is True
+    try:
+        loss = w * b               # autograd must save b to compute dL/dw = b
+    except RuntimeError as exc:
+        return Answer(INFERENCE_OPTIONS[1],
+                      f"b.is_inference() = {b.is_inference()}; {str(exc).split('.')[0]}.",
+                      "`torch.no_grad()` only stops recording; `torch.inference_mode()` also makes "
+                      "its results *inference tensors*, without the version counter autograd "
+                      "relies on. They can be read later, but autograd refuses to save one for "
+                      "backward. Use `no_grad()` for what will meet autograd again, or `b.clone()`.")
+    return Answer(INFERENCE_OPTIONS[2] if not loss.requires_grad else INFERENCE_OPTIONS[0],
+                  f"no error: {loss}")
+
+
+INFERENCE_TENSOR = Check(
+    "ag_inference_tensor",
+    "`w = torch.tensor(3.0, requires_grad=True)`; `b = w * 2` inside `with torch.inference_mode():`; "
+    "then, outside it, `L = w * b`. What happens?",
+    INFERENCE_OPTIONS, inference_tensor_in_autograd)
+
+PAGE_CHECKS = (THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD, INFERENCE_TENSOR)
+LESSON_CHECKS = (DY_DX_QUADRATIC, W_GRAD_LINEAR, THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD,
+                 INFERENCE_TENSOR)

@@ -20,23 +20,60 @@ from typing import Any
 
 import torch
 
-from workbench.autograd.catalog import (BINARY_OPERATORS, CREATORS, GRAD_MODES, IN_PLACE_OPERATORS,
-                                        RANDOM_CREATORS, SYMBOLS, TENSOR_ATTRIBUTES, TENSOR_METHODS,
-                                        TORCH_CONSTANTS, TORCH_FUNCTIONS)
-from workbench.autograd.language import (DEFAULT_LIMITS, Limits, ProgramRefused, line_of,
-                                         parse_program)
+from workbench.autograd.catalog import (BINARY_OPERATORS, COMPARISON_SYMBOLS, COMPARISONS, CREATORS,
+                                        GRAD_MODES, IN_PLACE_OPERATORS, RANDOM_CREATORS, SYMBOLS,
+                                        TENSOR_ATTRIBUTES, TENSOR_METHODS, TORCH_CONSTANTS,
+                                        TORCH_FUNCTIONS)
+from workbench.autograd.language import (DEFAULT_LIMITS, Limits, ProgramRefused, col_of, line_of,
+                                         parse_program, where)
 
 __all__ = ["DEFAULT_LIMITS", "Limits", "ProgramFailed", "ProgramRefused", "RunOutcome",
            "parse_program", "run_program"]
 
 
 class ProgramFailed(Exception):
-    """PyTorch (or Python arithmetic) raised while running `line`."""
+    """PyTorch (or Python itself: a name not defined yet) raised while running `line`."""
 
-    def __init__(self, line: int, error: BaseException) -> None:
-        super().__init__(f"line {line}: {error}")
+    def __init__(self, line: int, error: BaseException, *, col: int | None = None) -> None:
+        super().__init__(str(error))
         self.line = line
+        self.col = col
         self.error = error
+
+    def __str__(self) -> str:
+        return f"{where(self.line, self.col)}: {self.error}"
+
+
+@dataclass
+class Decision:
+    """An `if` or `while` whose condition the data decided: the define-by-run part of a run."""
+
+    line: int
+    kind: str                       # "if" | "while"
+    condition: str                  # the condition's source text
+    true: int = 0                   # times the condition was true
+    false: int = 0                  # times it was false
+
+    def summary(self) -> str:
+        """What the data decided, in words: `the body ran 5 times, then y < 100 was false`."""
+        if self.kind == "while":
+            body = f"the body ran {_times(self.true)}"
+            if self.false == 0:
+                return f"{body}; the condition was still true when the page stopped the loop"
+            if self.false == 1:
+                return f"{body}, then the condition was false"
+            return f"the loop ran {_times(self.false)} (inside another loop); {body} in all"
+        taken = []
+        if self.true:
+            taken.append(f"true {_times(self.true)}: the `if` branch ran")
+        if self.false:
+            taken.append(f"false {_times(self.false)}: the `else` branch ran (or nothing, where "
+                         "there is none)")
+        return "; ".join(taken)
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
 
 
 
@@ -133,6 +170,7 @@ class Interpreter:
         self.catalog = Catalog()
         self.printed: list[Printed] = []
         self.notes: list[Note] = []
+        self.decisions: dict[tuple[int, int], Decision] = {}   # (line, column) -> what happened
         self.backward_runner = backward
         self.backward_calls = 0
         self.statements_run = 0
@@ -167,20 +205,32 @@ class Interpreter:
         for statement in body:
             self._run_statement(statement)
 
+    def _limit(self, message: str) -> ProgramRefused:
+        """A refusal for going past one of the page's limits (not for the language)."""
+        return ProgramRefused(self.line, message, kind="limit")
+
     def _tick(self) -> None:
         if time.monotonic() > self.deadline:
-            raise ProgramRefused(self.line, f"the program ran longer than {self.limits.max_seconds:g} s")
+            raise self._limit(f"the program ran longer than {self.limits.max_seconds:g} s")
+
+    def _count_step(self) -> None:
+        """A statement run, or a `while` condition tested: both count against the step cap."""
+        self.statements_run += 1
+        if self.statements_run > self.limits.max_statements_run:
+            raise self._limit(f"the program ran more than {self.limits.max_statements_run} "
+                              "statements (each `while` test counts as one)")
+        self._tick()
 
     def _run_statement(self, statement: ast.stmt) -> None:
         self.line = line_of(statement)
-        self.statements_run += 1
-        if self.statements_run > self.limits.max_statements_run:
-            raise ProgramRefused(self.line, f"the program ran more than "
-                                            f"{self.limits.max_statements_run} statements")
-        self._tick()
         try:
+            self._count_step()
             if isinstance(statement, ast.For):
                 self._run_for(statement)
+            elif isinstance(statement, ast.If):
+                self._run_if(statement)
+            elif isinstance(statement, ast.While):
+                self._run_while(statement)
             elif isinstance(statement, ast.With):
                 self._run_with(statement)
             elif isinstance(statement, ast.Assign):
@@ -194,13 +244,78 @@ class Interpreter:
             elif isinstance(statement, ast.Pass):
                 pass
             else:  # pragma: no cover - parse_program refuses everything else
-                raise ProgramRefused(self.line, f"`{type(statement).__name__}` is not accepted")
-        except (ProgramRefused, ProgramFailed):
+                raise ProgramRefused(self.line, "this statement is not accepted")
+        except (ProgramRefused, ProgramFailed) as problem:
+            if problem.col is None:  # raised by the statement itself, not by one of its parts
+                problem.line, problem.col = line_of(statement), col_of(statement)
             raise
         except RecursionError:
-            raise ProgramRefused(self.line, "the program nests too deeply") from None
+            raise ProgramRefused(line_of(statement), "the program nests too deeply",
+                                 col=col_of(statement), kind="limit") from None
         except Exception as exc:  # PyTorch's and Python's own errors are content for the page
-            raise ProgramFailed(self.line, exc) from None
+            raise ProgramFailed(line_of(statement), exc, col=col_of(statement)) from None
+
+    # ---- if and while: the data decides which operations run, so which graph is recorded
+    def _decision(self, statement: ast.If | ast.While, kind: str) -> Decision:
+        key = (statement.lineno, statement.col_offset + 1)
+        if key not in self.decisions:
+            self.decisions[key] = Decision(statement.lineno, kind, _describe(statement.test))
+        return self.decisions[key]
+
+    def _test(self, node: ast.expr) -> bool:
+        """An `if`/`while` condition: evaluated, then `bool()`, a problem placed at the condition."""
+        value = self._eval(node)
+        try:
+            return self._truth(value)
+        except (ProgramRefused, ProgramFailed) as problem:
+            if problem.col is None:
+                problem.line, problem.col = line_of(node), col_of(node)
+            raise
+        except Exception as exc:  # noqa: BLE001 - PyTorch's refusal of bool() is the lesson
+            raise ProgramFailed(line_of(node), exc, col=col_of(node)) from None
+
+    def _run_if(self, statement: ast.If) -> None:
+        chosen = self._test(statement.test)
+        decision = self._decision(statement, "if")
+        if chosen:
+            decision.true += 1
+            self._run_block(statement.body)
+        else:
+            decision.false += 1
+            self._run_block(statement.orelse)
+
+    def _run_while(self, statement: ast.While) -> None:
+        decision = self._decision(statement, "while")
+        rounds = 0
+        while True:
+            if rounds:  # the first test was counted as the `while` statement itself
+                self.line = line_of(statement)
+                self._count_step()
+            if not self._test(statement.test):
+                decision.false += 1
+                return
+            if rounds == self.limits.max_loop_iterations:
+                self.line = line_of(statement)
+                raise self._limit(
+                    f"this `while` loop's condition was still true after "
+                    f"{self.limits.max_loop_iterations} rounds, so the page stopped it (a loop "
+                    "whose condition never becomes false would run forever); make the condition "
+                    f"become false sooner, or use `for i in range({self.limits.max_loop_iterations}):`")
+            rounds += 1
+            decision.true += 1
+            self._run_block(statement.body)
+
+    def _truth(self, value: Any) -> bool:
+        """`bool(value)`, as Python's `if`, `while`, `and`, `or` and `not` ask for it.
+
+        For a tensor this is PyTorch's own `Tensor.__bool__`: fine for one element, and its real
+        error ("Boolean value of Tensor with more than one value is ambiguous") for more.
+        """
+        if isinstance(value, torch.Tensor):
+            return bool(value)
+        if value is None or isinstance(value, bool | int | float | str | list | tuple | torch.Size):
+            return bool(value)
+        raise ProgramRefused(self.line, f"{_kind(value)} is neither true nor false here")
 
     def _run_for(self, statement: ast.For) -> None:
         assert isinstance(statement.iter, ast.Call) and isinstance(statement.target, ast.Name)
@@ -212,8 +327,8 @@ class Interpreter:
         except ValueError as exc:
             raise ProgramFailed(self.line, exc) from None
         if len(steps) > self.limits.max_loop_iterations:
-            raise ProgramRefused(self.line, f"a loop may run at most {self.limits.max_loop_iterations} "
-                                            f"times (this one: {len(steps)})")
+            raise self._limit(f"a loop may run at most {self.limits.max_loop_iterations} "
+                              f"times (this one: {len(steps)})")
         for value in steps:
             self.env[statement.target.id] = value
             self._run_block(statement.body)
@@ -236,7 +351,7 @@ class Interpreter:
         assert isinstance(statement.target, ast.Name)
         name = statement.target.id
         if name not in self.env:
-            raise ProgramRefused(self.line, f"`{name}` is used before it is given a value")
+            raise ProgramFailed(self.line, NameError(f"name '{name}' is not defined"))
         current = self.env[name]
         value = self._eval(statement.value)
         op = IN_PLACE_OPERATORS[type(statement.op)]
@@ -251,6 +366,20 @@ class Interpreter:
 
     # ---- expressions
     def _eval(self, node: ast.expr) -> Any:
+        """Evaluate one expression; a problem raised by this node (not by one of its parts,
+        which have named their own position) gets this node's line and column."""
+        try:
+            return self._eval_node(node)
+        except (ProgramRefused, ProgramFailed) as problem:
+            if problem.col is None:
+                problem.line, problem.col = line_of(node), col_of(node)
+            raise
+        except RecursionError:
+            raise
+        except Exception as exc:  # PyTorch's and Python's own errors are content for the page
+            raise ProgramFailed(line_of(node), exc, col=col_of(node)) from None
+
+    def _eval_node(self, node: ast.expr) -> Any:
         self._tick()
         if isinstance(node, ast.Constant):
             return node.value
@@ -259,15 +388,29 @@ class Interpreter:
         if isinstance(node, ast.List | ast.Tuple):
             items = [self._eval(item) for item in node.elts]
             if _count_leaves(items) > self.limits.max_numel:
-                raise ProgramRefused(self.line, f"a list may hold at most {self.limits.max_numel} numbers")
+                raise self._limit(f"a list may hold at most {self.limits.max_numel} numbers")
             return items if isinstance(node, ast.List) else tuple(items)
         if isinstance(node, ast.UnaryOp):
             operand = self._eval(node.operand)
+            if isinstance(node.op, ast.Not):
+                return not self._truth(operand)
             if isinstance(node.op, ast.UAdd):
                 return operand
             return self._apply(operator.neg, (operand,), {}, "-", check=True)
         if isinstance(node, ast.BinOp):
             return self._binary(node)
+        if isinstance(node, ast.Compare):
+            return self._compare(node)
+        if isinstance(node, ast.BoolOp):
+            value = self._eval(node.values[0])
+            for later in node.values[1:]:
+                # Python's own rule: `a and b` is a if a is false, else b; `or` the other way.
+                if self._truth(value) != isinstance(node.op, ast.And):
+                    return value
+                value = self._eval(later)
+            return value
+        if isinstance(node, ast.IfExp):
+            return self._eval(node.body if self._truth(self._eval(node.test)) else node.orelse)
         if isinstance(node, ast.Attribute):
             return self._attribute(node)
         if isinstance(node, ast.Subscript):
@@ -276,7 +419,7 @@ class Interpreter:
             return self._call(node)
         if isinstance(node, ast.Slice):
             raise ProgramRefused(self.line, "slices only appear inside [...]")
-        raise ProgramRefused(self.line, f"`{type(node).__name__}` is not accepted")  # pragma: no cover
+        raise ProgramRefused(self.line, "this expression is not accepted")  # pragma: no cover
 
     def _lookup(self, name: str) -> Any:
         if name == "torch":
@@ -285,7 +428,37 @@ class Interpreter:
             return self.env[name]
         if name == "model" and self.model is not None:
             return self.model
-        raise ProgramRefused(self.line, f"`{name}` is not defined yet")
+        # What Python itself says: the name was never assigned, or its line did not run yet
+        # (an `if` branch not taken, a loop that ran 0 times).
+        raise ProgramFailed(self.line, NameError(f"name '{name}' is not defined"))
+
+    def _compare(self, node: ast.Compare) -> Any:
+        """`a < b`, and chains as Python runs them: `a < b < c` is `a < b and b < c`, so the
+        middle result goes through `bool()`, which PyTorch refuses for several elements."""
+        left = self._eval(node.left)
+        result: Any = True
+        last = len(node.ops) - 1
+        for position, (op, right_node) in enumerate(zip(node.ops, node.comparators, strict=True)):
+            right = self._eval(right_node)
+            if isinstance(op, ast.Is | ast.IsNot):  # only `x is None` passes parse_program
+                result = (left is None) == isinstance(op, ast.Is)
+            else:
+                result = self._compare_pair(op, left, right, node, right_node)
+            if position < last and not self._truth(result):
+                return result
+            left = right
+        return result
+
+    def _compare_pair(self, op: ast.cmpop, left: Any, right: Any, node: ast.Compare,
+                      right_node: ast.expr) -> Any:
+        function = COMPARISONS[type(op)]
+        if isinstance(left, torch.Tensor) or isinstance(right, torch.Tensor):
+            label = f"{_describe(node.left if right_node is node.comparators[0] else node)} " \
+                    f"{COMPARISON_SYMBOLS[type(op)]} {_describe(right_node)}"
+            return self._apply(function, (left, right), {}, label, check=True)
+        if (_is_number(left) and _is_number(right)) or (isinstance(left, str) and isinstance(right, str)):
+            return function(left, right)
+        raise ProgramRefused(self.line, f"cannot compare {_kind(left)} with {_kind(right)}")
 
     def _binary(self, node: ast.BinOp) -> Any:
         left, right = self._eval(node.left), self._eval(node.right)
@@ -296,7 +469,7 @@ class Interpreter:
         if isinstance(node.op, ast.Pow):
             exponent = right
             if _is_number(exponent) and abs(exponent) > self.limits.max_abs_exponent:
-                raise ProgramRefused(self.line, f"exponents are limited to ±{self.limits.max_abs_exponent:g}")
+                raise self._limit(f"exponents are limited to ±{self.limits.max_abs_exponent:g}")
         label = f"{_describe(node.left)} {symbol} {_describe(node.right)}"
         return self._apply(op, (left, right), {}, label, check=True)
 
@@ -305,15 +478,15 @@ class Interpreter:
             raise ProgramRefused(self.line, f"cannot combine {_kind(left)} and {_kind(right)}")
         if op is operator.pow:
             if abs(right) > self.limits.max_abs_exponent:
-                raise ProgramRefused(self.line, f"exponents are limited to ±{self.limits.max_abs_exponent:g}")
+                raise self._limit(f"exponents are limited to ±{self.limits.max_abs_exponent:g}")
             if abs(left) > self.limits.max_abs_constant:
-                raise ProgramRefused(self.line, "the base of ** is too large")
+                raise self._limit("the base of ** is too large")
             left = float(left) if isinstance(right, int) and right < 0 else left
         result = op(left, right)
         if isinstance(result, complex):
             raise ProgramRefused(self.line, "complex numbers are not accepted")
         if abs(result) > 1e300 or (isinstance(result, int) and result.bit_length() > 256):
-            raise ProgramRefused(self.line, "that number is too large")
+            raise self._limit("that number is too large")
         return result
 
     def _attribute(self, node: ast.Attribute) -> Any:
@@ -376,6 +549,8 @@ class Interpreter:
             if func.id == "range":
                 raise ProgramRefused(self.line, "`range(...)` only appears in a loop header: "
                                                 "`for i in range(k):`")
+            if func.id == "model":
+                raise ProgramFailed(self.line, NameError("name 'model' is not defined"))
             raise ProgramRefused(self.line, f"`{func.id}(...)` is not available here")
         assert isinstance(func, ast.Attribute)
         owner = self._eval(func.value)
@@ -383,17 +558,16 @@ class Interpreter:
             return self._torch_function(func.attr, args, kwargs)
         if isinstance(owner, torch.Tensor):
             return self._tensor_method(owner, func.attr, args, kwargs, node)
-        if owner is None:
-            raise ProgramRefused(self.line, f"`{_describe(func.value)}` is None, so `.{func.attr}()` "
-                                            "cannot be called on it (a `.grad` stays None until "
-                                            "backward() has filled it)")
+        if owner is None:  # Python's own words; RULES explains a `.grad` that is still None
+            raise ProgramFailed(self.line, AttributeError(
+                f"'NoneType' object has no attribute '{func.attr}'"))
         raise ProgramRefused(self.line, f"`.{func.attr}(...)` needs a tensor, not {_kind(owner)}")
 
     def _print(self, args: list[Any], kwargs: dict[str, Any]) -> None:
         if kwargs:
             raise ProgramRefused(self.line, "print(...) takes no keyword arguments here")
         if len(self.printed) >= self.limits.max_print_lines:
-            raise ProgramRefused(self.line, f"at most {self.limits.max_print_lines} lines may be printed")
+            raise self._limit(f"at most {self.limits.max_print_lines} lines may be printed")
         budget = [MAX_PRINTED_CHARS]
         parts = []
         for arg in args:
@@ -434,7 +608,7 @@ class Interpreter:
         features = args[0]
         widest = max((p.shape[0] for p in self.model.parameters()), default=1)
         if features.dim() != 2 or features.shape[0] * widest > self.limits.max_total_numel // 4:
-            raise ProgramRefused(self.line, "the model takes a batch of shape (N, features) of modest size")
+            raise self._limit("the model takes a batch of shape (N, features) of modest size")
         # Every layer's output (and its activation's) stays alive for backward: count them all.
         widths = [p.shape[0] for p in self.model.parameters() if p.dim() == 2]
         self._account_elements(2 * features.shape[0] * sum(widths))
@@ -474,7 +648,7 @@ class Interpreter:
         if name == "retain_grad":
             owner.retain_grad()
             return None
-        if name in ("numel", "dim", "size", "item"):
+        if name in ("numel", "dim", "size", "item", "is_inference"):
             return getattr(owner, name)(*args, **kwargs)
         method = getattr(owner, name)
         result = self._apply(lambda *a, **k: method(*a, **k), tuple(args), kwargs, _describe(node),
@@ -494,7 +668,7 @@ class Interpreter:
         retain = bool(kwargs.get("retain_graph", False))
         self.backward_calls += 1
         if self.backward_calls > self.limits.max_backward_calls:
-            raise ProgramRefused(self.line, f"at most {self.limits.max_backward_calls} backward() calls")
+            raise self._limit(f"at most {self.limits.max_backward_calls} backward() calls")
         self.backward_runner(owner, gradient, retain, self.line, self)
         return None
 
@@ -546,8 +720,8 @@ class Interpreter:
         except Exception:  # noqa: BLE001 - the real call raises PyTorch's own error; inputs are bounded
             return
         if isinstance(shape_probe, torch.Tensor) and shape_probe.numel() > self.limits.max_numel:
-            raise ProgramRefused(self.line, f"the result would have {shape_probe.numel():,} elements; "
-                                            f"at most {self.limits.max_numel:,} are allowed here")
+            raise self._limit(f"the result would have {shape_probe.numel():,} elements; "
+                              f"at most {self.limits.max_numel:,} are allowed here")
 
     def _check_creation(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
         limit = self.limits.max_numel
@@ -583,20 +757,20 @@ class Interpreter:
                 raise ProgramRefused(self.line, "sizes cannot be negative")
             count = math.prod(shape_args)
         if count > limit:
-            raise ProgramRefused(self.line, f"torch.{name} would make {count:,} elements; at most "
-                                            f"{limit:,} are allowed here")
+            raise self._limit(f"torch.{name} would make {count:,} elements; at most "
+                              f"{limit:,} are allowed here")
 
     def _account(self, tensor: torch.Tensor) -> None:
         if tensor.numel() > self.limits.max_numel:
-            raise ProgramRefused(self.line, f"a tensor of {tensor.numel():,} elements is larger than "
-                                            f"the {self.limits.max_numel:,} allowed")
+            raise self._limit(f"a tensor of {tensor.numel():,} elements is larger than "
+                              f"the {self.limits.max_numel:,} allowed")
         self._account_elements(tensor.numel())
 
     def _account_elements(self, count: int) -> None:
         self.total_numel += count
         if self.total_numel > self.limits.max_total_numel:
-            raise ProgramRefused(self.line, f"the program created more than "
-                                            f"{self.limits.max_total_numel:,} tensor elements in all")
+            raise self._limit(f"the program created more than "
+                              f"{self.limits.max_total_numel:,} tensor elements in all")
 
     def _record(self, label: str, result: torch.Tensor, inputs: tuple[Any, ...]) -> None:
         self.catalog.keep(result)
@@ -605,7 +779,10 @@ class Interpreter:
             self.catalog.keep(tensor)
         self.catalog.add(OpRecord(self.line, label, result, tensors, torch.is_grad_enabled()))
         if not result.requires_grad and id(result) not in self.catalog.reasons:
-            if not torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+            if result.is_inference():
+                self.catalog.reasons[id(result)] = ("made inside torch.inference_mode(): an "
+                                                    "inference tensor, never recorded")
+            elif not torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
                 self.catalog.reasons[id(result)] = "made inside torch.no_grad(): not recorded"
 
 
@@ -661,6 +838,10 @@ def _kind(value: Any) -> str:
         return "a string"
     if isinstance(value, list | tuple):
         return "a list"
+    if value is TORCH:
+        return "the module `torch`"
+    if isinstance(value, torch.nn.Module):
+        return "the model"
     return f"a {type(value).__name__}"
 
 
@@ -726,5 +907,6 @@ def run_program(source: str, *, limits: Limits = DEFAULT_LIMITS, seed: int = 0,
     except ProgramFailed as failed:
         return RunOutcome(interpreter, failed=failed)
     except RecursionError:
-        return RunOutcome(interpreter, refused=ProgramRefused(interpreter.line, "the program is too deep"))
+        return RunOutcome(interpreter, refused=ProgramRefused(interpreter.line, "the program is too deep",
+                                                              kind="limit"))
     return RunOutcome(interpreter)

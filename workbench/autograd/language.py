@@ -14,8 +14,16 @@ The accepted language (documented for learners on the page and in README.md):
 - `torch.<function>(...)` for the functions in TORCH_FUNCTIONS, `t.<method>(...)` for the
   methods in TENSOR_METHODS, the attributes in TENSOR_ATTRIBUTES, indexing with whole numbers
   and slices
-- `with torch.no_grad():` / `with torch.enable_grad():`, `for i in range(k):` with k <= 100
+- `with torch.no_grad():` / `with torch.enable_grad():` / `with torch.inference_mode():`,
+  `for i in range(k):` with k <= 100
+- comparisons `< <= > >= == !=` (chained as in Python), `x is None` / `x is not None`, `and`,
+  `or`, `not`, `if`/`elif`/`else`, `a if cond else b`, and `while cond:`, which the interpreter
+  stops after `max_loop_iterations` rounds: the condition of an `if` or a `while` on a tensor
+  calls `bool(tensor)` as Python does, so the graph recorded depends on the data
 - `print(...)`; `model(X)` when the page provides a model
+
+Every refusal names its line and column (1-based, as editors count) and speaks Python: the
+words of `PYTHON_WORDS`, never the names of the `ast` module's classes.
 """
 from __future__ import annotations
 
@@ -34,17 +42,40 @@ REFUSED_NODES: dict[type, str] = {
     ast.FunctionDef: "defining functions", ast.AsyncFunctionDef: "defining functions",
     ast.ClassDef: "defining classes", ast.ListComp: "comprehensions",
     ast.SetComp: "comprehensions", ast.DictComp: "comprehensions",
-    ast.GeneratorExp: "generator expressions", ast.While: "while loops (use `for i in range(k):`)",
-    ast.If: "if statements", ast.IfExp: "conditional expressions", ast.Try: "try blocks",
+    ast.GeneratorExp: "generator expressions", ast.Try: "try blocks",
     ast.Global: "`global`", ast.Nonlocal: "`nonlocal`", ast.Delete: "`del`",
     ast.Raise: "`raise`", ast.Assert: "`assert`", ast.Return: "`return`", ast.Yield: "`yield`",
     ast.YieldFrom: "`yield`", ast.Await: "`await`", ast.NamedExpr: "the walrus operator `:=`",
     ast.Dict: "dictionaries",
     ast.Set: "sets", ast.JoinedStr: "f-strings", ast.Starred: "`*` unpacking",
-    ast.Compare: "comparisons", ast.BoolOp: "`and`/`or`", ast.AnnAssign: "annotations",
+    ast.AnnAssign: "annotations", ast.Break: "`break` (a `while` loop ends when its condition "
+    "is false)", ast.Continue: "`continue`", ast.AsyncFor: "`async for`",
+    ast.AsyncWith: "`async with`", ast.Match: "`match` statements",
 }
-if hasattr(ast, "TryStar"):
-    REFUSED_NODES[ast.TryStar] = "try blocks"
+for _name, _words in (("TryStar", "try blocks"), ("TypeAlias", "`type` aliases")):
+    if hasattr(ast, _name):
+        REFUSED_NODES[getattr(ast, _name)] = _words
+
+# The Python a learner wrote, for every syntax node a message might have to name. A message
+# never shows an `ast` class name (`Gt`, `BoolOp`): a learner never typed one.
+PYTHON_WORDS: dict[type, str] = {
+    **REFUSED_NODES,
+    ast.Mod: "the operator `%`", ast.FloorDiv: "the operator `//`", ast.BitAnd: "the operator `&`",
+    ast.BitOr: "the operator `|`", ast.BitXor: "the operator `^`", ast.LShift: "the operator `<<`",
+    ast.RShift: "the operator `>>`", ast.Invert: "the operator `~`", ast.In: "`in`",
+    ast.NotIn: "`not in`", ast.Is: "`is`", ast.IsNot: "`is not`",
+    ast.FormattedValue: "f-strings", ast.comprehension: "comprehensions",
+    ast.ExceptHandler: "try blocks", ast.arguments: "function parameters",
+    ast.arg: "function parameters", ast.Del: "`del`", ast.alias: "imports",
+    ast.match_case: "`match` statements",
+}
+
+COMPARE_OPERATORS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+
+
+def python_words(node: ast.AST) -> str:
+    """What the learner wrote, in Python's words (for a node the language does not accept)."""
+    return PYTHON_WORDS.get(type(node), "this kind of Python statement or expression")
 
 
 @dataclass(frozen=True)
@@ -72,12 +103,27 @@ DEFAULT_LIMITS = Limits()
 
 
 class ProgramRefused(Exception):
-    """The program steps outside the accepted language or its limits (nothing of it ran)."""
+    """The program steps outside the accepted language or one of its limits.
 
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(f"line {line}: {message}")
+    `kind` is "language" (something the page does not accept) or "limit" (a resource limit, hit
+    while running). `col` is 1-based, like an editor's column; None until a position is known.
+    """
+
+    def __init__(self, line: int, message: str, *, col: int | None = None,
+                 kind: str = "language") -> None:
+        super().__init__(message)
         self.line = line
+        self.col = col
         self.message = message
+        self.kind = kind
+
+    def __str__(self) -> str:
+        return f"{where(self.line, self.col)}: {self.message}"
+
+
+def where(line: int, col: int | None) -> str:
+    """`line 3, column 5` (or `line 3` while the column is not known)."""
+    return f"line {line}" if col is None else f"line {line}, column {col}"
 
 
 # ---------------------------------------------------------------------------- static check
@@ -85,24 +131,35 @@ class ProgramRefused(Exception):
 def parse_program(source: str, limits: Limits = DEFAULT_LIMITS) -> ast.Module:
     """Parse and check the whole program before any of it runs."""
     if len(source) > limits.max_source_chars:
-        raise ProgramRefused(1, f"the program is longer than {limits.max_source_chars} characters")
+        raise ProgramRefused(1, f"the program is longer than {limits.max_source_chars} characters",
+                             col=1, kind="limit")
     if "\x00" in source:
-        raise ProgramRefused(1, "the program contains a NUL character")
+        raise ProgramRefused(1, "the program contains a NUL character", col=1)
     if source.count("\n") + 1 > limits.max_lines:
-        raise ProgramRefused(limits.max_lines, f"the program has more than {limits.max_lines} lines")
+        raise ProgramRefused(limits.max_lines, f"the program has more than {limits.max_lines} lines",
+                             col=1, kind="limit")
     try:
         tree = ast.parse(source, mode="exec")
     except SyntaxError as exc:
-        raise ProgramRefused(exc.lineno or 1, f"this is not valid Python: {exc.msg}") from None
+        raise ProgramRefused(exc.lineno or 1, f"this is not valid Python: {exc.msg}",
+                             col=exc.offset or 1) from None
     except (ValueError, RecursionError, MemoryError):
-        raise ProgramRefused(1, "the program could not be parsed") from None
+        raise ProgramRefused(1, "the program could not be parsed", col=1) from None
     nodes = list(ast.walk(tree))
     if len(nodes) > limits.max_nodes:
         raise ProgramRefused(1, f"the program is too large ({len(nodes)} syntax nodes, at most "
-                                f"{limits.max_nodes})")
+                                f"{limits.max_nodes})", col=1, kind="limit")
     _check_depth(tree, limits)
-    for node in sorted(nodes, key=line_of):  # the first problem reported is the earliest line
-        _check_node(node, limits)
+    # In source order, each node before its parts: the first problem reported is the earliest
+    # statement's, and an operator is judged by the expression it belongs to (`w > 0` on line 2
+    # is line 2's comparison, not a position-less `>` counted as line 1).
+    for node, line, col in _in_source_order(tree):
+        try:
+            _check_node(node, limits)
+        except ProgramRefused as refused:
+            if refused.col is None:
+                refused.line, refused.col = line, col
+            raise
     _check_loops(tree.body, 0, limits)
     return tree
 
@@ -111,12 +168,32 @@ def line_of(node: ast.AST) -> int:
     return getattr(node, "lineno", 1)
 
 
+def col_of(node: ast.AST) -> int | None:
+    """1-based column of a node, None for nodes without a position (operators, contexts)."""
+    offset = getattr(node, "col_offset", None)
+    return None if offset is None else offset + 1
+
+
+def _in_source_order(tree: ast.AST) -> list[tuple[ast.AST, int, int]]:
+    """Every node with its position, or the nearest enclosing node's when it has none."""
+    found: list[tuple[ast.AST, int, int]] = []
+    stack: list[tuple[ast.AST, int, int]] = [(tree, 1, 1)]
+    while stack:
+        node, line, col = stack.pop()
+        if hasattr(node, "lineno"):
+            line, col = node.lineno, (col_of(node) or col)
+        found.append((node, line, col))
+        stack.extend(reversed([(child, line, col) for child in ast.iter_child_nodes(node)]))
+    return found
+
+
 def _check_depth(tree: ast.AST, limits: Limits) -> None:
     stack = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
         if depth > limits.max_depth:
-            raise ProgramRefused(line_of(node), "the expression is nested too deeply")
+            raise ProgramRefused(line_of(node), "the program is nested too deeply",
+                                 col=col_of(node), kind="limit")
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
 
@@ -156,14 +233,21 @@ def _check_node(node: ast.AST, limits: Limits) -> None:
         if type(node.op) not in IN_PLACE_OPERATORS:
             raise ProgramRefused(line, "only `+=`, `-=`, `*=` and `/=` are accepted")
     if isinstance(node, ast.BinOp) and type(node.op) not in BINARY_OPERATORS:
-        raise ProgramRefused(line, "only the operators + - * / ** @ are accepted")
-    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.USub | ast.UAdd):
-        raise ProgramRefused(line, "only unary minus is accepted")
+        raise ProgramRefused(line, f"{python_words(node.op)} is not accepted; the arithmetic "
+                                   "operators are + - * / ** @")
+    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.USub | ast.UAdd | ast.Not):
+        raise ProgramRefused(line, f"{python_words(node.op)} is not accepted; of the unary "
+                                   "operators only `-` and `not` are")
+    if isinstance(node, ast.Compare):
+        _check_compare(node)
+    if isinstance(node, ast.While) and node.orelse:
+        raise ProgramRefused(line, "`while ... else` is not accepted: write the `else` part after "
+                                   "the loop")
     if isinstance(node, ast.With):
         for item in node.items:
             if item.optional_vars is not None or not _is_grad_mode(item.context_expr):
-                raise ProgramRefused(line, "only `with torch.no_grad():` and "
-                                           "`with torch.enable_grad():` are accepted")
+                raise ProgramRefused(line, "only `with torch.no_grad():`, `with torch.enable_grad():` "
+                                           "and `with torch.inference_mode():` are accepted")
     if isinstance(node, ast.For):
         if not isinstance(node.target, ast.Name) or node.orelse:
             raise ProgramRefused(line, "loops look like `for i in range(3):`")
@@ -174,7 +258,20 @@ def _check_node(node: ast.AST, limits: Limits) -> None:
     if isinstance(node, ast.Call):
         _check_call(node)
     if not isinstance(node, ALLOWED_NODES):
-        raise ProgramRefused(line, f"`{type(node).__name__}` is not part of the accepted language")
+        raise ProgramRefused(line, f"{python_words(node)} is not part of the accepted language "
+                                   "(see *What you can write*)")
+
+
+def _check_compare(node: ast.Compare) -> None:
+    for op, right in zip(node.ops, node.comparators, strict=True):
+        if isinstance(op, ast.Is | ast.IsNot):
+            if not (isinstance(right, ast.Constant) and right.value is None):
+                raise ProgramRefused(line_of(node), f"{python_words(op)} is accepted only as "
+                                                   "`x is None` or `x is not None`; compare values "
+                                                   "with `==`")
+        elif not isinstance(op, COMPARE_OPERATORS):
+            raise ProgramRefused(line_of(node), f"{python_words(op)} is not accepted; the comparisons "
+                                               "are < <= > >= == != (and `is None`)")
 
 
 def _is_grad_mode(expr: ast.AST) -> bool:
@@ -217,20 +314,26 @@ def _check_constant(value: Any, line: int, limits: Limits) -> None:
 
 
 def _check_loops(body: list[ast.stmt], depth: int, limits: Limits) -> None:
+    """`for` and `while` loops nest at most `max_loop_nesting` deep, inside `if` and `with` too."""
     for statement in body:
-        if isinstance(statement, ast.For):
+        if isinstance(statement, ast.For | ast.While):
             if depth + 1 > limits.max_loop_nesting:
-                raise ProgramRefused(line_of(statement), f"loops may be nested at most "
-                                                       f"{limits.max_loop_nesting} deep")
+                raise ProgramRefused(line_of(statement), f"loops (`for` and `while`) may be nested "
+                                                       f"at most {limits.max_loop_nesting} deep",
+                                     col=col_of(statement), kind="limit")
             _check_loops(statement.body, depth + 1, limits)
         elif isinstance(statement, ast.With):
             _check_loops(statement.body, depth, limits)
+        elif isinstance(statement, ast.If):
+            _check_loops(statement.body, depth, limits)
+            _check_loops(statement.orelse, depth, limits)
 
 
 ALLOWED_NODES = (
     ast.Module, ast.Assign, ast.AugAssign, ast.Expr, ast.With, ast.withitem, ast.For, ast.Pass,
+    ast.If, ast.While, ast.IfExp, ast.Compare, ast.BoolOp, ast.And, ast.Or, ast.Not,
     ast.BinOp, ast.UnaryOp, ast.Call, ast.Attribute, ast.Name, ast.Constant, ast.List, ast.Tuple,
     ast.Subscript, ast.Slice, ast.keyword, ast.Load, ast.Store, ast.USub, ast.UAdd,
-    *BINARY_OPERATORS,
+    ast.Is, ast.IsNot, *COMPARE_OPERATORS, *BINARY_OPERATORS,
 )
 

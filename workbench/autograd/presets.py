@@ -78,6 +78,43 @@ PRESETS: tuple[Preset, ...] = (
            "L = ((pred - y) ** 2).mean()\n",
            backward=0,
            lesson="Fifteen steps of gradient descent move w towards [3, −2] and b towards 5."),
+    Preset("branch", "define-by-run: if/else on a tensor's value",
+           "x = torch.tensor(1.5, requires_grad=True)   # try -1.5: another graph\n"
+           "if x > 0:\n"
+           "    y = x ** 2             # recorded only when x > 0\n"
+           "else:\n"
+           "    y = torch.sin(x) * 3   # recorded only when x <= 0\n"
+           "L = y + 1\n",
+           lesson="`if x > 0:` asks `bool(x > 0)`, and PyTorch records only the branch that ran: "
+                  "x ** 2 gives a PowBackward0 node, sin(x) * 3 gives SinBackward0 and "
+                  "MulBackward0. Change x to a negative number and the graph changes with it."),
+    Preset("while_loop", "define-by-run: a while loop as long as the data says",
+           "x = torch.tensor(3.0, requires_grad=True)   # try 0.5 or 40.0\n"
+           "y = x\n"
+           "n = 0\n"
+           "while y.abs() < 100:     # how many rounds depends on x\n"
+           "    y = y * 2            # each round records one more MulBackward0\n"
+           "    n += 1\n"
+           "print('rounds:', n, 'y =', y.item())\n",
+           lesson="The loop doubles y until |y| reaches 100, so the number of MulBackward0 nodes, "
+                  "and x.grad = 2 ** rounds, depend on x. With x = 0 the condition never turns "
+                  "false and the page stops the loop at its round limit."),
+    Preset("inference_mode", "no_grad, inference_mode and detach side by side",
+           "w = torch.tensor(3.0, requires_grad=True)\n"
+           "with torch.no_grad():\n"
+           "    a = w * 2          # not recorded; a normal tensor\n"
+           "with torch.inference_mode():\n"
+           "    b = w * 2          # not recorded; an inference tensor\n"
+           "c = w.detach() * 2     # cut from the graph; a normal tensor\n"
+           "print('no_grad:        requires_grad', a.requires_grad, 'is_inference', a.is_inference())\n"
+           "print('inference_mode: requires_grad', b.requires_grad, 'is_inference', b.is_inference())\n"
+           "print('detach:         requires_grad', c.requires_grad, 'is_inference', c.is_inference())\n"
+           "L = w * a + w * c      # fine: a and c are constants to autograd\n"
+           "L2 = w * b             # autograd must save b for backward: refused\n",
+           backward=0,
+           lesson="All three give values autograd does not track. Only inference_mode also makes "
+                  "inference tensors (is_inference() is True), and autograd refuses to save one "
+                  "for backward: the last line fails with PyTorch's own error."),
     Preset("moons", "the moons model on one batch",
            "# model: the MLP from the moons trainer (or a fresh one)\n"
            "# X, y: one batch of 16 training points and their 0/1 labels\n"

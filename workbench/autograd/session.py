@@ -16,7 +16,8 @@ import torch
 
 from workbench.autograd.backward_steps import BackwardRecorder, BackwardTrace
 from workbench.autograd.graph import GraphModel, build_graph, format_tensor
-from workbench.autograd.interpreter import Interpreter, RunOutcome, run_program
+from workbench.autograd.interpreter import (Decision, Interpreter, ProgramRefused, RunOutcome,
+                                            run_program)
 from workbench.autograd.settings import AutogradSettings
 from workbench.common.errors import ExplainedError, explain
 
@@ -78,10 +79,17 @@ class SessionResult:
     page_calls_from: int                  # traces[page_calls_from:] are the page's calls
     error: ExplainedError | None = None
     error_line: int | None = None
+    error_col: int | None = None
     error_source: str = ""               # "refused" | "pytorch" | ""
     leaf_history: list[dict[str, str]] = field(default_factory=list)  # after each page call
     page_calls: int = 0                   # backward() calls the page makes after the program
     program_calls_backward: bool = False  # then the page makes none: the program is in charge
+    final_grads: list[tuple[str, str]] = field(default_factory=list)  # ("w.grad", print's text)
+
+    @property
+    def decisions(self) -> list[Decision]:
+        """The program's `if`s and `while`s, with what the data decided, in line order."""
+        return sorted(self.outcome.interpreter.decisions.values(), key=lambda d: d.line)
 
     @property
     def interpreter(self) -> Interpreter:
@@ -112,25 +120,17 @@ def run_session(settings: AutogradSettings, *, bindings: dict[str, Any] | None =
     output_name = output_of(interpreter.env, assigned)
     result = SessionResult(outcome, recorder.traces, output_name, None, len(recorder.traces))
     if outcome.refused is not None:
-        result.error = ExplainedError(
-            f"Line {outcome.refused.line}: not accepted here", outcome.refused.message,
-            "The page runs your program with a small, safe interpreter that accepts a subset of "
-            "Python and PyTorch (see *What you can write*). Nothing of the program ran.",
-            ("rewrite the line with the accepted operations; *What you can write* lists them",),
-            "Refused")
+        result.error = refusal_explained(outcome.refused, ran=interpreter.statements_run > 0)
         result.error_line, result.error_source = outcome.refused.line, "refused"
-        if interpreter.statements_run:
-            result.error = ExplainedError(
-                f"Line {outcome.refused.line}: stopped", outcome.refused.message,
-                "The program went past one of the page's limits, which keep the server fast for "
-                "everyone. The lines before it ran; their results are shown.", (), "Refused")
+        result.error_col = outcome.refused.col
         return _finish(result, interpreter)
     if outcome.failed is not None:
         result.error = explain(outcome.failed.error)
         result.error_line, result.error_source = outcome.failed.line, "pytorch"
+        result.error_col = outcome.failed.col
         return _finish(result, interpreter)
     if output_name is None:
-        return result
+        return _finish(result, interpreter)
     output = interpreter.env[output_name]
     result.program_calls_backward = interpreter.backward_calls > 0
     result.page_calls = 0 if result.program_calls_backward else settings.backward
@@ -149,7 +149,46 @@ def run_session(settings: AutogradSettings, *, bindings: dict[str, Any] | None =
     return _finish(result, interpreter)
 
 
+def refusal_explained(refused: ProgramRefused, *, ran: bool) -> ExplainedError:
+    """A refusal in words: which line and column, and whether it was the language or a limit."""
+    place = f"Line {refused.line}" + (f", column {refused.col}" if refused.col else "")
+    before = ("The lines before it ran; their results are shown." if ran
+              else "Nothing of the program ran.")
+    if refused.kind == "limit":
+        return ExplainedError(
+            f"{place}: stopped at one of the page's limits", refused.message,
+            "The page caps how long a program runs and how much it computes, so that one "
+            f"program cannot slow the server down for everyone. {before}", (), "Refused")
+    return ExplainedError(
+        f"{place}: not accepted here", refused.message,
+        "The page runs your program with a small, safe interpreter that accepts a subset of "
+        f"Python and PyTorch (see *What you can write*). {before}",
+        ("rewrite the line with the accepted operations; *What you can write* lists them",),
+        "Refused")
+
+
+def leaf_names(env: Mapping[str, Any]) -> list[str]:
+    """The program's names that hold a leaf requiring grad, in the order of first assignment."""
+    return [name for name, value in env.items()
+            if isinstance(value, torch.Tensor) and value.is_leaf and value.requires_grad]
+
+
+def final_grads(interpreter: Interpreter) -> list[tuple[str, str]]:
+    """Every leaf that requires grad, with `str(leaf.grad)`: what `print(w.grad)` writes.
+
+    The program's names first, in the order they were first assigned, then the model's
+    parameters.
+    """
+    shown = [(f"{name}.grad", str(interpreter.env[name].grad)) for name in leaf_names(interpreter.env)]
+    if interpreter.model is not None:
+        for name, parameter in interpreter.model.named_parameters():
+            shown.append((f"model.{name}.grad", str(parameter.grad)))
+    return shown
+
+
 def _finish(result: SessionResult, interpreter: Interpreter) -> SessionResult:
+    if result.traces:
+        result.final_grads = final_grads(interpreter)
     if result.output_name is not None:
         named = {k: v for k, v in interpreter.env.items() if isinstance(v, torch.Tensor)}
         output = interpreter.env[result.output_name]
@@ -173,11 +212,12 @@ def _leaves_of(tensor: torch.Tensor) -> list[torch.Tensor]:
 # ---------------------------------------------------------------------------- the code panel
 
 def program_script(settings: AutogradSettings, output_name: str | None, *, page_calls: int,
-                   uses_trainer_model: bool = False) -> str:
+                   uses_trainer_model: bool = False, leaves: list[str] | None = None) -> str:
     """The program as a script to paste into Python, with the page's `page_calls` backward() calls.
 
     `torch.manual_seed(0)` stands in for the page's per-learner generator seeded with 0: both
-    draw the same numbers.
+    draw the same numbers. `leaves` are the program's leaf names (`leaf_names`): the script
+    ends by printing each one's `.grad`, the lines the page shows under *Final gradients*.
     """
     parts = ["import torch", "", "torch.manual_seed(0)  # the page draws random numbers from a seed of 0"]
     if program_uses_model(settings.code):
@@ -187,19 +227,26 @@ def program_script(settings: AutogradSettings, output_name: str | None, *, page_
         parts.append(FRESH_MLP_SETUP.rstrip())
     parts += ["", "# %% the program", settings.code.rstrip()]
     if output_name and page_calls:
-        leaves = "leaves"
+        listed = "leaves"
         parts += ["", f"# %% backward(), called {page_calls} time(s) by the page",
-                  f"{leaves} = [t for t in list(globals().values())",
+                  f"{listed} = [t for t in list(globals().values())",
                   "          if isinstance(t, torch.Tensor) and t.requires_grad and t.is_leaf]"]
         if program_uses_model(settings.code):
-            parts.append(f"{leaves} += list(model.parameters())")
+            parts.append(f"{listed} += list(model.parameters())")
         parts += [f"for call in range({page_calls}):"]
         if settings.zero:
-            parts += [f"    for leaf in {leaves}:", "        leaf.grad = None  # zero the gradients first"]
+            parts += [f"    for leaf in {listed}:", "        leaf.grad = None  # zero the gradients first"]
         retain = ", retain_graph=True" if settings.retain else ""
         parts += [f"    {output_name}.backward({retain.removeprefix(', ')})",
-                  f"    print('after call', call + 1, [leaf.grad for leaf in {leaves}])"]
-    parts += ["", "# %% gradients", "for name, value in list(globals().items()):",
-              "    if isinstance(value, torch.Tensor) and value.is_leaf and value.requires_grad:",
-              "        print(name, 'grad =', value.grad)"]
+                  f"    print('after call', call + 1, [leaf.grad for leaf in {listed}])"]
+    parts += ["", "# %% gradients"]
+    if leaves is None:
+        parts += ["for name, value in list(globals().items()):",
+                  "    if isinstance(value, torch.Tensor) and value.is_leaf and value.requires_grad:",
+                  "        print(name + '.grad =', value.grad)"]
+    else:
+        parts += [f"print({name + '.grad =' !r}, {name}.grad)" for name in leaves]
+    if program_uses_model(settings.code):
+        parts += ["for name, parameter in model.named_parameters():",
+                  "    print(f'model.{name}.grad =', parameter.grad)"]
     return "\n".join(parts) + "\n"

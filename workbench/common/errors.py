@@ -217,6 +217,59 @@ RULES: tuple[Rule, ...] = (
         "to unpickle. A checkpoint that needs it could run code on this server, so it is refused.",
         ("save only the `state_dict`, or use safetensors",),
     ),
+    # --- inference mode ------------------------------------------------------------------
+    Rule(
+        r"Inference tensors cannot be saved for backward",
+        "An inference tensor entered a computation autograd records",
+        "A tensor made inside `torch.inference_mode()` is an *inference tensor* "
+        "(`t.is_inference()` is True). Inference mode skips the bookkeeping autograd relies on "
+        "(version counters, views' history), which is why it can be faster than `no_grad`. Here "
+        "autograd had to save such a tensor for the backward formula, and it cannot. "
+        "`torch.no_grad()` and `detach()` give normal tensors, which autograd can save.",
+        ("make that tensor under `torch.no_grad()` instead, if it meets autograd later",
+         "or use a normal copy: `b.clone()` outside inference mode"),
+    ),
+    Rule(
+        r"Setting requires_grad=True on inference tensor outside InferenceMode",
+        "An inference tensor cannot start requiring grad",
+        "Tensors made inside `torch.inference_mode()` carry none of the bookkeeping autograd "
+        "needs, so PyTorch will not let one become a leaf that requires grad.",
+        ("`t.clone().requires_grad_()` makes a normal tensor that can",),
+    ),
+    Rule(
+        r"Inplace update to inference tensor outside InferenceMode",
+        "An inference tensor cannot be changed in place outside inference mode",
+        "Outside `torch.inference_mode()` an in-place change would need the version counter an "
+        "inference tensor does not have, so PyTorch refuses it.",
+        ("change a normal copy: `t = t.clone()` first", "or do the update inside inference mode"),
+    ),
+    # --- Python's truth value of a tensor, and the program's own names ----------------------
+    Rule(
+        r"Boolean value of Tensor with more than one value is ambiguous",
+        "A tensor of several elements is neither true nor false",
+        "`if`, `while`, `and`, `or`, `not` and chained comparisons such as `0 < x < 1` ask "
+        "Python for one truth value, so they call `bool(tensor)`. With more than one element "
+        "PyTorch cannot know whether you mean *every* element or *any* element, and refuses.",
+        ("say which you mean: `(x > 0).all()` or `(x > 0).any()`",
+         "or choose elementwise without `if`: `torch.where(x > 0, a, b)`"),
+    ),
+    Rule(
+        r"name '.*' is not defined",
+        "That name has no value yet",
+        "Python runs the program top to bottom, and a name exists only once a line that assigns "
+        "it has run. Check the spelling, and that its assignment comes first and really ran: a "
+        "line inside an `if` branch that was not taken, or a loop that ran 0 times, assigns "
+        "nothing.",
+        ("assign the name before the line that uses it",),
+    ),
+    Rule(
+        r"'NoneType' object has no attribute",
+        "That value is None",
+        "A method was called on None. The usual None in autograd code is a `.grad`: it stays "
+        "None until a `backward()` has reached that leaf, and tensors that are not leaves keep "
+        "no `.grad` at all (unless they call `retain_grad()`).",
+        ("call `backward()` first", "or test it: `if w.grad is not None:`"),
+    ),
     # Last: "timed out" is a loose pattern.
     Rule(r"DataLoader worker .* exited unexpectedly|timed out",
          "A worker process stopped answering",
