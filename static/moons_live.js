@@ -181,6 +181,8 @@ class LiveView {
     this.frames += 1;
     this.root.dataset.frames = String(this.frames);
     this.root.dataset.epoch = String(frame.epoch);
+    // A fingerprint of the picture, for tests and benchmarks that watch it change.
+    this.root.dataset.gridSum = String(blobs.grid.reduce((a, b) => a + b, 0));
     this.readTheme();
     const started = performance.now();
     this.draw();

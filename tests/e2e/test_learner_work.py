@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.live_view import wait_live
 from tests.e2e.conftest import open_path, wait_settled
 
 pytestmark = pytest.mark.e2e
@@ -50,16 +51,12 @@ def test_a_trained_run_comes_back_at_the_same_epoch_and_boundary(page, app_url):
         click(page, ".st-key-mt_step button")
         expect(page.get_by_text(f"Epoch {epoch} / 5").first).to_be_visible(timeout=WAIT)
     wait_settled(page)
-    boundary = """() => { const p = document.querySelector('.st-key-mt_boundary .js-plotly-plot');
-                          return p && p.data && p.data.length ? JSON.stringify(p.data[0].z) : null; }"""
-    page.wait_for_function(boundary, timeout=WAIT)
-    before = page.evaluate(boundary)
+    before = wait_live(page, "v.epoch === 2 && !v.status.includes('training')")
 
     away_and_back(page, "Moons trainer", "/moons_trainer")
     expect(page.get_by_text("Epoch 2 / 5").first).to_be_visible(timeout=WAIT)
     expect_query(page, dataset="spiral", n="300", epochs="5")
-    page.wait_for_function(boundary, timeout=WAIT)
-    assert page.evaluate(boundary) == before
+    assert wait_live(page, "v.epoch === 2")["grid"] == before["grid"]
     assert page.locator("[data-testid=stException]").count() == 0
 
 

@@ -1,91 +1,165 @@
-"""Play in a real browser: the boundary figure changes while training, and Pause stops it."""
+"""The moons trainer in a real browser: the live view drawn in place, Pause, runs that carry on
+through a learning-rate change (and the code panel that reproduces them), a data change that
+starts a new run, an upload that shows what it loaded, themes and presenter scaling."""
 from __future__ import annotations
 
+import dataclasses
+import re
+import subprocess
+import sys
+
 import pytest
+import torch
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import open_path, wait_settled
+from tests.e2e.live_view import VIEW_OBJECT, live, wait_live
 from tests.e2e.waiting import WAIT_MS, assert_unchanged
+from workbench.moons.checkpoints import state_dict_safetensors
+from workbench.moons.settings import PRESET
+from workbench.moons.training import TrainingSession
 
 pytestmark = pytest.mark.e2e
 
-# Long enough that training is still running when Pause is pressed.
+# Long enough that training is still running when the test acts on it.
 LONG_RUN = "/moons_trainer?n=5000&epochs=500&batch=16"
 
-BOUNDARY_STATE = """() => {
-  const plot = document.querySelector('.st-key-mt_boundary .js-plotly-plot');
-  if (!plot || !plot.data || !plot.data.length) return null;
-  return JSON.stringify([plot.layout.title.text, plot.data[0].z]);
-}"""
+
+def click(page, key: str) -> None:
+    wait_settled(page)              # while a run redraws, stale copies of a button remain
+    page.locator(f".st-key-{key} button").first.click()
 
 
-PROGRESS = r"""() => {
-  const main = document.querySelector('.st-key-moons_trainer_main');
-  const m = main && main.innerText.match(/Epoch \d+ \/ \d+.*/);
-  return m ? m[0] : null;
-}"""
-PAUSED = "() => { const line = (" + PROGRESS + ")(); return line !== null && !line.includes('training…'); }"
-
-
-def boundary(page) -> str | None:
-    return page.evaluate(BOUNDARY_STATE)
-
-
-def progress(page) -> str | None:
-    """The progress line, e.g. 'Epoch 12 / 500 · 3,750 optimizer steps (313 per epoch)'."""
-    return page.evaluate(PROGRESS)
-
-
-def test_play_changes_the_boundary_and_pause_stops_it(page, app_url):
+def test_the_live_view_is_mounted_once_and_updated_in_place_while_it_trains(page, app_url):
     open_path(page, app_url, LONG_RUN)
-    expect(page.locator(".st-key-moons_trainer_main")).to_be_visible()
-    page.wait_for_function(BOUNDARY_STATE, timeout=60_000)
-    before = boundary(page)
-
-    page.locator(".st-key-mt_play button").click()
-    page.wait_for_function("(seen) => (" + BOUNDARY_STATE + ")() !== seen", arg=before,
-                           timeout=60_000)
-    first_moment = boundary(page)
-    page.wait_for_function("(seen) => (" + BOUNDARY_STATE + ")() !== seen", arg=first_moment,
-                           timeout=60_000)
-    second_moment = boundary(page)
-    assert len({before, first_moment, second_moment}) == 3
-
-    page.locator(".st-key-mt_pause button").click()
-    # Paused, as the page shows it: Play back, Pause greyed, the progress line no longer
-    # "training…", the results panel drawn.
+    first = wait_live(page)
+    assert first["status"].startswith("Epoch 0 / 500") and first["mounts"] == 1
+    click(page, "mt_play")
+    later = wait_live(page, "v.frames >= arg + 20", arg=first["frames"], timeout=120_000)
+    assert later["mounts"] == 1 and later["mount"] == 1, "one component, never re-created"
+    assert later["grid"] != first["grid"], "the picture follows the weights"
+    assert "training…" in later["status"]
+    click(page, "mt_pause")
     expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
     expect(page.locator(".st-key-mt_pause button")).to_be_disabled(timeout=WAIT_MS)
-    page.wait_for_function(PAUSED, timeout=WAIT_MS)
+    paused = wait_live(page, "!v.status.includes('training')")
     expect(page.get_by_text("Test accuracy", exact=True)).to_be_visible(timeout=WAIT_MS)
     wait_settled(page)
-    # Still paused over several ticks (a frame every 0.3 s): a running fragment would redraw.
-    assert_unchanged(lambda: (progress(page), boundary(page)), seconds=2.5)
+    # Paused over many would-be frames: the epoch, the counter and the picture stay.
+    assert_unchanged(lambda: {k: live(page)[k] for k in ("epoch", "status", "grid")}, seconds=2.5)
+    assert live(page)["mounts"] == 1 and paused["epoch"] >= later["epoch"]
     expect(page.locator("[data-testid=stException]")).to_have_count(0)
 
 
+def test_hovering_a_point_reads_out_its_coordinates_class_and_probability(page, app_url):
+    settings = dataclasses.replace(PRESET, n=300, epochs=3)
+    open_path(page, app_url, "/moons_trainer?n=300&epochs=3")
+    wait_live(page)
+    fresh = TrainingSession(settings)       # the page's untrained run: same seed, same weights
+    x, label = fresh.split.x_train[0], int(fresh.split.y_train[0])
+    with torch.no_grad():
+        p = torch.sigmoid(fresh.model.eval()(fresh.x_train[:1])).item()
+    shown_p = round(100 * round(255 * p) / 255)
+    # Where the page draws that point: the plane's own mapping, plus the canvas's place.
+    where = page.evaluate(f"""(xy) => {{ const v = {VIEW_OBJECT}, t = v.toPlane;
+                                        const r = v.plane.getBoundingClientRect();
+                                        return [r.x + t.px(xy[0]), r.y + t.py(xy[1])]; }}""",
+                          [float(x[0]), float(x[1])])
+    page.mouse.move(*where)
+    tooltip = page.locator(".st-key-mt_live .tooltip")
+    expect(tooltip).to_be_visible(timeout=WAIT_MS)
+    text = tooltip.inner_text()
+    assert f"train point, class {label}" in text
+    assert f"x₁ = {x[0]:.2f}".replace("-", "−") in text and f"x₂ = {x[1]:.2f}".replace("-", "−") in text
+    assert f"P(class 1) ≈ {shown_p}%" in text
 
-def test_a_trained_run_survives_the_sidebar(page, app_url):
-    """Train two epochs, go Home by the sidebar, come back by the sidebar: same run."""
-    open_path(page, app_url, "/moons_trainer?dataset=spiral&n=300&epochs=5")
-    page.wait_for_function(BOUNDARY_STATE, timeout=60_000)
-    for epoch in (1, 2):
-        wait_settled(page)              # while a run redraws, stale copies of a button remain
-        page.locator(".st-key-mt_step button").first.click()
-        page.wait_for_function(f"() => ({BOUNDARY_STATE})()?.includes('Epoch {epoch}:')",
-                               timeout=60_000)
-    wait_settled(page)
-    trained = boundary(page)
 
-    nav = page.locator("[data-testid=stSidebarNav]")
-    nav.get_by_text("Home", exact=True).click()
-    page.wait_for_function("() => !document.querySelector('.st-key-moons_trainer_main')",
-                           timeout=60_000)
-    wait_settled(page)
-    nav.get_by_text("Moons trainer", exact=True).click()
-    page.wait_for_function(f"() => ({BOUNDARY_STATE})()?.includes('Epoch 2:')", timeout=60_000)
-    wait_settled(page)
-    assert boundary(page) == trained
-    expect(page.get_by_text("Epoch 2 / 5")).to_be_visible(timeout=30_000)
-    page.wait_for_function("() => location.search.includes('dataset=spiral')", timeout=30_000)
-    assert page.locator("[data-testid=stException]").count() == 0
+def test_theme_and_presenter_mode_reach_the_live_view(page, app_url):
+    open_path(page, app_url, "/moons_trainer?n=300&epochs=3")
+    assert wait_live(page)["theme"] == "light"
+    normal = page.evaluate(f"() => parseFloat(getComputedStyle({VIEW_OBJECT}.status).fontSize)")
+    page.emulate_media(color_scheme="dark")     # the app follows the system's theme
+    assert wait_live(page, "v.theme === 'dark'")["theme"] == "dark"
+    background = page.evaluate(f"""() => {{
+        const c = {VIEW_OBJECT}.plane, ctx = c.getContext('2d');
+        return Array.from(ctx.getImageData(2, 2, 1, 1).data); }}""")
+    assert background[3] == 0 or sum(background[:3]) < 3 * 128, "nothing light drawn off the plot"
+    open_path(page, app_url, "/moons_trainer?n=300&epochs=3&present=1")
+    wait_live(page)
+    presented = page.evaluate(f"() => parseFloat(getComputedStyle({VIEW_OBJECT}.status).fontSize)")
+    assert presented >= 1.3 * normal
+    assert page.evaluate(f"() => {VIEW_OBJECT}.scene.scale") >= 1.3
+
+
+def _code_panel_script(page, tmp_path) -> str:
+    page.get_by_role("tab", name="Code").click()
+    with page.expect_download(timeout=60_000) as download:
+        click(page, "mt_code_download")
+    path = tmp_path / "moons_trainer.py"
+    download.value.save_as(path)
+    return path.read_text()
+
+
+def test_a_learning_rate_change_mid_run_keeps_the_weights_and_the_script_reproduces_it(page, app_url,
+                                                                                         tmp_path):
+    open_path(page, app_url, "/moons_trainer?n=3000&epochs=25")
+    wait_live(page)
+    click(page, "mt_play")
+    before = wait_live(page, "v.epoch >= 2", timeout=120_000)
+    rate = page.locator(".st-key-mt_lr input")
+    rate.fill("0.01")
+    rate.press("Enter")
+    expect(page.get_by_text("The run carries on from", exact=False).first).to_be_visible(timeout=WAIT_MS)
+    after = wait_live(page, "v.epoch >= arg", arg=before["epoch"])
+    assert after["epoch"] >= before["epoch"], "the run went on: nothing was reset"
+    wait_live(page, "v.status.includes('Epoch 25 / 25') && !v.status.includes('training')",
+              timeout=240_000)
+    expect(page.get_by_text("Test accuracy", exact=True)).to_be_visible(timeout=WAIT_MS)
+    shown = page.locator("[data-testid=stMetric]", has_text="Test accuracy").inner_text()
+    page_accuracy = re.search(r"(\d+\.\d+)%", shown).group(1)
+    script = _code_panel_script(page, tmp_path)
+    assert "STEP_CHANGES = {" in script and "'lr': 0.01" in script
+    done = subprocess.run([sys.executable, "moons_trainer.py"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    accuracy = float(re.search(r"test accuracy: ([\d.]+)", done.stdout).group(1))
+    assert f"{100 * accuracy:.2f}" == page_accuracy
+
+
+def test_a_data_change_starts_a_new_run_says_so_and_offers_the_old_one_back(page, app_url):
+    open_path(page, app_url, "/moons_trainer?n=300&epochs=5")
+    wait_live(page)
+    click(page, "mt_step")
+    trained = wait_live(page, "v.epoch === 1 && !v.status.includes('training')")
+    points = page.locator(".st-key-mt_n input")
+    points.fill("400")
+    points.press("Enter")
+    notice = page.locator(".st-key-mt_new_run_notice")
+    expect(notice).to_contain_text("A new run started from fresh weights", timeout=WAIT_MS)
+    expect(notice).to_contain_text("The run at epoch 1 is kept in memory")
+    assert wait_live(page, "v.epoch === 0")["status"].startswith("Epoch 0 / 5")
+    click(page, "mt_back_to_previous")
+    back = wait_live(page, "v.epoch === 1")
+    assert back["grid"] == trained["grid"], "the same run, the same boundary"
+    expect(page.locator(".st-key-mt_n input")).to_have_value("300", timeout=WAIT_MS)
+
+
+def test_an_upload_into_a_fresh_model_shows_the_loaded_models_results(page, app_url, tmp_path):
+    settings = dataclasses.replace(PRESET, n=300, epochs=3)
+    donor = TrainingSession(settings)
+    donor.run_to_end()
+    accuracy = f"{100 * donor.test_report().accuracy:.2f}%"
+    checkpoint = tmp_path / "trained.safetensors"
+    checkpoint.write_bytes(state_dict_safetensors(donor.model))
+    open_path(page, app_url, "/moons_trainer?n=300&epochs=3")
+    wait_live(page)
+    page.locator(".st-key-mt_upload input[type=file]").set_input_files(checkpoint)
+    expect(page.get_by_text("Loaded trained.safetensors", exact=False)).to_be_visible(timeout=WAIT_MS)
+    metric = page.locator("[data-testid=stMetric]", has_text="Test accuracy")
+    expect(metric).to_contain_text(accuracy, timeout=WAIT_MS)
+    state = wait_live(page, "v.status.includes('uploaded weights')")
+    assert "training history unknown" in state["status"]
+    with torch.no_grad():
+        grid, _ = donor.live_probabilities(48, with_test=False)
+    assert state["grid"] == str(int(grid.astype("int64").sum())), "the boundary is the loaded model's"
+    expect(page.locator(".st-key-mt_live .history-note")).to_contain_text("no training history")

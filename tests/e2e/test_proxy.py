@@ -28,6 +28,7 @@ import torch
 from playwright.sync_api import expect
 
 from app_pages.navigation import HOME, TOOLS
+from tests.e2e.live_view import LIVE_VIEW
 from tests.e2e.conftest import ROOT, _free_port, open_path, serve, stop
 from workbench.moons.checkpoints import state_dict_safetensors
 from workbench.moons.model import build_model
@@ -167,10 +168,7 @@ def _learner(browser, proxy: Proxy, key: str):
     return context, page
 
 
-EPOCH_AT_LEAST = r"""(least) => {
-  const m = document.body.innerText.match(/Epoch (\d+) \/ \d+/);
-  return m !== null && Number(m[1]) >= least;
-}"""
+EPOCH_AT_LEAST = "(least) => { const v = (" + LIVE_VIEW + ")(); return v !== null && v.epoch >= least; }"
 
 
 def test_each_learner_sticks_to_one_replica_through_upload_and_training(browser, proxy, tmp_path):
