@@ -10,7 +10,7 @@
    per-sample `TensorDataset` + default collate, a `BatchSampler` as the sampler with
    `batch_size=None`, and the page's `ShuffledBatchSampler` (the same permutation sliced as
    tensors), against the cost of the optimizer steps themselves: the evidence for the path.
-3. The cost of one live frame: grid prediction plus building both figures and their JSON.
+3. The server's cost of one live frame: the snapshot of the weights' picture and its message.
 
 Times are CPU seconds of this single-threaded process (`time.process_time`), the fastest of
 several interleaved repeats.
@@ -105,23 +105,25 @@ def loader_costs() -> dict[str, float]:
     return {k: min(v) for k, v in out.items()}
 
 
-def frame_cost() -> tuple[float, float, int, int]:
-    from app_pages.moons_trainer.figures import boundary_figure, curves_figure
+def frame_cost() -> tuple[float, float, int]:
+    """One live frame's server work: the snapshot a training slice takes (one forward pass over
+    the grid and the points) and the message a frame packs from it."""
+    from app_pages.moons_trainer.live_canvas import RESOLUTION, frame
+    from components.binary_payload import pack
 
     session = TrainingSession(PRESET)
     session.run_for(200, 10.0)
-    grid_times, frame_times, sizes = [], [], []
+    snapshot_times, pack_times, sizes = [], [], []
     for _ in range(REPEATS * 4):
         started = CLOCK()
-        session.grid()
-        grid_times.append(CLOCK() - started)
+        snapshot = session.snapshot(RESOLUTION)
+        snapshot_times.append(CLOCK() - started)
         started = CLOCK()
-        boundary = boundary_figure(session)
-        curves = curves_figure(session.history, PRESET.epochs, session.bayes_test_accuracy)
-        payload = boundary.to_json(), curves.to_json()
-        frame_times.append(CLOCK() - started)
-        sizes.append(tuple(len(p) for p in payload))
-    return statistics.median(grid_times), statistics.median(frame_times), sizes[-1][0], sizes[-1][1]
+        header, blobs = frame(session, snapshot, "Epoch 1 / 50", 0, with_test=False)
+        message = pack({"frame": header, "scene_id": "x"}, blobs)
+        pack_times.append(CLOCK() - started)
+        sizes.append(len(message))
+    return statistics.median(snapshot_times), statistics.median(pack_times), sizes[-1]
 
 
 def main() -> None:
@@ -143,10 +145,9 @@ def main() -> None:
     steps = costs["optimizer steps only"]
     for name, seconds in costs.items():
         print(f"one epoch, {name:32s}: {1000 * seconds:7.2f} ms  ({seconds / steps:.2f}x the steps)")
-    grid_s, frame_s, boundary_bytes, curves_bytes = frame_cost()
-    print(f"live frame: grid prediction {1000 * grid_s:.2f} ms; both figures built + JSON "
-          f"{1000 * frame_s:.1f} ms; JSON {boundary_bytes / 1024:.0f} KB boundary + "
-          f"{curves_bytes / 1024:.0f} KB curves")
+    snapshot_s, pack_s, size = frame_cost()
+    print(f"live frame: snapshot (grid + points forward) {1000 * snapshot_s:.2f} ms; message packed "
+          f"{1000 * pack_s:.2f} ms; {size / 1024:.1f} KB (bench/live_frames.py measures the wire)")
 
 
 if __name__ == "__main__":
