@@ -50,9 +50,10 @@ def start_training(me: MoonsTrainerState, session: TrainingSession) -> None:
 
 
 def stop_training(me: MoonsTrainerState) -> None:
-    """Pause: the job stops before its next slice (the one under way ends within 50 ms)."""
+    """Pause: the job stops before its next slice; the page waits for the one under way (at
+    most a slice, 50 ms), so what it draws next is the model as it stays."""
     me.running, me.stop_at_epoch = False, None
-    SCHEDULER.stop(session_id())
+    SCHEDULER.stop(session_id(), wait=0.2)
 
 
 def keep_playing(me: MoonsTrainerState, session: TrainingSession) -> None:

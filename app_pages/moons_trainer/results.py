@@ -60,7 +60,8 @@ def divergence_panel(session: TrainingSession) -> None:
 
 
 def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
-    report = session.test_report()
+    with session.lock:          # a slice still under way after Pause ends first
+        report = session.test_report()
     st.subheader("Test results", anchor=False)
     if not session.done:
         st.caption(f"Training stopped at epoch {session.epoch} of {session.settings.epochs}: these "
