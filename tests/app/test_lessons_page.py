@@ -121,3 +121,21 @@ def test_the_device_step_opens_a_facts_table_with_the_tensors_device():
         if "fact" in table.columns:
             cells += [str(row.iloc[1]) for _, row in table.iterrows() if row["fact"] == "device"]
     assert expected in cells, "the tensor inspector shows no `device` fact for the tensor"
+
+
+def test_the_device_pitfall_step_opens_the_labs_error_and_says_what_is_simulated():
+    step = next(s for s in lesson_by_key("pitfalls").steps if s.pitfall == "device_mismatch")
+    at = open_page(BUILT[step.tool].script, query=step.params)
+    at.session_state[TAB_KEYS[step.tool]] = step.tab
+    at.run()
+    at.radio(key="mt_pitfall").set_value(step.pitfall).run()
+    at.button(key="mt_pitfall_run").click().run()
+    assert_clean(at)
+    text = shown_text(at)
+    answer = step.check.answer()                 # the check's own error, computed now
+    message = step.shows()                       # PyTorch's error for a CPU layer and that batch
+    assert answer.shown_value.endswith(message)
+    assert message in [c.value for c in at.code]             # the same message, in the error panel
+    if not torch.cuda.is_available():            # no GPU: the page says meta stands in, as the check does
+        assert "This server has no GPU" in text and "simulated with `meta`" in text
+        assert "`meta`" in answer.explanation

@@ -1,3 +1,5 @@
+import dataclasses
+
 import pytest
 import torch
 
@@ -5,8 +7,12 @@ from app_pages.navigation import TOOLS
 from workbench.autograd.session import run_session
 from workbench.autograd.settings import TABLE as AUTOGRAD_TABLE
 from workbench.lessons.catalog import LESSONS, lesson_by_key, next_lesson
-from workbench.moons.pitfalls import PITFALLS
+from workbench.lessons.checks import (DATA_MUTATION, DEVICE_MISMATCH, KEEPS_GRAPH, NO_NO_GRAD, RAISES,
+                                      SIGMOID_FLOOR, SILENT_DATA, SOFTMAX_FLOOR)
 from workbench.lessons.settings import TABLE as LESSONS_TABLE
+from workbench.moons.data import make_dataset, split_and_scale
+from workbench.moons.pitfalls import (FLOOR, GRAD_ERROR, GRAD_NORM, LAB_SETTINGS, PITFALLS, SAVED_BYTES,
+                                      SAVED_TENSORS, VERSION, other_device, run_pitfall)
 
 STEPS = [(lesson, step) for lesson in LESSONS for step in lesson.steps]
 
@@ -186,4 +192,107 @@ def test_the_pitfalls_lesson_links_into_the_pitfall_lab_by_its_keys():
         assert getattr(keys[step.pitfall], "number", number) == number, step.pitfall
         numbers.append(number)
         assert step.check is not None
-    assert numbers == sorted(set(numbers))
+    assert numbers == sorted(p.number for p in PITFALLS) == list(range(1, 11))   # all ten, in order
+    in_order = sorted(PITFALLS, key=lambda p: p.number)
+    assert [step.pitfall for step in lesson.steps] == [p.key for p in in_order]
+
+
+# ---------------------------------------------------------------------------- pitfalls 3, 4, 6, 10
+# Each new step's check against the pitfall lab's own run, made here at test time.
+
+QUICK = dataclasses.replace(LAB_SETTINGS, n=600, epochs=8)
+CPU = torch.device("cpu")
+
+
+@pytest.fixture(scope="module")
+def lab():
+    return {key: run_pitfall(key, settings=QUICK)
+            for key in ("softmax_before_ce", "device_mismatch", "no_no_grad", "data_mutation")}
+
+
+def _step(key):
+    return next(step for step in lesson_by_key("pitfalls").steps if step.pitfall == key)
+
+
+def test_pitfall_3_softmax_floor_check_is_the_labs_floor(lab):
+    step, r = _step("softmax_before_ce"), lab["softmax_before_ce"]
+    assert step.check is SOFTMAX_FLOOR
+    answer = SOFTMAX_FLOOR.answer()
+    floor = float(-torch.log_softmax(torch.tensor([1.0, 0.0]), dim=0)[0])   # one-hot read as logits
+    assert r.broken.floor == pytest.approx(floor, abs=1e-6)                  # the lab's floor...
+    assert answer.correct_option == f"about {r.broken.floor:.2f}"             # ...is the check's
+    assert f"mean {r.broken.floor:.4f}" in answer.shown_value
+    assert min(r.broken.train_loss) > r.broken.floor > r.correct.train_loss[-1]
+    assert float(r.broken.facts[GRAD_NORM]) < float(r.correct.facts[GRAD_NORM])   # "shrink the gradients"
+    assert step.shows() == r.broken.facts[FLOOR]                              # what the lab's table shows
+    assert SIGMOID_FLOOR.answer().correct_option != answer.correct_option     # not the sigmoid's floor
+
+
+def test_pitfall_4_device_check_is_the_labs_error_and_says_what_is_simulated(lab):
+    step, r = _step("device_mismatch"), lab["device_mismatch"]
+    assert step.check is DEVICE_MISMATCH
+    answer = DEVICE_MISMATCH.answer()
+    other, simulated = other_device(CPU)
+    with pytest.raises(RuntimeError) as raised:
+        torch.nn.Linear(2, 64)(torch.zeros(32, 2, device=other))
+    message = str(raised.value).splitlines()[0]
+    assert r.broken.error is not None and r.broken.error.message.splitlines()[0] == message
+    assert answer.correct_option == RAISES and answer.shown_value.endswith(message)
+    assert step.shows() == message
+    assert simulated == (not torch.cuda.is_available())
+    if simulated:                          # said plainly, in the check and in the lab alike
+        assert "on meta (standing in for a GPU)" in answer.shown_value
+        assert "no GPU" in answer.explanation and "`meta`" in answer.explanation
+        assert "no GPU" in r.finding and "simulated with `meta`" in r.finding
+    else:
+        assert "meta" not in answer.shown_value + answer.explanation
+    scalar = (torch.tensor(2.0) + torch.zeros(32, 2, device=other)).device   # the 0-dim exception
+    assert f"`torch.tensor(2.0) + xb` is on {scalar}." in answer.explanation
+
+
+def test_pitfall_6_no_grad_check_counts_what_the_lab_counts(lab):
+    step, r = _step("no_no_grad"), lab["no_no_grad"]
+    assert step.check is NO_NO_GRAD
+    answer = NO_NO_GRAD.answer()
+    assert answer.correct_option == KEEPS_GRAPH
+    assert int(r.broken.facts[SAVED_TENSORS]) > 0 and r.correct.facts[SAVED_TENSORS] == "0"
+    assert r.broken.facts["val_logits.requires_grad"] == "True"
+    assert r.broken.test_acc == r.correct.test_acc                # the outputs are the same
+    # The check's model is the trainer's 2 -> 64 -> 32 -> 1: it saves as many tensors as the lab's,
+    # and at the lab's number of validation points, as many bytes.
+    assert f"outside no_grad: {int(r.broken.facts[SAVED_TENSORS])} tensors saved" in answer.shown_value
+    assert "inside: 0 saved, requires_grad=False" in answer.shown_value
+    split = split_and_scale(make_dataset(QUICK.dataset, QUICK.n, QUICK.noise, QUICK.seed),
+                            QUICK.fractions, QUICK.seed)
+    model = torch.nn.Sequential(torch.nn.Linear(2, 64), torch.nn.ReLU(), torch.nn.Linear(64, 32),
+                                torch.nn.ReLU(), torch.nn.Linear(32, 1)).eval()
+    packed = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        model(torch.zeros(len(split.y_val), 2))
+    nbytes = sum({t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in packed}.values())
+    assert f"{nbytes:,}" == r.broken.facts[SAVED_BYTES]
+    assert "half" not in " ".join((NO_NO_GRAD.question, *NO_NO_GRAD.options, answer.shown_value,
+                                   answer.explanation, step.text))
+
+
+def test_pitfall_10_data_mutation_check_is_silent_where_the_lab_is_and_refused_where_it_is(lab):
+    step, r = _step("data_mutation"), lab["data_mutation"]
+    assert step.check is DATA_MUTATION
+    answer = DATA_MUTATION.answer()
+    assert answer.correct_option == SILENT_DATA
+    # the lab: .data runs, with a wrong gradient and an unmoved counter; no_grad is refused
+    assert r.broken.error is None and float(r.broken.facts[GRAD_ERROR].split()[0]) > 0
+    before, after = r.broken.facts[VERSION].split(" -> ")
+    assert before == after
+    assert r.third is not None and r.third.error is not None
+    refusal = r.third.error.message.split(":")[0]
+    assert step.shows() == refusal
+    # the check: the same three observations, on a model of its own
+    data_part, no_grad_part = answer.shown_value.split("; no_grad: ")
+    assert data_part.startswith(".data: no error, largest |grad - true gradient| = ")
+    assert float(data_part.split(" = ")[1].split()[0]) > 0
+    before, after = data_part.split("(version ")[1].rstrip(")").split(" -> ")
+    assert before == after
+    assert no_grad_part.startswith(refusal)
+    before, after = no_grad_part.split("(version ")[1].rstrip(")").split(" -> ")
+    assert int(after) > int(before)

@@ -14,17 +14,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
+from torch import nn
 
 from workbench.autograd import checks as autograd
 from workbench.autograd.graph import format_tensor
 from workbench.batches import checks as batches
 from workbench.common.checks import Check
 from workbench.common.formatting import human_bytes
-from workbench.lessons.checks import (DEFAULT_DEVICE, FLOAT_TARGETS, GRADIENT_SIGNS, LOSS_AT_ZERO,
-                                      NO_ZEROING, ONE_STEP, SCALER_LEAK, SIGMOID_FLOOR, SIXTY_STEPS,
+from workbench.lessons.checks import (DATA_MUTATION, DEFAULT_DEVICE, DEVICE_MISMATCH, FLOAT_TARGETS,
+                                      GRADIENT_SIGNS, LOSS_AT_ZERO, NO_NO_GRAD, NO_ZEROING, ONE_STEP,
+                                      SCALER_LEAK, SIGMOID_FLOOR, SIXTY_STEPS, SOFTMAX_FLOOR,
                                       SUMMED_LOSS, TRAIN_MODE_EVAL, regression_data)
 from workbench.moons import checks as training
-from workbench.moons.pitfalls import PITFALLS
+from workbench.moons.pitfalls import PITFALLS, other_device
 from workbench.tensors import checks as tensors
 
 
@@ -175,14 +177,46 @@ def weights_after_sixty_printed() -> str:
     return f"w = {str(w.detach())} b = {str(b.detach())}"
 
 
+# What the pitfall lab must show after its run, recomputed here in plain PyTorch.
+
+def softmax_floor_shown() -> str:
+    """Cross entropy of a one-hot row read as logits: the floor of pitfall 3, for either class."""
+    return f"{nn.CrossEntropyLoss()(torch.eye(2), torch.tensor([0, 1])).item():.4f}"
+
+
+def device_error_shown() -> str:
+    """PyTorch's error for a CPU layer fed a batch on the lab's other device (meta without a GPU)."""
+    other, _ = other_device(torch.device("cpu"))
+    try:
+        nn.Linear(2, 64)(torch.zeros(32, 2, device=other))
+    except RuntimeError as exc:
+        return str(exc).splitlines()[0]
+    return "no error"
+
+
+def in_place_error_shown() -> str:
+    """The start of autograd's refusal when a tensor saved for backward was changed in place."""
+    w = torch.ones(3, requires_grad=True)
+    v = w * 1                          # a non-leaf, saved by the square below
+    loss = (v ** 2).sum()
+    with torch.no_grad():
+        v.mul_(0.999)
+    try:
+        loss.backward()
+    except RuntimeError as exc:
+        return str(exc).split(":")[0]
+    return "no error"
+
+
 def pitfall_title(key: str) -> str:
     return next(p.title for p in PITFALLS if p.key == key)
 
 
-def _pitfall(number: int, key: str, text: str, check: Check) -> Step:
+def _pitfall(number: int, key: str, text: str, check: Check,
+             shows: Callable[[], str] | None = None) -> Step:
     """A step of the pitfalls lesson: the moons trainer's pitfall lab, on pitfall `key`."""
     return Step(f"Pitfall {number}: {pitfall_title(key)}", text, "moons_trainer", {}, check,
-                tab="Pitfall lab", pitfall=key)
+                shows=shows, tab="Pitfall lab", pitfall=key)
 
 
 LESSONS: tuple[Lesson, ...] = (
@@ -325,8 +359,19 @@ LESSONS: tuple[Lesson, ...] = (
                _pitfall(2, "sigmoid_before_bce", "`BCEWithLogitsLoss` applies the sigmoid itself; "
                         "a model that applies one too hands it numbers in (0, 1). Where does the "
                         "broken run's loss level off?", SIGMOID_FLOOR),
+               _pitfall(3, "softmax_before_ce", "`CrossEntropyLoss`, the multi-class loss, applies "
+                        "`log_softmax` itself; here a softmax comes first. Read the broken run's "
+                        "floor and its first gradient against the correct run's.", SOFTMAX_FLOOR,
+                        shows=softmax_floor_shown),
+               _pitfall(4, "device_mismatch", "The model on one device, the batch on another. "
+                        "Read PyTorch's error, and which device the lab put the batch on (where "
+                        "the server has no GPU, `meta` stands in for one).", DEVICE_MISMATCH,
+                        shows=device_error_shown),
                _pitfall(5, "no_eval", "Dropout stays on without `model.eval()`. Compare the lab's "
                         "evaluations of the same weights with and without it.", TRAIN_MODE_EVAL),
+               _pitfall(6, "no_no_grad", "Validation after `model.eval()` but outside "
+                        "`torch.no_grad()`: the lab counts the tensors, and their bytes, that one "
+                        "validation pass saves for backward.", NO_NO_GRAD),
                _pitfall(7, "accumulate_tensor", "`total_loss += loss` instead of `loss.item()`: "
                         "the lab counts the graph nodes that `total_loss` keeps alive.",
                         SUMMED_LOSS),
@@ -334,12 +379,19 @@ LESSONS: tuple[Lesson, ...] = (
                         "float labels: read PyTorch's own error.", FLOAT_TARGETS),
                _pitfall(9, "scaler_on_all", "The scaler fit on all the data instead of the "
                         "training split: compare the two scalers' mean and std.", SCALER_LEAK),
+               _pitfall(10, "data_mutation", "A hand-written weight decay between the forward "
+                        "pass and `backward()`, through `.data`, next to the same change under "
+                        "`torch.no_grad()`: compare the gradient error, the version counter and "
+                        "PyTorch's refusal.", DATA_MUTATION, shows=in_place_error_shown),
            ),
            takeaway="Most training mistakes raise no error: the loop runs and the numbers are "
-                    "quietly wrong. Zero the gradients every step, hand the loss raw logits, "
-                    "switch to `model.eval()` to evaluate, sum `loss.item()` rather than the "
-                    "tensor, give each loss the target dtype it wants, and fit preprocessing on "
-                    "the training split only."),
+                    "quietly wrong. Zero the gradients every step; hand `BCEWithLogitsLoss` and "
+                    "`CrossEntropyLoss` raw logits, without a sigmoid or softmax first; keep the "
+                    "model and each batch on one device; evaluate after `model.eval()` and inside "
+                    "`torch.no_grad()`; sum `loss.item()` rather than the tensor; give each loss "
+                    "the target dtype it wants; fit preprocessing on the training split only; "
+                    "and change parameters after `optimizer.step()` under `torch.no_grad()`, "
+                    "never through `.data` between forward and backward."),
 )
 
 

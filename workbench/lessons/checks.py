@@ -313,3 +313,176 @@ FLOAT_TARGETS = Check(
     "`tensor([0., 1., 1., 0.])`. What happens?",
     ("it works as with int64 targets", "a RuntimeError about the target dtype"),
     float_class_targets)
+
+
+def softmax_then_cross_entropy_floor() -> Answer:
+    loss_fn = nn.CrossEntropyLoss()             # applies log_softmax itself
+    confident = torch.tensor([[1e4, -1e4],       # a perfect model's logits: class 0...
+                              [-1e4, 1e4]])      # ...and class 1
+    targets = torch.tensor([0, 1])
+    probabilities = torch.softmax(confident, dim=1)    # the extra softmax: one-hot rows
+    floor = loss_fn(probabilities, targets)            # read by the loss as logits
+    per_class = nn.CrossEntropyLoss(reduction="none")(probabilities, targets)
+    return Answer(f"about {floor.item():.2f}", f"per class {per_class}, mean {floor.item():.4f}",
+                  "The softmax's outputs lie in (0, 1), and the loss reads them as logits: the best "
+                  "a perfect model can hand it is a one-hot row, whose cross entropy is "
+                  "log(1 + e^-1) with two classes, for either class. So the floor does not depend "
+                  "on the class balance (unlike a sigmoid before BCEWithLogitsLoss), and the "
+                  "squeezed logits also shrink the gradients. Hand `CrossEntropyLoss` the raw "
+                  "logits.")
+
+
+SOFTMAX_FLOOR = Check(
+    "lesson_softmax_floor",
+    "`loss_fn = nn.CrossEntropyLoss()` is fed `torch.softmax(logits, dim=1)` from a two-class "
+    "head. What is the lowest loss even a perfect model can reach?",
+    ("0", "about 0.31", "about 0.50", "about 0.69"),
+    softmax_then_cross_entropy_floor)
+
+
+MOVES = "PyTorch moves `xb` to the model's device and runs"
+RAISES = "a RuntimeError: the tensors are on different devices"
+
+
+def model_and_batch_on_two_devices() -> Answer:
+    model = nn.Linear(2, 64)                    # its weight and bias are on the CPU
+    if torch.cuda.is_available():
+        other = torch.device("cuda")            # a real second device
+    else:
+        other = torch.device("meta")            # no GPU here: meta (a shape, no data) stands in
+    xb = torch.zeros(32, 2, device=other)
+    simulated = other.type == "meta"
+    scalar = (torch.tensor(2.0) + xb).device    # a 0-dim CPU tensor may join any device
+    where = ("This server has no GPU, so the batch was put on `meta` to stand in for one, and "
+             "the layer refused to mix it with its CPU weights as it refuses a GPU batch. The "
+             "message above is PyTorch's wording for `meta`; on a GPU machine it names `cuda:0` "
+             "and `cpu` instead. " if simulated else "")
+    try:
+        out = model(xb)
+    except RuntimeError as exc:
+        return Answer(RAISES, f"model on cpu, xb on {xb.device}"
+                              f"{' (standing in for a GPU)' if simulated else ''}: "
+                              f"{str(exc).splitlines()[0]}",
+                      "PyTorch never moves tensors between devices for you: the model's first "
+                      "layer refuses the batch. Move both to one device, `model.to(device)` once "
+                      "and `xb.to(device)` for each batch. " + where
+                      + f"The one exception is a 0-dim CPU tensor, which joins a tensor on any "
+                        f"device like a Python number: `torch.tensor(2.0) + xb` is on {scalar}.")
+    if out.device == xb.device:
+        return Answer("it runs on `xb`'s device", f"out.device = {out.device}")
+    return Answer(MOVES, f"out.device = {out.device}")
+
+
+DEVICE_MISMATCH = Check(
+    "lesson_device_mismatch",
+    "`model = nn.Linear(2, 64)` lives on the CPU; a batch `xb` lives on another device (a GPU, "
+    "or where there is none, the `meta` device standing in for one). What does `model(xb)` do?",
+    (MOVES, "it runs on `xb`'s device", RAISES),
+    model_and_batch_on_two_devices)
+
+
+KEEPS_GRAPH = "a graph, and the tensors its backward would need"
+
+
+def validation_outside_no_grad() -> Answer:
+    model = nn.Sequential(nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 32), nn.ReLU(),
+                          nn.Linear(32, 1))     # the moons trainer's 2 -> 64 -> 32 -> 1
+    x_val = torch.zeros(100, 2)
+    model.eval()                                # eval() switches dropout off, not autograd
+
+    def forward_and_count(x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        saved: list[torch.Tensor] = []           # every tensor autograd saves for backward
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
+            out = model(x)
+        return out, saved
+
+    outside, saved_outside = forward_and_count(x_val)
+    with torch.no_grad():
+        inside, saved_inside = forward_and_count(x_val)
+    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in saved_outside}
+    option = KEEPS_GRAPH if saved_outside and outside.requires_grad else "nothing: `model.eval()` is enough"
+    return Answer(option, f"outside no_grad: {len(saved_outside)} tensors saved "
+                          f"({sum(storages.values()):,} bytes for {len(x_val)} points), "
+                          f"requires_grad={outside.requires_grad}; inside: {len(saved_inside)} "
+                          f"saved, requires_grad={inside.requires_grad}",
+                  "`model.eval()` only changes layers such as dropout and batch norm; autograd "
+                  "still records. Outside `torch.no_grad()` the forward pass keeps each layer's "
+                  "input and the weights its backward would need, for a backward that never "
+                  "comes, until the output is dropped. The bytes grow with the number of "
+                  "validation points and the layers' widths; the outputs are the same either "
+                  "way.")
+
+
+NO_NO_GRAD = Check(
+    "lesson_no_no_grad",
+    "After `model.eval()`, a validation pass `val_logits = model(x_val)` runs outside "
+    "`torch.no_grad()`. Besides the output, what does it keep in memory?",
+    ("nothing: `model.eval()` is enough", KEEPS_GRAPH, "only the output tensor itself"),
+    validation_outside_no_grad)
+
+
+SILENT_DATA = "`.data`: no error, a wrong gradient; `no_grad`: PyTorch's in-place error"
+
+
+def in_place_change_before_backward() -> Answer:
+    with torch.random.fork_rng():                # leaves the server's global random state alone
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 32), nn.ReLU(),
+                              nn.Linear(32, 1))
+        x, y = torch.randn(32, 2), torch.randint(0, 2, (32, 1)).float()
+    loss_fn = nn.BCEWithLogitsLoss()
+    weight = model[2].weight                     # saved by the forward pass for backward
+
+    loss = loss_fn(model(x), y)
+    true = torch.autograd.grad(loss, list(model.parameters()), retain_graph=True)
+    before = weight._version
+    for p in model.parameters():
+        p.data.mul_(0.999)                       # through .data: autograd is not told
+    data_version = f"{before} -> {weight._version}"
+    try:
+        loss.backward()
+        error = max((p.grad - g).abs().max().item() for p, g in zip(model.parameters(), true, strict=True))
+        data_outcome = f"no error, largest |grad - true gradient| = {error:.3g}"
+    except RuntimeError as exc:
+        error, data_outcome = None, str(exc).split(":")[0]
+
+    model.zero_grad()
+    loss = loss_fn(model(x), y)
+    before = weight._version
+    with torch.no_grad():
+        for p in model.parameters():
+            p.mul_(0.999)                        # the same change, seen by the version counter
+    no_grad_version = f"{before} -> {weight._version}"
+    try:
+        loss.backward()
+        refused = None
+    except RuntimeError as exc:
+        refused = str(exc).split(":")[0]
+
+    if error is not None and error > 0 and refused is not None:
+        option = SILENT_DATA
+    elif error is None and refused is None:
+        option = "`.data`: PyTorch's in-place error; `no_grad`: no error, a wrong gradient"
+    elif error is None:
+        option = "both raise PyTorch's in-place error"
+    else:
+        option = "neither: both leave the true gradient"
+    return Answer(option, f".data: {data_outcome} (version {data_version}); "
+                          f"no_grad: {refused or 'no error'} (version {no_grad_version})",
+                  "The forward pass saved the weights its backward needs, and each tensor's "
+                  "version counter records in-place changes. `.data` is an alias of the same storage that "
+                  "autograd does not track: the counter stays put, and `backward()` mixes the changed "
+                  "weights into the gradient of a loss computed with the old ones. Under "
+                  "`torch.no_grad()` the change is still counted, so `backward()` sees a stale "
+                  "saved tensor and refuses. Change parameters after `optimizer.step()`, under "
+                  "`torch.no_grad()`.")
+
+
+DATA_MUTATION = Check(
+    "lesson_data_mutation",
+    "After the forward pass and before `loss.backward()`, every parameter is scaled in place: "
+    "once as `p.data.mul_(0.999)`, once as `p.mul_(0.999)` under `torch.no_grad()`. What happens?",
+    ("both raise PyTorch's in-place error", SILENT_DATA,
+     "`.data`: PyTorch's in-place error; `no_grad`: no error, a wrong gradient",
+     "neither: both leave the true gradient"),
+    in_place_change_before_backward)
