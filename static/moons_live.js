@@ -8,6 +8,7 @@
 // frame, which are appended to the curves. Nothing here fetches anything.
 
 const FONT_PX = 12;
+const FRAME_MS = 66;              // a frame at most every 66 ms while polling: up to fifteen a second
 const CURVE_FIELDS = ["train_loss", "val_loss", "train_acc", "val_acc"];
 
 // ---- the wire format ------------------------------------------------------------------------
@@ -123,6 +124,7 @@ class LiveView {
     this.curvesLegend = this.root.querySelector(".curves .legend");
     this.historyNote = this.root.querySelector(".history-note");
     this.scene = null;
+    this.polling = null;
     this.frame = null;
     this.history = { epoch: [], train_loss: [], val_loss: [], train_acc: [], val_acc: [] };
     this.frames = 0;
@@ -159,8 +161,39 @@ class LiveView {
     return true;
   }
 
-  update(bytes) {
+  // While a run plays, frames come from the page's frame route (components/frame_route.py),
+  // one request at a time, up to fifteen a second; the page itself does not rerun.
+  poll(url) {
+    if (url === this.polling) return;
+    this.polling = url;
+    if (url) this.pollLoop(url);
+  }
+
+  async pollLoop(url) {
+    const source = new URL(url, document.baseURI);
+    while (this.polling === url) {
+      const started = performance.now();
+      try {
+        source.searchParams.set("since", String(this.history.epoch.length));
+        const response = await fetch(source, { cache: "no-store" });
+        if (this.polling !== url) break;
+        if (!response.ok) { this.polling = null; break; }
+        const header = this.update(new Uint8Array(await response.arrayBuffer()), true);
+        if (header && header.ended) {           // the run ended: the page shows the results
+          this.polling = null;
+          this.setTriggerValue("ended", Date.now());
+          break;
+        }
+      } catch (error) {
+        await new Promise((resolve) => setTimeout(resolve, 500));   // the server is restarting
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, FRAME_MS - (performance.now() - started))));
+    }
+  }
+
+  update(bytes, polled = false) {
     const { header, blobs } = unpack(bytes);
+    if (polled && this.polling === null) return null;
     if (header.scene) {
       this.scene = { ...header.scene, blobs };
       this.sceneId = header.scene.id;
@@ -187,6 +220,8 @@ class LiveView {
     const started = performance.now();
     this.draw();
     this.root.dataset.drawMs = (performance.now() - started).toFixed(1);
+    if (!polled) this.poll(header.poll || null);
+    return header;
   }
 
   get scale() {

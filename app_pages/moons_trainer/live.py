@@ -9,13 +9,16 @@ a run that was playing starts it again.
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import streamlit as st
 
-from app_pages.moons_trainer.live_canvas import RESOLUTION, live_canvas
+from app_pages.moons_trainer.live_canvas import RESOLUTION, live_canvas, polled_frame
 from app_pages.moons_trainer.results import divergence_panel
 from app_pages.moons_trainer.state import MoonsTrainerState, publish_shared, state
+from components import frame_route
+from components.frame_route import FrameSource
 from components.guard import run_guarded
 from components.state import session_id, shared_model
 from workbench.common.errors import unexpected
@@ -23,24 +26,32 @@ from workbench.common.jobs import SCHEDULER, SCRIPT_RUNS
 from workbench.moons.settings import MAX_STEPS_PER_RUN
 from workbench.moons.training import LiveSnapshot, TrainingSession
 
-FRAME_SECONDS = 0.1           # ten frames a second while a run plays
+FRAME_SECONDS = 0.1           # ten frames a second while a run plays (without the frame route)
+SNAPSHOT_SECONDS = 0.06       # the browser asks for a frame at most every 66 ms
 
 
 def training_work(me: MoonsTrainerState, session: TrainingSession) -> Callable[[float], bool]:
     """One slice of this learner's run; False once there is nothing left to do. It runs in a
     scheduler thread, without Streamlit's context: everything it touches is looked up here."""
     shared = shared_model()
+    taken, published = [0.0], [time.perf_counter()]
 
     def work(seconds: float) -> bool:
         with session.lock:
             epoch_before = session.epoch
             session.run_for(10**9, seconds, stop_at_epoch_end=me.stop_at_epoch is not None)
-            if session.epoch != epoch_before:
-                publish_shared(session, shared)   # the other tools see the model of the last epoch
-            session.latest = session.snapshot(RESOLUTION)
-            if me.stop_at_epoch is not None and session.epoch >= me.stop_at_epoch:
-                return False
-            return not session.done
+            more = not session.done and not (me.stop_at_epoch is not None
+                                             and session.epoch >= me.stop_at_epoch)
+            # The other tools see the model of a finished epoch, at most once a second (a copy
+            # of the model and the data costs about a millisecond), and at the end.
+            if session.epoch != epoch_before and (not more or time.perf_counter() - published[0] >= 1):
+                publish_shared(session, shared)
+                published[0] = time.perf_counter()
+            # The picture at most as often as the browser asks for one (and at the end).
+            if not more or time.perf_counter() - taken[0] >= SNAPSHOT_SECONDS:
+                session.latest = session.snapshot(RESOLUTION)
+                taken[0] = time.perf_counter()
+            return more
     return work
 
 
@@ -60,6 +71,7 @@ def keep_playing(me: MoonsTrainerState, session: TrainingSession) -> None:
     """A full page run while the run plays: start its job again if it lapsed (the learner was on
     another page), or stop playing if it ended."""
     me.page_runs += 1
+    me.page_drew_running = me.running
     if not me.running:
         return
     job = SCHEDULER.job(session_id())
@@ -71,6 +83,7 @@ def keep_playing(me: MoonsTrainerState, session: TrainingSession) -> None:
         me.running, me.stop_at_epoch = False, None
     elif job is None:
         start_training(me, session)
+    me.page_drew_running = me.running
 
 
 def status_line(me: MoonsTrainerState, session: TrainingSession, at: LiveSnapshot) -> str:
@@ -93,17 +106,95 @@ def _frame() -> None:
         run_guarded(live_frame, "moons trainer live view", on_error=lambda: stop_training(state()))
 
 
+VIEW_TOGGLES = {
+    "mt_show_test": ("Show test points",
+                     "The test split is for the final report only; look, but do not tune on it."),
+    "mt_show_bayes": ("Best possible boundary",
+                      "The Bayes-optimal classifier's boundary, from the known generative process: "
+                      "where the two classes' densities are equal. No model can do better on "
+                      "average."),
+}
+
+
+def _act(running: bool = False, *, step: bool = False, reset: bool = False) -> None:
+    """A playback button was pressed: it is the learner's next action, so the notice goes.
+
+    Play and Step start the run's job in the scheduler at once (Step plays to the end of the
+    epoch); Pause and Reset stop it before the page runs on, so the model is still while the
+    rest of the page reads it."""
+    me = state()
+    me.notice = ""
+    stop_training(me)
+    me.reset_requested = reset
+    session = me.session
+    if session is None or reset:
+        return
+    if running or step:
+        me.running = True
+        me.stop_at_epoch = session.epoch + 1 if step else None
+        start_training(me, session)
+    else:
+        publish_shared(session)
+
+
+def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
+    """Play, Pause, Step, Reset and the figure's toggles, in one wrapping row."""
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.button("Play", on_click=_act, args=(True,), icon=":material/play_arrow:", key="mt_play",
+                  type="primary", disabled=me.running or session.done)
+        st.button("Pause", on_click=_act, icon=":material/pause:", key="mt_pause",
+                  disabled=not me.running)
+        st.button("Step", on_click=_act, kwargs={"step": True}, icon=":material/skip_next:",
+                  key="mt_step", disabled=session.done or me.running,
+                  help="Train one epoch, then stop.")
+        st.button("Reset", on_click=_act, kwargs={"reset": True}, icon=":material/restart_alt:",
+                  key="mt_reset", help="A fresh model with the same seed: the same run again.")
+        for key, (label, help_text) in VIEW_TOGGLES.items():
+            # Streamlit drops a widget's state on another page; the learner's choice is kept.
+            st.session_state.setdefault(key, me.view.get(key, False))
+            me.view[key] = st.toggle(label, key=key, help=help_text)
+
+
+def frame_source(me: MoonsTrainerState) -> FrameSource:
+    """This learner's frame route (components/frame_route.py): each fetch renews the run's
+    lease and answers the latest snapshot, so a playing run needs no rerun at all."""
+    if me.frames is None:
+        owner = session_id()
+
+        def produce(since: int) -> bytes | None:
+            session = me.session
+            snapshot = session.latest if session is not None else None
+            if session is None or snapshot is None:
+                return None
+            alive = SCHEDULER.keep_alive(owner)
+            return polled_frame(session, snapshot, status_line(me, session, snapshot), since,
+                                me.sent.scene_id, me.view.get("mt_show_test", False),
+                                ended=not alive)
+
+        me.frames = frame_route.register(FrameSource(produce))
+    return me.frames
+
+
 def live_view(me: MoonsTrainerState) -> None:
-    """The live view as a fragment that reruns on its own while the run plays."""
-    st.fragment(_frame, run_every=FRAME_SECONDS if me.running else None)()
+    """The live view as a fragment. Served with the frame route, the browser fetches a playing
+    run's frames itself and the fragment reruns only when the run ends; without it, the fragment
+    reruns ten times a second."""
+    every = FRAME_SECONDS if me.running and not frame_route.SERVED else None
+    st.fragment(_frame, run_every=every)()
 
 
 def live_frame() -> None:
+    """The playback row and the live view. A button here reruns only this fragment, so Pause
+    shows at once; when the rest of the page must follow (the results appear or go), the
+    fragment asks for a full run after drawing."""
     me = state()
+    if me.reset_requested:
+        st.rerun(scope="app")           # a new run: the page's current_session makes it
     session = me.session
     assert session is not None
     full_run = me.sent.page_run != me.page_runs
     me.sent.page_run = me.page_runs
+    playback(me, session)
     if me.running:
         alive = SCHEDULER.keep_alive(session_id())
         job_error = None
@@ -115,9 +206,12 @@ def live_frame() -> None:
             if job_error is not None:
                 me.job_error = unexpected(job_error)
             st.rerun(scope="app")       # the results and the buttons change with the run's end
+    poll = frame_source(me).url if me.running and frame_route.SERVED else None
     live_canvas(session, me.sent, lambda at: status_line(me, session, at), playing=me.running,
                 show_test=me.view.get("mt_show_test", False),
-                show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run)
+                show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll)
+    if me.running != me.page_drew_running:
+        st.rerun(scope="app")           # what was drawn above stays while the page follows
     if me.running:
         return
     if session.diverged is not None:

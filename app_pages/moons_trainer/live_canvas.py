@@ -118,10 +118,19 @@ def frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, history
     return header, {"grid": snapshot.grid, "point_probability": points}
 
 
+def polled_frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, since: int,
+                 scene_id: str, with_test: bool, ended: bool) -> bytes:
+    """The message the frame route answers while a run plays: the latest snapshot, the epochs
+    from `since` (what the browser already has), and whether the run has ended."""
+    header, blobs = frame(session, snapshot, status, min(since, snapshot.epochs_recorded), with_test)
+    return pack({"frame": header, "scene_id": scene_id, "ended": ended}, blobs)
+
+
 def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[[LiveSnapshot], str], *,
                 playing: bool, show_test: bool, show_bayes: bool, full_run: bool,
-                max_height: int = 520) -> None:
-    """Draw (or update in place) the live view; send the scene only when the browser lacks it."""
+                poll_url: str | None = None, max_height: int = 520) -> None:
+    """Draw (or update in place) the live view; send the scene only when the browser lacks it.
+    With `poll_url`, the browser fetches the frames of the playing run from it itself."""
     result = st.session_state.get(KEY)
     asked = result.get("resync") if result is not None else None    # the browser lacks something
     if full_run or asked is not None:
@@ -135,13 +144,14 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
     history_from = min(sent.history_epochs, snapshot.epochs_recorded)
     frame_header, frame_blobs = frame(session, snapshot, status(snapshot), history_from, show_test)
     epochs_now = snapshot.epochs_recorded
-    header: dict = {"frame": frame_header}
+    header: dict = {"frame": frame_header, "poll": poll_url}
     if scene_header["id"] != sent.scene_id:
         header["scene"] = scene_header
         blobs = {**blobs, **frame_blobs}
     else:
         header["scene_id"] = scene_header["id"]
         blobs = frame_blobs
-    _RENDERER(data=pack(header, blobs), key=KEY, on_resync_change=lambda: None)
+    _RENDERER(data=pack(header, blobs), key=KEY, on_resync_change=lambda: None,
+              on_ended_change=lambda: None)
     sent.scene_id, sent.history_epochs = scene_header["id"], epochs_now
     sent.frames += 1

@@ -6,7 +6,7 @@ the tabs below.
 """
 import streamlit as st
 
-from app_pages.moons_trainer.controls import notice_panel, playback, settings_panel
+from app_pages.moons_trainer.controls import notice_panel, settings_panel
 from app_pages.moons_trainer.live import keep_playing, live_view
 from app_pages.moons_trainer.losses_panel import losses_and_hooks
 from app_pages.moons_trainer.model_panel import (
@@ -54,7 +54,6 @@ script = moons_script(settings, str(device), session.changes)
 with main_column:
     notice_panel(me, form)
     with st.container(key="moons_trainer_main"):
-        playback(me, session)
         live_view(me)
     if has_trained(session) and not me.running:
         results_panel(session, me)

@@ -16,6 +16,7 @@ import streamlit as st
 import torch
 
 from app_pages.moons_trainer.live_canvas import SentToBrowser
+from components.frame_route import FrameSource
 from components.state import SharedModel, learner_state, shared_model
 from workbench.common.errors import ExplainedError
 from workbench.moons.checkpoints import ReloadCheck
@@ -37,7 +38,9 @@ class MoonsTrainerState:
     trained_session: TrainingSession | None = None  # the run the scheduler job trains
     view: dict[str, bool] = field(default_factory=dict)     # the figure's toggles
     page_runs: int = 0
+    page_drew_running: bool = False     # whether the last full page run drew a playing run
     sent: SentToBrowser = field(default_factory=SentToBrowser)
+    frames: FrameSource | None = None   # the frame route's source: owned here, so it lives as long
     job_error: ExplainedError | None = None
     upload_seen: str | None = None
     upload_message: str = ""

@@ -163,3 +163,25 @@ def test_an_upload_into_a_fresh_model_shows_the_loaded_models_results(page, app_
         grid, _ = donor.live_probabilities(48, with_test=False)
     assert state["grid"] == str(int(grid.astype("int64").sum())), "the boundary is the loaded model's"
     expect(page.locator(".st-key-mt_live .history-note")).to_contain_text("no training history")
+
+
+def test_without_the_frame_route_the_live_view_still_trains_by_fragment_reruns(browser):
+    """`streamlit run streamlit_app.py` (no serve.py, so no frame route): the same view, fed by
+    fragment reruns, still trains, updates in place and pauses."""
+    from tests.e2e.conftest import serve
+
+    with serve("streamlit_app.py") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            open_path(page, url, "/moons_trainer?n=600&epochs=200")
+            first = wait_live(page)
+            click(page, "mt_play")
+            later = wait_live(page, "v.frames >= arg + 5 && v.epoch > 0", arg=first["frames"],
+                              timeout=120_000)
+            assert later["mounts"] == 1 and later["grid"] != first["grid"]
+            assert page.evaluate("() => performance.getEntriesByType('resource')"
+                                 ".filter(r => r.name.includes('/api/frames/')).length") == 0
+            click(page, "mt_pause")
+            expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
+        finally:
+            page.close()

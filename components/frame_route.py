@@ -1,0 +1,74 @@
+"""Frames for a browser component without a Streamlit rerun: a per-learner HTTP mailbox.
+
+A fragment rerun costs the browser a re-render of Streamlit's whole element tree (about 80 ms
+of JavaScript per rerun on the moons trainer's page, measured with Chromium's performance
+metrics), so a view that changes ten times a second cannot be fed by reruns. Instead the page
+registers a `FrameSource` (a callable that packs the current frame) and hands the browser its
+URL; the component fetches frames from `/api/frames/<token>` itself, one at a time, and the
+page runs only when something else changes.
+
+The route exists when the app is served by `serve.py` (an `st.App` with this route); under a
+bare `streamlit run streamlit_app.py` there is no route (`SERVED` is False) and pages fall back
+to fragment reruns. Tokens are random and per learner; the registry holds only weak references,
+so a source lives exactly as long as the learner's session state that owns it.
+"""
+from __future__ import annotations
+
+import secrets
+import threading
+import weakref
+from collections.abc import Callable
+
+SERVED = False          # set by serve.py when the route is mounted
+PATH = "api/frames"     # relative to the page's URL, so a proxy prefix carries over
+
+
+class FrameSource:
+    """One learner's frames: `produce(since)` returns the next message (or None: gone)."""
+
+    def __init__(self, produce: Callable[[int], bytes | None]) -> None:
+        self.produce = produce
+        self.token = secrets.token_urlsafe(18)
+
+    @property
+    def url(self) -> str:
+        return f"{PATH}/{self.token}"
+
+
+_sources: weakref.WeakValueDictionary[str, FrameSource] = weakref.WeakValueDictionary()
+_lock = threading.Lock()
+
+
+def register(source: FrameSource) -> FrameSource:
+    with _lock:
+        _sources[source.token] = source
+    return source
+
+
+def frame_for(token: str, since: int) -> bytes | None:
+    """What the route answers: the learner's current frame, or None for an unknown token."""
+    with _lock:
+        source = _sources.get(token)
+    if source is None:
+        return None
+    return source.produce(since)
+
+
+def routes() -> list:
+    """The Starlette route serve.py mounts."""
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def frame(request: Request) -> Response:
+        try:
+            since = max(0, int(request.query_params.get("since", "0")))
+        except ValueError:
+            since = 0
+        message = frame_for(request.path_params["token"], since)
+        if message is None:
+            return Response(status_code=404)
+        return Response(message, media_type="application/octet-stream",
+                        headers={"Cache-Control": "no-store"})
+
+    return [Route("/" + PATH + "/{token}", frame, methods=["GET"])]
