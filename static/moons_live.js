@@ -221,6 +221,8 @@ class LiveView {
     this.draw();
     this.root.dataset.drawMs = (performance.now() - started).toFixed(1);
     if (!polled) this.poll(header.poll || null);
+    // Drawn paused while the page below still shows the run playing: ask for the page now.
+    if (!polled && header.settle) setTimeout(() => this.setTriggerValue("settle", Date.now()), 0);
     return header;
   }
 

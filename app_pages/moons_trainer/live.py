@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from app_pages.moons_trainer.live_canvas import KEY as LIVE_KEY
 from app_pages.moons_trainer.live_canvas import RESOLUTION, live_canvas, polled_frame
 from app_pages.moons_trainer.results import divergence_panel
 from app_pages.moons_trainer.state import MoonsTrainerState, publish_shared, state
@@ -190,6 +191,9 @@ def live_frame() -> None:
     me = state()
     if me.reset_requested:
         st.rerun(scope="app")           # a new run: the page's current_session makes it
+    asked = st.session_state.get(LIVE_KEY)
+    if asked is not None and asked.get("settle") and me.running != me.page_drew_running:
+        st.rerun(scope="app")           # the browser drew the paused view: now the page follows
     session = me.session
     assert session is not None
     full_run = me.sent.page_run != me.page_runs
@@ -207,11 +211,15 @@ def live_frame() -> None:
                 me.job_error = unexpected(job_error)
             st.rerun(scope="app")       # the results and the buttons change with the run's end
     poll = frame_source(me).url if me.running and frame_route.SERVED else None
+    # Paused here, still playing below: the view shows the pause first, then the browser asks
+    # for the full page (the results), so Pause shows as soon as this fragment has run.
+    settle = not me.running and me.page_drew_running
     live_canvas(session, me.sent, lambda at: status_line(me, session, at), playing=me.running,
                 show_test=me.view.get("mt_show_test", False),
-                show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll)
-    if me.running != me.page_drew_running:
-        st.rerun(scope="app")           # what was drawn above stays while the page follows
+                show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll,
+                settle=settle)
+    if me.running and not me.page_drew_running:
+        st.rerun(scope="app")           # Play: the results below go; the frames do not wait
     if me.running:
         return
     if session.diverged is not None:

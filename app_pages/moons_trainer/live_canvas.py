@@ -128,7 +128,7 @@ def polled_frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, 
 
 def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[[LiveSnapshot], str], *,
                 playing: bool, show_test: bool, show_bayes: bool, full_run: bool,
-                poll_url: str | None = None, max_height: int = 520) -> None:
+                poll_url: str | None = None, settle: bool = False, max_height: int = 520) -> None:
     """Draw (or update in place) the live view; send the scene only when the browser lacks it.
     With `poll_url`, the browser fetches the frames of the playing run from it itself."""
     result = st.session_state.get(KEY)
@@ -144,7 +144,7 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
     history_from = min(sent.history_epochs, snapshot.epochs_recorded)
     frame_header, frame_blobs = frame(session, snapshot, status(snapshot), history_from, show_test)
     epochs_now = snapshot.epochs_recorded
-    header: dict = {"frame": frame_header, "poll": poll_url}
+    header: dict = {"frame": frame_header, "poll": poll_url, "settle": settle}
     if scene_header["id"] != sent.scene_id:
         header["scene"] = scene_header
         blobs = {**blobs, **frame_blobs}
@@ -152,6 +152,6 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
         header["scene_id"] = scene_header["id"]
         blobs = frame_blobs
     _RENDERER(data=pack(header, blobs), key=KEY, on_resync_change=lambda: None,
-              on_ended_change=lambda: None)
+              on_ended_change=lambda: None, on_settle_change=lambda: None)
     sent.scene_id, sent.history_epochs = scene_header["id"], epochs_now
     sent.frames += 1
