@@ -266,7 +266,7 @@ class LiveView {
     const sc = this.scene, fr = this.frame, s = this.scale;
     const font = FONT_PX * s;
     const [x0, x1, y0, y1] = sc.extent;
-    const margin = { left: font * 4.2, right: font * 6.5, top: font * 2.4, bottom: font * 3.6 };
+    const margin = { left: font * 4.2, right: font * 7.6, top: font * 2.4, bottom: font * 3.6 };
     let plotW = width - margin.left - margin.right;
     let plotH = plotW * (y1 - y0) / (x1 - x0);
     const maxH = sc.max_height - margin.top - margin.bottom;
@@ -417,7 +417,7 @@ class LiveView {
       ctx.fillText(`${Math.round(p * 100)}%`, barX + barW + font * 0.45, y);
     }
     ctx.save();
-    ctx.translate(barX + barW + font * 3.9, barTop + barH / 2);
+    ctx.translate(barX + barW + font * 4.4, barTop + barH / 2);
     ctx.rotate(Math.PI / 2);
     ctx.textAlign = "center";
     ctx.fillText("P(class 1)", 0, 0);

@@ -59,7 +59,6 @@ class SentToBrowser:
     scene_id: str = ""
     history_epochs: int = 0
     page_run: int = -1          # the page run whose first frame was sent (a full run resends all)
-    frames: int = 0
 
 
 def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
@@ -154,4 +153,3 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
     _RENDERER(data=pack(header, blobs), key=KEY, on_resync_change=lambda: None,
               on_ended_change=lambda: None, on_settle_change=lambda: None)
     sent.scene_id, sent.history_epochs = scene_header["id"], epochs_now
-    sent.frames += 1

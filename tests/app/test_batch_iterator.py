@@ -172,22 +172,29 @@ def test_moons_link_without_a_trained_model_falls_back_to_points():
     assert _batch_line(at) == _expected(BatchSettings(), 0)
 
 
-def test_worker_runs_wait_for_a_free_heavy_job_slot():
-    from workbench.common.jobs import HEAVY_JOBS
+def test_worker_runs_wait_for_their_turn_and_are_never_refused():
+    """While the scheduler's turn is held (another learner's slice), a worker run waits for it
+    instead of saying the server is busy, and runs once it is free."""
+    import threading
 
-    others = [f"other-learner-{i}" for i in range(HEAVY_JOBS.capacity)]
-    try:
-        for owner in others:
-            assert HEAVY_JOBS.acquire(owner)
-        at = open_page(PAGE, query={"workers": "1"})
-        assert_clean(at)
-        assert "The server is busy" in shown_text(at)
-    finally:
-        for owner in others:
-            HEAVY_JOBS.release(owner)
-    at.button(key="bi_retry").click().run()
+    from workbench.common.jobs import SCHEDULER
+
+    held, release = threading.Event(), threading.Event()
+
+    def other_learner():
+        with SCHEDULER.turn():
+            held.set()
+            release.wait(10)
+
+    other = threading.Thread(target=other_learner)
+    other.start()
+    assert held.wait(5)
+    threading.Timer(1.0, release.set).start()      # the other learner's turn ends a second later
+    at = open_page(PAGE, query={"workers": "1"})
+    other.join()
+    assert_clean(at)
+    assert "busy" not in shown_text(at)
     assert "worker process 0" in shown_text(at)
-    assert HEAVY_JOBS.holders() == 0
 
 
 def test_a_loader_that_yields_no_batch_says_why():

@@ -168,15 +168,12 @@ def test_worker_runs_use_real_processes_and_leave_none_behind():
 
 @pytest.mark.timeout(120)
 def test_a_run_stops_at_its_bound_and_cleans_up():
-    s = BatchSettings(n=500, batch_size=1, num_workers=2, epochs=5)
-    calls = []
+    from workbench.batches.runs import MAX_RUN_BATCHES
 
-    def tick() -> bool:
-        calls.append(1)
-        return len(calls) < 10
-
-    stopped = run_loader(s, tick=tick)
-    assert stopped.truncated and len(stopped.records) == 9
+    s = BatchSettings(n=1000, batch_size=1, num_workers=2, epochs=5)     # 5,000 batches
+    stopped = run_loader(s, time_limit_s=600)
+    assert stopped.truncated and len(stopped.records) == MAX_RUN_BATCHES
+    assert str(MAX_RUN_BATCHES) in stopped.stopped
     timed_out = run_loader(s, time_limit_s=0.0)
     assert timed_out.truncated and timed_out.records == ()
     assert _no_worker_left()

@@ -1,5 +1,6 @@
 """The frame route: a learner's frames by an unguessable token, gone with the learner's state."""
 import asyncio
+import concurrent.futures
 import gc
 
 from components import frame_route
@@ -20,7 +21,9 @@ def _get(path: str) -> tuple[int, bytes, dict]:
 
     scope = {"type": "http", "method": "GET", "path": "/" + frame_route.PATH + "/" + token,
              "query_string": query.encode(), "headers": [], "path_params": {"token": token}}
-    asyncio.run(route.app(scope, receive, send))
+    # Its own loop in its own thread: the suite may already run an event loop in this one.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, route.app(scope, receive, send)).result()
     start = next(m for m in sent if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return start["status"], body, {k.decode(): v.decode() for k, v in start["headers"]}
