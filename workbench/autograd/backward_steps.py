@@ -212,13 +212,7 @@ class BackwardRecorder:
         self._leaf_grads(trace.leaf_grads_before, build, titles)
         if self.recorded_elements > self.max_elements:
             trace.recorded = False
-            try:
-                tensor.backward(gradient=gradient, retain_graph=retain_graph)
-            except BaseException as exc:
-                trace.error = exc
-                raise
-            finally:
-                self._leaf_grads(trace.leaf_grads, build, titles)
+            self._run(trace, tensor, gradient, retain_graph, build, titles, handles=[])
             return
         received: dict[str, torch.Tensor | None] = {}
         handles = []
@@ -269,6 +263,12 @@ class BackwardRecorder:
                 lambda grad_outputs, node=grad_fn, key=key: on_pre(node, key, grad_outputs)))
             handles.append(grad_fn.register_hook(
                 lambda grad_inputs, grad_outputs, node=grad_fn, key=key: on_post(node, key, grad_inputs)))
+        self._run(trace, tensor, gradient, retain_graph, build, titles, handles)
+
+    def _run(self, trace: BackwardTrace, tensor: torch.Tensor, gradient: torch.Tensor | None,
+             retain_graph: bool, build: Any, titles: dict[str, Any], handles: list) -> None:
+        """The real `backward()`: its error kept on the trace (and raised on), then the hooks
+        removed and each leaf's `.grad` recorded, whether it ran or failed."""
         try:
             tensor.backward(gradient=gradient, retain_graph=retain_graph)
         except BaseException as exc:
