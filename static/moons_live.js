@@ -257,8 +257,16 @@ class LiveView {
     const boundaryWidth = wide ? Math.floor(total * 0.58) : total;
     const curvesWidth = wide ? total - boundaryWidth - 16 : total;
     this.drawBoundary(boundaryWidth);
-    this.drawCurves(curvesWidth, wide ? this.planeHeight : null);
-    this.drawLegends();
+    // The curves and legends change with an epoch, a setting change, a size or a theme, not
+    // with every frame: redrawn only then.
+    const fr = this.frame;
+    const curvesKey = [curvesWidth, wide ? this.planeHeight : 0, s, this.themeKey, this.sceneId,
+                       this.history.epoch.length, fr.changes.length, fr.epochs, fr.history_note].join("|");
+    if (curvesKey !== this.curvesKey) {
+      this.curvesKey = curvesKey;
+      this.drawCurves(curvesWidth, wide ? this.planeHeight : null);
+      this.drawLegends();
+    }
   }
 
   // -- the plane ------------------------------------------------------------------------------
