@@ -62,6 +62,10 @@ class BatchPageState:
         except (ValueError, RuntimeError, TypeError) as exc:
             self.error = explain_loader_error(exc)
 
+    def run_again(self) -> None:
+        """Forget the last run, so the next page run iterates the DataLoader anew."""
+        self.settings = None
+
     def _reset_notice(self, settings: BatchSettings, data_token: int | None) -> str:
         """'Back to the first batch (epoch 0, batch 0): batch_size changed. ...' when the
         stepper had moved on: the position is what a settings change throws away."""

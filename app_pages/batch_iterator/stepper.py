@@ -48,6 +48,14 @@ def draw(page: BatchPageState, form: SettingsForm, s: BatchSettings, moons: Moon
         _fix_buttons(form, _error_fixes(page, s))
     elif run is not None and current is not None:
         _current_batch(page, s, moons)
+    elif run is not None and run.truncated:
+        # Stopped by its bound before the first batch (worker processes are slow to start on a
+        # busy server): not a loader without batches.
+        st.warning(f"The run stopped before its first batch because {run.stopped}, to keep the "
+                   "server responsive for everyone. Worker processes take a moment to start "
+                   "when the server is busy: run it again.", icon=":material/timer:")
+        st.button("Run the DataLoader again", key="bi_run_again", icon=":material/refresh:",
+                  on_click=page.run_again)
     elif run is not None:
         st.plotly_chart(index_grid(run, None), key="bi_index_grid", config=PLOTLY_CONFIG)
         st.warning(f"This DataLoader yields **no batches**: `len(loader)` is 0. Every epoch has "

@@ -308,3 +308,21 @@ def test_a_change_at_the_first_batch_discards_nothing_and_says_nothing():
     at = open_page(PAGE)
     at.toggle(key="bi_drop_last").set_value(True).run()
     assert "Back to" not in " ".join(i.value for i in at.info)
+
+
+def test_a_run_cut_before_its_first_batch_says_so_and_can_run_again(monkeypatch):
+    """A worker run stopped by its time bound before any batch is not 'a loader without
+    batches': the page names the bound and offers to run it again."""
+    from workbench.batches import runs
+
+    real = runs.run_loader
+    monkeypatch.setattr(runs, "run_loader", lambda s, moons=None: real(s, moons, time_limit_s=0.0))
+    at = open_page(PAGE, query={"workers": "1"})
+    assert_clean(at)
+    text = shown_text(at)
+    assert "stopped before its first batch because it ran for 0 s" in text
+    assert "no batches" not in text
+    monkeypatch.setattr(runs, "run_loader", real)
+    at.button(key="bi_run_again").click().run()
+    assert_clean(at)
+    assert "worker process 0" in shown_text(at)
