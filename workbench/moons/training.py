@@ -332,10 +332,6 @@ class TrainingSession:
         return (self.epoch >= self.settings.epochs or self.steps >= MAX_STEPS_PER_RUN
                 or self.diverged is not None)
 
-    @property
-    def progress(self) -> float:
-        return min(1.0, self.epoch / self.settings.epochs)
-
     def train_step(self, xb: torch.Tensor, yb: torch.Tensor) -> float:
         """One optimizer step: the five lines every PyTorch training loop is made of."""
         self.optimizer.zero_grad()            # forget the previous batch's gradients
