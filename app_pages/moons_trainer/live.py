@@ -16,8 +16,8 @@ import streamlit as st
 
 from app_pages.moons_trainer.live_canvas import KEY as LIVE_KEY
 from app_pages.moons_trainer.live_canvas import RESOLUTION, live_canvas, polled_frame
-from app_pages.moons_trainer.results import divergence_panel
-from app_pages.moons_trainer.state import MoonsTrainerState, publish_shared, state
+from app_pages.moons_trainer.results import divergence_panel, first_run_hint, results_panel
+from app_pages.moons_trainer.state import MoonsTrainerState, has_trained, publish_shared, state
 from components import frame_route
 from components.frame_route import FrameSource
 from components.guard import run_guarded
@@ -185,9 +185,10 @@ def live_view(me: MoonsTrainerState) -> None:
 
 
 def live_frame() -> None:
-    """The playback row and the live view. A button here reruns only this fragment, so Pause
-    shows at once; when the rest of the page must follow (the results appear or go), the
-    fragment asks for a full run after drawing."""
+    """The playback row, the live view and, while paused, the test results. A button here
+    reruns only this fragment, so Play and Pause act at once and a playing run is never slowed
+    by a page run; after a pause or the run's end the browser asks for the full page next
+    (file names, the code panel), once the paused view is drawn."""
     me = state()
     if me.reset_requested:
         st.rerun(scope="app")           # a new run: the page's current_session makes it
@@ -209,7 +210,7 @@ def live_frame() -> None:
             publish_shared(session)
             if job_error is not None:
                 me.job_error = unexpected(job_error)
-            st.rerun(scope="app")       # the results and the buttons change with the run's end
+                st.rerun(scope="app")   # the error's panel is above this fragment
     poll = frame_source(me).url if me.running and frame_route.SERVED else None
     # Paused here, still playing below: the view shows the pause first, then the browser asks
     # for the full page (the results), so Pause shows as soon as this fragment has run.
@@ -218,8 +219,6 @@ def live_frame() -> None:
                 show_test=me.view.get("mt_show_test", False),
                 show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll,
                 settle=settle)
-    if me.running and not me.page_drew_running:
-        st.rerun(scope="app")           # Play: the results below go; the frames do not wait
     if me.running:
         return
     if session.diverged is not None:
@@ -230,3 +229,7 @@ def live_frame() -> None:
     elif session.done:
         st.caption("Training finished. Raise **Epochs** to carry on with the same run, or **Reset** "
                    "to watch it again from the same initial weights.")
+    if has_trained(session):
+        results_panel(session, me)
+    else:
+        first_run_hint(session)

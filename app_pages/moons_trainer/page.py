@@ -15,8 +15,8 @@ from app_pages.moons_trainer.model_panel import (
     model_summary,
 )
 from app_pages.moons_trainer.pitfalls import pitfall_lab
-from app_pages.moons_trainer.results import first_run_hint, results_panel, script_caption
-from app_pages.moons_trainer.state import KEY, current_session, has_trained, state
+from app_pages.moons_trainer.results import script_caption
+from app_pages.moons_trainer.state import KEY, current_session, state
 from app_pages.moons_trainer.uploads import checkpoint_panel, process_upload
 from components.classroom import share_panel
 from components.code_panel import code_panel
@@ -54,11 +54,7 @@ script = moons_script(settings, str(device), session.changes)
 with main_column:
     notice_panel(me, form)
     with st.container(key="moons_trainer_main"):
-        live_view(me)
-    if has_trained(session) and not me.running:
-        results_panel(session, me)
-    elif not has_trained(session):
-        first_run_hint(session)
+        live_view(me)           # the playback row, the live view and the results below it
 
 st.divider()
 # Lazy tabs: only the open one's heavy content runs; switching tabs reruns the page. The
