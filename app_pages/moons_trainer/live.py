@@ -199,7 +199,6 @@ def live_frame() -> None:
     assert session is not None
     full_run = me.sent.page_run != me.page_runs
     me.sent.page_run = me.page_runs
-    playback(me, session)
     if me.running:
         alive = SCHEDULER.keep_alive(session_id())
         job_error = None
@@ -211,6 +210,7 @@ def live_frame() -> None:
             if job_error is not None:
                 me.job_error = unexpected(job_error)
                 st.rerun(scope="app")   # the error's panel is above this fragment
+    playback(me, session)               # after the check: a run that just ended enables Play
     poll = frame_source(me).url if me.running and frame_route.SERVED else None
     # Paused here, still playing below: the view shows the pause first, then the browser asks
     # for the full page (the results), so Pause shows as soon as this fragment has run.
@@ -219,6 +219,8 @@ def live_frame() -> None:
                 show_test=me.view.get("mt_show_test", False),
                 show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll,
                 settle=settle)
+    if me.running and not me.page_drew_running and not frame_route.SERVED:
+        st.rerun(scope="app")   # without the frame route, a page run sets this fragment's timer
     if me.running:
         return
     if session.diverged is not None:
