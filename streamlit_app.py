@@ -7,13 +7,17 @@ import streamlit as st
 
 from components.guard import run_guarded
 from app_pages.navigation import HOME, sections
-from components.sidebar import draw_sidebar
+from components.figures import presenting
+from components.sidebar import draw_sidebar, sync_presenter_from_url
 from workbench.common.jobs import SCRIPT_RUNS
 
 # A local favicon: a `:material/...:` page icon makes every visitor's browser fetch it from
 # Google's font CDN, a request to another host on every page.
 FAVICON = str(Path(__file__).parent / "assets" / "favicon.png")
-st.set_page_config(page_title="PyTorch Workbench", page_icon=FAVICON, layout="wide")
+sync_presenter_from_url()
+# A projector needs the width: presenter mode starts with the sidebar folded (one click opens it).
+st.set_page_config(page_title="PyTorch Workbench", page_icon=FAVICON, layout="wide",
+                   initial_sidebar_state="collapsed" if presenting() else "auto")
 
 page = st.navigation({
     section: [st.Page(t.script, title=t.title, icon=t.icon, url_path=t.url_path or None,

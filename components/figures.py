@@ -68,12 +68,3 @@ def style_figure(fig: go.Figure, *, uirevision: str | None = None) -> go.Figure:
 
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
-
-def prose(markdown: str, *, label: str = "About this page") -> None:
-    """Explanatory text: shown as is, or folded into an expander in presenter mode so that the
-    projected screen is given to the pictures and the teacher does the explaining."""
-    if presenting():
-        with st.expander(label, icon=":material/info:"):
-            st.markdown(markdown)
-    else:
-        st.markdown(markdown)

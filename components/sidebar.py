@@ -5,6 +5,7 @@ import streamlit as st
 
 from components.device import learner_device, server_device
 from components.figures import PRESENTER_KEY, presenting
+from components.stage import presenter_styles
 from components.lesson_link import problem_markdown
 from components.state import device_choice
 from workbench.common.device import AUTO, device_choices
@@ -13,16 +14,10 @@ from workbench.common.links import BoolParam, LinkProblem
 _LABELS = {AUTO: "Best available", "cpu": "CPU only"}
 PRESENT = BoolParam("present", help="1 opens the page in presenter mode")
 
-# Presenter mode: 1.4x text for the back of a classroom, and the main column given the width.
-_PRESENTER_CSS = """
-<style>
-html { font-size: 140% !important; }
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding-left: 2rem; padding-right: 2rem; }
-</style>
-"""
 
-
-def _sync_presenter_from_url() -> None:
+def sync_presenter_from_url() -> None:
+    """`present=` in the URL turns presenter mode on or off once per new value; the router calls
+    it before `st.set_page_config`, which collapses the sidebar for a presenter."""
     raw = st.query_params.get(PRESENT.name)
     if raw is None or st.session_state.get("presenter_from_url") == raw:
         return
@@ -45,7 +40,6 @@ def draw_sidebar() -> None:
     server = server_device()
     choice = device_choice()
     options = device_choices(server)
-    _sync_presenter_from_url()
     with st.sidebar:
         if len(options) > 1:
             picked = st.radio("Compute on", options, index=options.index(choice.choice)
@@ -62,5 +56,4 @@ def draw_sidebar() -> None:
         st.toggle("Presenter mode", key=PRESENTER_KEY, on_change=_write_presenter_to_url,
                   help="For a projector: larger text, thicker lines, bigger markers, a "
                   "colour-blind-safe palette. `present=1` in a link turns it on.")
-    if presenting():
-        st.html(_PRESENTER_CSS)
+    presenter_styles()

@@ -10,7 +10,8 @@ from app_pages.autograd_graph.view import (accumulation_panel, decisions_panel, 
 from components.classroom import share_panel
 from components.code_panel import code_panel
 from components.device import learner_device
-from components.figures import graph_scale, prose
+from components.figures import graph_scale
+from components.stage import page_header
 from components.knowledge_check import knowledge_check
 from components.lesson_link import link_settings, publish_link
 from components.settings_form import SettingsForm
@@ -22,8 +23,7 @@ from workbench.autograd.settings import TABLE
 
 LINK_KEY = "autograd_graph"
 
-st.title("Autograd graph")
-prose(
+page_header("Autograd graph",
     "Type a small PyTorch program. PyTorch records a **graph** while it computes; below is that "
     "graph, walked from the output through `grad_fn.next_functions`, with the values from your "
     "program. Then **step through `backward()`** node by node, in the order PyTorch's engine runs "

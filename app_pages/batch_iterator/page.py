@@ -11,7 +11,8 @@ from app_pages.batch_iterator import panels, stepper
 from app_pages.batch_iterator.state import BatchPageState
 from components.classroom import share_panel
 from components.code_panel import code_panel
-from components.figures import presenting, prose
+from components.figures import presenting
+from components.stage import page_header
 from components.knowledge_check import knowledge_check
 from components.lesson_link import link_settings, publish_link
 from components.settings_form import SettingsForm
@@ -22,8 +23,7 @@ from workbench.batches.settings import DATASETS, TABLE
 
 KEY = "batch_iterator"
 
-st.title("Batch iterator")
-prose(
+page_header("Batch iterator",
     "A real `torch.utils.data.DataLoader` runs on this server with your settings, and every "
     "batch it yields is shown: which samples it drew, in which order, built by which process. "
     "Change a setting and see why the **second epoch differs from the first**, **where "

@@ -4,15 +4,14 @@ import streamlit as st
 
 from components.code_panel import code_panel
 from components.device import learner_device
-from components.figures import prose
+from components.stage import page_header
 from components.knowledge_check import knowledge_check
 from components.plain_text import code_span, md
 from app_pages.navigation import HOME, LESSONS_PAGE, TOOLS
 from workbench.common.device import DIAGNOSTICS_SCRIPT, diagnose
 from workbench.common.device_checks import DEVICE_MISMATCH, cross_device_demo
 
-st.title("PyTorch Workbench")
-prose(
+page_header("PyTorch Workbench",
     "Learn how PyTorch works by **poking at the real thing**. Every number on these pages is "
     "computed by PyTorch while you watch: tensors and their memory, the graph autograd records, "
     "a network learning, and the DataLoader feeding it. For students of a first deep-learning "

@@ -3,7 +3,7 @@ import streamlit as st
 
 from app_pages.navigation import LESSONS_PAGE, TOOLS
 from components.classroom import app_root, lesson_url
-from components.figures import prose
+from components.stage import page_header
 from components.knowledge_check import knowledge_check
 from components.plain_text import code_span, md
 from components.lesson_link import link_settings, publish_link
@@ -61,9 +61,9 @@ def lesson_summary(lesson: Lesson) -> None:
                          icon=":material/replay:", query_params={"lesson": first.key, "step": "1"})
 
 
-st.title("Guided lessons")
-prose("Short walks through the workbench, in the order of the course. Each step opens a tool "
-      "with exactly the right experiment; answer its question before you move on.")
+page_header("Guided lessons",
+            "Short walks through the workbench, in the order of the course. Each step opens a tool "
+            "with exactly the right experiment; answer its question before you move on.")
 
 # --- settings: which lesson and step (from a link, or this learner's own when they come back)
 linked, fresh = link_settings(TABLE, KEY)

@@ -21,7 +21,8 @@ from app_pages.moons_trainer.uploads import checkpoint_panel, process_upload
 from components.classroom import share_panel
 from components.code_panel import code_panel
 from components.device import learner_device
-from components.figures import presenting, prose
+from components.figures import presenting
+from components.stage import page_header
 from components.knowledge_check import knowledge_check
 from components.lesson_link import link_settings, publish_link
 from components.settings_form import SettingsForm
@@ -29,9 +30,9 @@ from workbench.moons.checks import FORWARD_HOOK, ZERO_GRAD
 from workbench.moons.codegen import moons_script
 from workbench.moons.settings import TABLE
 
-st.title("Moons trainer", anchor=False)
-prose("A real `nn.Module` trained with `BCEWithLogitsLoss`, a seeded `DataLoader` and a real "
-      "optimizer, live. Every number is computed by PyTorch while you watch.")
+page_header("Moons trainer",
+            "A real `nn.Module` trained with `BCEWithLogitsLoss`, a seeded `DataLoader` and a real "
+            "optimizer, live. Every number is computed by PyTorch while you watch.")
 
 # Settings: from the link, the learner's own (back from another page), or the widgets.
 linked, fresh = link_settings(TABLE, KEY)

@@ -15,7 +15,7 @@ from app_pages.tensor_inspector.numpy_bridge import numpy_panel
 from components.classroom import share_panel
 from components.code_panel import code_panel
 from components.device import learner_device
-from components.figures import prose
+from components.stage import page_header
 from components.knowledge_check import knowledge_check
 from components.lesson_link import link_settings, publish_link
 from components.settings_form import SettingsForm
@@ -32,8 +32,7 @@ KEY = "tensor_inspector"
 linked, fresh = link_settings(TABLE, KEY)
 form = SettingsForm(TABLE, linked, fresh, prefix="ti_")
 
-st.title("Tensor inspector")
-prose(
+page_header("Tensor inspector",
     "A tensor is a **view over flat memory**: `shape` says how many indices each dimension has, "
     "`stride` how many storage elements one step along each dimension skips, and the "
     "**storage offset** where element `[0, 0, ...]` lives. Build a tensor, apply ops, and watch "

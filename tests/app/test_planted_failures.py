@@ -28,7 +28,7 @@ PAGES = {
 
 # Kit functions the pages call while drawing; whichever a page calls first raises.
 KIT = (
-    ("components.figures", "prose"),
+    ("components.stage", "page_header"),
     ("components.code_panel", "code_panel"),
     ("components.knowledge_check", "knowledge_check"),
     ("components.lesson_link", "publish_link"),

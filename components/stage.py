@@ -1,0 +1,70 @@
+"""Presenter mode's stage: the first screen of a projected page given to its key figure.
+
+A projector shows 1280x720 or 1366x768. In presenter mode the sidebar starts collapsed (the
+router asks for it; a learner can still open it), the empty band above the title goes, the title
+shrinks to one line, and every text is 1.4x (`html` at 140%, so every `rem` grows with it). A page
+puts its key figure inside `st.container(key=...)` and calls `fit_to_viewport` so that the
+figure's height follows the browser's viewport rather than a fixed number of pixels: the server
+never knows the size of the projector, the browser does.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from components.figures import presenting
+
+PRESENTER_CSS = """
+<style>
+html { font-size: 140% !important; }
+/* Streamlit leaves 6rem above the title for its header bar; the bar becomes transparent and
+   only its buttons (open the sidebar, the app menu) take clicks. */
+[data-testid="stMainBlockContainer"] {
+  max-width: 100%; padding: 0.45rem 1.6rem 2rem 1.6rem;
+}
+[data-testid="stHeader"] { background: transparent; pointer-events: none; }
+[data-testid="stHeader"] button, [data-testid="stHeader"] a { pointer-events: auto; }
+/* The title: one line between the sidebar button (left) and the app menu (right). */
+[data-testid="stMainBlockContainer"] h1 {
+  font-size: 1.45rem; line-height: 1.25; padding: 0.1rem 2.6rem 0 1.5rem;
+}
+.st-key-page_about { padding-right: 2.4rem; }
+</style>
+"""
+
+
+def presenter_styles() -> None:
+    """The page-wide presenter CSS; draws nothing outside presenter mode."""
+    if presenting():
+        st.html(PRESENTER_CSS)
+
+
+def fit_to_viewport(key: str, *, leave_px: int, min_px: int = 320, max_px: int | None = None) -> None:
+    """In presenter mode, make the Plotly chart or graphviz graph inside `st.container(key=key)`
+    as tall as the viewport less `leave_px` (what sits above and below it on the first screen),
+    never shorter than `min_px`. A Plotly chart there must be drawn with `height="stretch"`."""
+    if not presenting():
+        return
+    height = f"max({min_px}px, calc(100vh - {leave_px}px))"
+    if max_px is not None:
+        height = f"min({max_px}px, {height})"
+    st.html(f"""<style>
+.st-key-{key} [data-testid="stPlotlyChart"] {{ height: {height} !important; }}
+.st-key-{key} [data-testid="stGraphVizChart"] svg {{
+  height: {height}; width: auto; max-width: 100%;
+}}
+</style>""")
+
+
+def page_header(title: str, about: str) -> None:
+    """The page's title and what it is about. In presenter mode the explanation folds into an
+    expander on the title's line, so that the projected screen goes to the pictures and the
+    teacher does the explaining."""
+    if not presenting():
+        st.title(title, anchor=False)
+        st.markdown(about)
+        return
+    title_column, about_column = st.columns([3, 2], vertical_alignment="center")
+    title_column.title(title, anchor=False)
+    with about_column.container(key="page_about"), \
+            st.expander("About this page", icon=":material/info:"):
+        st.markdown(about)

@@ -1,0 +1,102 @@
+"""Checks of presenter mode's first screen, shared by each tool's projector test.
+
+A teacher's projector shows 1280x720 or 1366x768 and nothing below the fold: `first_screen`
+opens a page there with `present=1`; `assert_on_first_screen` checks that an element's bounding
+box lies inside the viewport; `clipped_texts` lists texts cut by their box (an ellipsis, a
+scrolled-off line, SVG text outside its picture); `text_px` is the median size at which a
+figure's text is drawn on screen, SVG scaling included, to compare with the normal view.
+"""
+from __future__ import annotations
+
+from playwright.sync_api import Locator, Page, expect
+
+from tests.e2e.conftest import open_path
+from tests.e2e.waiting import WAIT_MS
+
+PROJECTORS = ((1280, 720), (1366, 768))
+
+
+def first_screen(browser, app_url: str, path: str, size: tuple[int, int], *,
+                 present: bool = True, theme: str = "light") -> Page:
+    """A fresh tab at `size` with `path` open (presenter mode on unless `present=False`)."""
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=theme)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    joiner = "&" if "?" in path else "?"
+    open_path(page, app_url, path + (f"{joiner}present=1" if present else ""))
+    return page
+
+
+def box(locator: Locator) -> dict:
+    expect(locator).to_be_visible(timeout=WAIT_MS)
+    found = locator.bounding_box()
+    assert found is not None, f"{locator} has no box"
+    return found
+
+
+def assert_on_first_screen(page: Page, locator: Locator, what: str) -> dict:
+    """`locator`'s box lies inside the viewport, with the page scrolled to the top."""
+    page.evaluate("window.scrollTo(0, 0)")
+    found = box(locator)
+    size = page.viewport_size
+    assert found["x"] >= -1 and found["y"] >= -1, f"{what} starts off screen: {found}"
+    assert found["x"] + found["width"] <= size["width"] + 1, f"{what} is cut at the right: {found}"
+    assert found["y"] + found["height"] <= size["height"] + 1, \
+        f"{what} reaches below the first screen ({size['height']} px): {found}"
+    return found
+
+
+_CLIPPED_JS = """
+(root) => {
+  const cut = [];
+  for (const el of root.querySelectorAll('*')) {
+    const text = [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('').trim();
+    if (!text) continue;
+    if (el instanceof SVGElement) {
+      const svg = el.ownerSVGElement; if (!svg) continue;
+      const r = el.getBoundingClientRect(), s = svg.getBoundingClientRect();
+      const outside = r.left < s.left - 1 || r.right > s.right + 1
+        || r.top < s.top - 1 || r.bottom > s.bottom + 1;
+      if (r.width && outside) cut.push(text);
+      continue;
+    }
+    const style = getComputedStyle(el);
+    if (style.display === 'none' || style.visibility === 'hidden') continue;
+    const hides = /hidden|clip|auto|scroll/.test(style.overflowX + style.overflowY)
+      || style.textOverflow === 'ellipsis';
+    const overflows = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 2;
+    if (hides && overflows) cut.push(text);
+  }
+  return cut;
+}
+"""
+
+_TEXT_PX_JS = """
+(root) => {
+  const sizes = [];
+  for (const el of root.querySelectorAll('*')) {
+    const text = [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('').trim();
+    if (!text) continue;
+    let px = parseFloat(getComputedStyle(el).fontSize);
+    if (el instanceof SVGElement && el.getScreenCTM) {
+      const m = el.getScreenCTM();
+      if (m) px *= Math.hypot(m.a, m.b);
+    }
+    if (px > 0) sizes.push(px);
+  }
+  if (root.dataset && root.dataset.fontPx) sizes.push(parseFloat(root.dataset.fontPx));
+  sizes.sort((a, b) => a - b);
+  return sizes.length ? sizes[Math.floor(sizes.length / 2)] : 0;
+}
+"""
+
+
+def clipped_texts(locator: Locator) -> list[str]:
+    """Texts inside `locator` that their own box cuts: ellipsis, overflow, SVG text outside its SVG."""
+    return locator.evaluate(_CLIPPED_JS)
+
+
+def text_px(locator: Locator) -> float:
+    """The median on-screen font size of the text inside `locator`, SVG scaling included."""
+    return locator.evaluate(_TEXT_PX_JS)
