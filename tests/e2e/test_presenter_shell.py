@@ -17,8 +17,10 @@ def _title_top(page) -> float:
     return page.locator(TITLE).first.bounding_box()["y"]
 
 
-@pytest.mark.parametrize(("size", "theme"), [(PROJECTORS[0], "light"), (PROJECTORS[0], "dark"),
-                                             (PROJECTORS[1], "light")], ids=["1280-light", "1280-dark", "1366-light"])
+STAGES = [(PROJECTORS[0], "light"), (PROJECTORS[0], "dark"), (PROJECTORS[1], "light")]
+
+
+@pytest.mark.parametrize(("size", "theme"), STAGES, ids=["1280-light", "1280-dark", "1366-light"])
 def test_every_page_opens_with_the_sidebar_folded_and_the_title_at_the_top(browser, app_url, size, theme):
     page = first_screen(browser, app_url, "/", size, theme=theme)
     try:
