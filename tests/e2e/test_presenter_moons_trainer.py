@@ -97,3 +97,23 @@ def test_the_tabs_legends_stay_off_the_axis_titles(browser, app_url, theme):
             assert clipped_texts(chart) == [], key
     finally:
         page.context.close()
+
+
+def test_the_plane_follows_the_windows_height(browser, app_url):
+    """The server never learns the projector's size: the browser resizes the plane itself when
+    the window changes, and the boundary stays on the first screen."""
+    page = _opened(browser, app_url, PROJECTORS[0], present=True)
+    try:
+        plane = page.locator(f"{BOUNDARY} canvas.plane")
+        tall = assert_on_first_screen(page, plane, "the plane at 1280x720")["height"]
+        page.set_viewport_size({"width": 1280, "height": 620})
+        page.wait_for_function(
+            """(before) => {
+                 const host = [...document.querySelectorAll('.st-key-mt_live *')]
+                   .find((e) => e.shadowRoot && e.shadowRoot.querySelector('canvas.plane'));
+                 const plane = host.shadowRoot.querySelector('canvas.plane');
+                 return plane.getBoundingClientRect().height < before - 50; }""",
+            arg=tall, timeout=WAIT_MS)
+        assert_on_first_screen(page, page.locator(BOUNDARY), "the boundary at 1280x620")
+    finally:
+        page.context.close()
