@@ -8,6 +8,8 @@
 // frame, which are appended to the curves. Nothing here fetches anything.
 
 const FONT_PX = 12;
+const FIT_BOTTOM_GAP_PX = 10;     // presenter mode: what stays free below the figures on the first screen
+const FIT_MIN_PLANE_PX = 240;     // ... and the shortest plane it draws when the screen has less room
 const FRAME_MS = 66;              // a frame at most every 66 ms while polling: up to fifteen a second
 const CURVE_FIELDS = ["train_loss", "val_loss", "train_acc", "val_acc"];
 
@@ -55,6 +57,16 @@ function rgbOf(cssColour, fallback) {
   if (m) return m[1].split(",").slice(0, 3).map((v) => parseFloat(v));
   if ((cssColour || "").startsWith("#") && cssColour.length >= 7) return hexToRgb(cssColour);
   return fallback;
+}
+
+// How far `element` sits below where it would be with everything scrolled to the top: the
+// scroll offsets of its ancestors, across the shadow root the view lives in.
+function scrolledAbove(element) {
+  let total = window.scrollY || 0;
+  for (let node = element; node; node = node.parentNode || node.host) {
+    if (node.scrollTop) total += node.scrollTop;
+  }
+  return total;
 }
 
 function mix(a, b, t) {
@@ -122,6 +134,9 @@ class LiveView {
     this.lossCanvas = this.root.querySelector("canvas.loss");
     this.accuracyCanvas = this.root.querySelector("canvas.accuracy");
     this.curvesLegend = this.root.querySelector(".curves .legend");
+    this.panes = this.root.querySelector(".panes");
+    this.boundaryFigure = this.root.querySelector("figure.boundary");
+    this.curvesFigure = this.root.querySelector("figure.curves");
     this.historyNote = this.root.querySelector(".history-note");
     this.scene = null;
     this.polling = null;
@@ -133,6 +148,12 @@ class LiveView {
     this.themeKey = "";
     this.resize = new ResizeObserver(() => this.draw());
     this.resize.observe(this.root);
+    // Presenter mode sizes the figures from the viewport: a change of the window's height, of
+    // what sits above the view, or of the fonts once loaded moves the bottom of the first screen.
+    this.onWindowResize = () => this.draw();
+    window.addEventListener("resize", this.onWindowResize);
+    if (document.fonts) document.fonts.ready.then(() => this.draw());
+    this.cutTexts = new Map();      // canvas -> its texts that do not fit inside it (tests read them)
     // The app menu switches light/dark without sending a frame: look for it twice a second.
     this.themeTimer = setInterval(() => { if (this.readTheme()) this.draw(); }, 500);
     this.plane.addEventListener("mousemove", (e) => this.hover(e));
@@ -141,6 +162,7 @@ class LiveView {
 
   destroy() {
     this.resize.disconnect();
+    window.removeEventListener("resize", this.onWindowResize);
     clearInterval(this.themeTimer);
     this.root.remove();
   }
@@ -242,6 +264,7 @@ class LiveView {
     const ctx = canvas.getContext("2d");
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, width, height);
+    this.cutTexts.set(canvas, []);
     return ctx;
   }
 
@@ -250,34 +273,95 @@ class LiveView {
     if (!this.themeKey) this.readTheme();
     const s = this.scale;
     this.root.style.setProperty("--scale", String(s));
+    // The canvases' text size, for tests that compare it with the normal view (canvas text is
+    // not in the DOM).
+    const fontPx = String(FONT_PX * s);
+    for (const element of [this.root, this.boundaryFigure, this.curvesFigure]) {
+      if (element.dataset.fontPx !== fontPx) element.dataset.fontPx = fontPx;
+    }
     this.status.textContent = this.frame.status;
     const total = this.root.clientWidth || 800;
     const wide = total >= 900 * Math.min(s, 1.2);
     this.root.classList.toggle("wide", wide);
     const boundaryWidth = wide ? Math.floor(total * 0.58) : total;
     const curvesWidth = wide ? total - boundaryWidth - 16 : total;
-    this.drawBoundary(boundaryWidth);
-    // The curves and legends change with an epoch, a setting change, a size or a theme, not
-    // with every frame: redrawn only then.
+    // The legends and the history note first: in presenter mode their height is part of the room.
+    this.drawLegends();
     const fr = this.frame;
-    const curvesKey = [curvesWidth, wide ? this.planeHeight : 0, s, this.themeKey, this.sceneId,
+    const note = fr.history_note || "";
+    this.historyNote.hidden = !note;
+    if (this.historyNote.textContent !== note) this.historyNote.textContent = note;
+    const room = this.scene.fit_viewport ? this.firstScreenRoom() : null;
+    const belowPlane = room === null ? 0 : this.belowCanvases(this.boundaryFigure, [this.plane]);
+    this.drawBoundary(boundaryWidth, room === null ? null : Math.max(FIT_MIN_PLANE_PX, room - belowPlane));
+    let curvesHeight = null;
+    if (room !== null && wide) {
+      // Beside the plane, the curves end where the boundary's figure ends (a plane as wide as
+      // its column can be shorter than the room), the gap between the two panels included.
+      const belowCurves = this.belowCanvases(this.curvesFigure, [this.lossCanvas, this.accuracyCanvas]);
+      const column = Math.min(room, this.planeHeight + belowPlane);
+      curvesHeight = Math.max(2 * 120 + 8, column - belowCurves + 8);
+    }
+    // The curves change with an epoch, a setting change, a size or a theme, not with every
+    // frame: redrawn only then.
+    const curvesKey = [curvesWidth, wide ? this.planeHeight : 0, curvesHeight, s, this.themeKey, this.sceneId,
                        this.history.epoch.length, fr.changes.length, fr.epochs, fr.history_note].join("|");
     if (curvesKey !== this.curvesKey) {
       this.curvesKey = curvesKey;
-      this.drawCurves(curvesWidth, wide ? this.planeHeight : null);
-      this.drawLegends();
+      this.drawCurves(curvesWidth, wide ? (curvesHeight ?? this.planeHeight) : null);
+    }
+    const cut = [...this.cutTexts.values()].flat().join("\n");
+    if (this.root.dataset.clippedCanvasText !== cut) this.root.dataset.clippedCanvasText = cut;
+  }
+
+  // Presenter mode: the height from the top of the figures to the bottom of the first screen
+  // (the page scrolled to the top). The browser knows the projector's size; the server does not.
+  firstScreenRoom() {
+    const top = this.panes.getBoundingClientRect().top + scrolledAbove(this.panes);
+    return window.innerHeight - top - FIT_BOTTOM_GAP_PX;
+  }
+
+  // What a figure holds besides its canvases (legend, note, gaps), in pixels.
+  belowCanvases(figure, canvases) {
+    const canvasHeight = canvases.reduce((sum, c) => sum + c.getBoundingClientRect().height, 0);
+    return figure.getBoundingClientRect().height - canvasHeight;
+  }
+
+  // fillText, and a note of any text that does not fit inside its canvas (rotations included).
+  label(ctx, text, x, y) {
+    ctx.fillText(text, x, y);
+    const m = ctx.measureText(text), t = ctx.getTransform();
+    const xs = [x - m.actualBoundingBoxLeft, x + m.actualBoundingBoxRight];
+    const ys = [y - m.actualBoundingBoxAscent, y + m.actualBoundingBoxDescent];
+    const ratio = window.devicePixelRatio || 1;
+    for (const cx of xs) {
+      for (const cy of ys) {
+        const px = (t.a * cx + t.c * cy + t.e) / ratio, py = (t.b * cx + t.d * cy + t.f) / ratio;
+        const { width, height } = ctx.canvas;
+        if (px < -1 || py < -1 || px > width / ratio + 1 || py > height / ratio + 1) {
+          this.cutTexts.get(ctx.canvas).push(text);
+          return;
+        }
+      }
     }
   }
 
+  // The longest of `texts` that fits in `width` pixels at the context's font (the last, else).
+  fitting(ctx, texts, width) {
+    return texts.find((t) => ctx.measureText(t).width <= width) ?? texts[texts.length - 1];
+  }
+
   // -- the plane ------------------------------------------------------------------------------
-  drawBoundary(width) {
+  // `limit`: the tallest the canvas may be (presenter mode's room on the first screen), else
+  // the scene's max_height.
+  drawBoundary(width, limit = null) {
     const sc = this.scene, fr = this.frame, s = this.scale;
     const font = FONT_PX * s;
     const [x0, x1, y0, y1] = sc.extent;
     const margin = { left: font * 4.2, right: font * 7.6, top: font * 2.4, bottom: font * 3.6 };
     let plotW = width - margin.left - margin.right;
     let plotH = plotW * (y1 - y0) / (x1 - x0);
-    const maxH = sc.max_height - margin.top - margin.bottom;
+    const maxH = (limit ?? sc.max_height) - margin.top - margin.bottom;
     if (plotH > maxH) { plotH = maxH; plotW = plotH * (x1 - x0) / (y1 - y0); }
     const height = plotH + margin.top + margin.bottom;
     this.planeHeight = height;
@@ -337,6 +421,7 @@ class LiveView {
       this.layer.width = Math.round(width * ratio); this.layer.height = Math.round(height * ratio);
       const layer = this.layer.getContext('2d');
       layer.setTransform(ratio, 0, 0, ratio, 0, 0);
+      this.cutTexts.set(this.layer, []);
       this.drawStatic(layer, { sc, s, font, px, py, left, top, plotW, plotH, margin, x0, x1, y0, y1, low, white, high, base });
     }
     ctx.save();
@@ -347,7 +432,9 @@ class LiveView {
     ctx.fillStyle = css(this.text);
     ctx.font = `${font * 1.15}px ${this.font}`;
     ctx.textAlign = "left"; ctx.textBaseline = "middle";
-    ctx.fillText(`Epoch ${fr.epoch}: the solid line is the decision boundary (P = 0.5)`, left, margin.top / 2);
+    this.label(ctx, this.fitting(ctx, [`Epoch ${fr.epoch}: the solid line is the decision boundary (P = 0.5)`,
+                                       `Epoch ${fr.epoch}: solid line = decision boundary`, `Epoch ${fr.epoch}`],
+                                 width - left), left, margin.top / 2);
 
     this.plane.setAttribute("aria-label",
       `Decision boundary of the model at epoch ${fr.epoch}, over the ${sc.groups.map((g) => g.label).join(", ")} points`);
@@ -385,7 +472,7 @@ class LiveView {
 
     // Frame, ticks, titles.
     const ink = css(this.text), faint = css(this.text, 0.35);
-    ctx.strokeStyle = faint; ctx.lineWidth = 1; ctx.strokeRect(left, top, plotW, plotH);
+    ctx.strokeStyle = faint; ctx.lineWidth = s; ctx.strokeRect(left, top, plotW, plotH);
     ctx.fillStyle = ink;
     ctx.font = `${font}px ${this.font}`;
     const xTicks = niceTicks(x0, x1, Math.max(3, Math.floor(plotW / (font * 6))));
@@ -393,21 +480,21 @@ class LiveView {
     const xStep = xTicks[1] - xTicks[0] || 1, yStep = yTicks[1] - yTicks[0] || 1;
     ctx.textAlign = "center"; ctx.textBaseline = "top";
     for (const t of xTicks) {
-      ctx.fillRect(px(t) - 0.5, top + plotH, 1, font * 0.4);
-      ctx.fillText(formatTick(t, xStep), px(t), top + plotH + font * 0.6);
+      ctx.fillRect(px(t) - s / 2, top + plotH, s, font * 0.4);
+      this.label(ctx, formatTick(t, xStep), px(t), top + plotH + font * 0.6);
     }
     ctx.textAlign = "right"; ctx.textBaseline = "middle";
     for (const t of yTicks) {
-      ctx.fillRect(left - font * 0.4, py(t) - 0.5, font * 0.4, 1);
-      ctx.fillText(formatTick(t, yStep), left - font * 0.6, py(t));
+      ctx.fillRect(left - font * 0.4, py(t) - s / 2, font * 0.4, s);
+      this.label(ctx, formatTick(t, yStep), left - font * 0.6, py(t));
     }
     ctx.textAlign = "center"; ctx.textBaseline = "bottom";
-    ctx.fillText(sc.x_title, left + plotW / 2, top + plotH + margin.bottom - font * 0.3);
+    this.label(ctx, sc.x_title, left + plotW / 2, top + plotH + margin.bottom - font * 0.3);
     ctx.save();
     ctx.translate(left - margin.left + font * 0.9, top + plotH / 2);
     ctx.rotate(-Math.PI / 2);
     ctx.textBaseline = "middle";
-    ctx.fillText(sc.y_title, 0, 0);
+    this.label(ctx, sc.y_title, 0, 0);
     ctx.restore();
     // Colour bar.
     const barX = left + plotW + font * 1.2, barW = font * 1.1, barTop = top + plotH * 0.1, barH = plotH * 0.8;
@@ -421,14 +508,14 @@ class LiveView {
     ctx.textAlign = "left"; ctx.textBaseline = "middle";
     for (const p of [0, 0.25, 0.5, 0.75, 1]) {
       const y = barTop + barH * (1 - p);
-      ctx.fillRect(barX + barW, y - 0.5, font * 0.3, 1);
-      ctx.fillText(`${Math.round(p * 100)}%`, barX + barW + font * 0.45, y);
+      ctx.fillRect(barX + barW, y - s / 2, font * 0.3, s);
+      this.label(ctx, `${Math.round(p * 100)}%`, barX + barW + font * 0.45, y);
     }
     ctx.save();
     ctx.translate(barX + barW + font * 4.4, barTop + barH / 2);
     ctx.rotate(Math.PI / 2);
     ctx.textAlign = "center";
-    ctx.fillText("P(class 1)", 0, 0);
+    this.label(ctx, "P(class 1)", 0, 0);
     ctx.restore();
   }
 
@@ -480,11 +567,13 @@ class LiveView {
   }
 
   // -- curves ---------------------------------------------------------------------------------
-  drawCurves(width, planeHeight) {
+  // `columnHeight`: beside the plane, the two panels share this height; below it (null), each
+  // is 230 px (times the scale) tall.
+  drawCurves(width, columnHeight) {
     const sc = this.scene, s = this.scale, fr = this.frame;
     const h = this.history;
-    const each = planeHeight ? Math.max(120, (planeHeight - 8) / 2) : 230 * s;
-    const panels = planeHeight ? [[this.lossCanvas, width, each], [this.accuracyCanvas, width, each]]
+    const each = columnHeight ? Math.max(120, (columnHeight - 8) / 2) : 230 * s;
+    const panels = columnHeight ? [[this.lossCanvas, width, each], [this.accuracyCanvas, width, each]]
                                : [[this.lossCanvas, width / 2 - 6, each], [this.accuracyCanvas, width / 2 - 6, each]];
     const epochs = Math.max(fr.epochs, h.epoch.length ? h.epoch[h.epoch.length - 1] : 0, 1);
     const loss = [...h.train_loss, ...h.val_loss].filter(Number.isFinite);
@@ -496,9 +585,6 @@ class LiveView {
         percent: true, ceiling: sc.bayes_accuracy },
     ];
     panels.forEach(([canvas, w, hgt], k) => this.drawPanel(canvas, w, hgt, panelSpecs[k], epochs));
-    const note = fr.history_note || "";
-    this.historyNote.hidden = !note;
-    this.historyNote.textContent = note;
   }
 
   drawPanel(canvas, width, height, spec, epochs) {
@@ -512,22 +598,22 @@ class LiveView {
     ctx.font = `${font}px ${this.font}`;
     ctx.fillStyle = ink;
     ctx.textAlign = "left"; ctx.textBaseline = "middle";
-    ctx.fillText(spec.title, m.left, m.top / 2);
+    this.label(ctx, spec.title, m.left, m.top / 2);
     const yTicks = niceTicks(spec.lo, spec.hi, Math.max(2, Math.floor(hh / (font * 2.5))));
     const yStep = yTicks[1] - yTicks[0] || 1;
     ctx.textAlign = "right";
     for (const t of yTicks) {
-      ctx.fillStyle = faint; ctx.fillRect(m.left, py(t), w, 1);
+      ctx.fillStyle = faint; ctx.fillRect(m.left, py(t), w, s);
       ctx.fillStyle = ink;
-      ctx.fillText(spec.percent ? `${(100 * t).toFixed(yStep < 0.01 ? 1 : 0)}%` : formatTick(t, yStep),
+      this.label(ctx, spec.percent ? `${(100 * t).toFixed(yStep < 0.01 ? 1 : 0)}%` : formatTick(t, yStep),
                    m.left - font * 0.4, py(t));
     }
     const xTicks = niceTicks(0, epochs, Math.max(2, Math.floor(w / (font * 4))));
     const xStep = xTicks[1] - xTicks[0] || 1;
     ctx.textAlign = "center"; ctx.textBaseline = "top";
-    for (const t of xTicks) ctx.fillText(formatTick(t, Math.max(xStep, 1)), px(t), m.top + hh + font * 0.4);
+    for (const t of xTicks) this.label(ctx, formatTick(t, Math.max(xStep, 1)), px(t), m.top + hh + font * 0.4);
     ctx.textBaseline = "bottom";
-    ctx.fillText("epoch", m.left + w / 2, height - font * 0.1);
+    this.label(ctx, "epoch", m.left + w / 2, height - font * 0.1);
     ctx.save();
     ctx.beginPath(); ctx.rect(m.left, m.top, w, hh); ctx.clip();
     for (const change of this.frame.changes) {      // where a setting changed mid-run
@@ -557,7 +643,7 @@ class LiveView {
     });
     ctx.setLineDash([]);
     ctx.restore();
-    ctx.strokeStyle = css(this.text, 0.35); ctx.lineWidth = 1; ctx.strokeRect(m.left, m.top, w, hh);
+    ctx.strokeStyle = css(this.text, 0.35); ctx.lineWidth = s; ctx.strokeRect(m.left, m.top, w, hh);
   }
 
   drawLegends() {
@@ -572,13 +658,15 @@ class LiveView {
     items.push(`<span>${swatch(css(this.text), "line")}decision boundary (P = 0.5)</span>`);
     if (sc.blobs.bayes) items.push(`<span>${swatch(sc.colours.bayes, "dashed")}best possible boundary (Bayes)</span>`);
     const boundaryLegend = items.join("");
-    if (this.boundaryLegend.innerHTML !== boundaryLegend) this.boundaryLegend.innerHTML = boundaryLegend;
+    // Compared with what was set last, not with innerHTML (the browser respells the style
+    // attributes): drawn with every frame, the legends are rebuilt only when they change.
+    if (this.boundaryLegendHtml !== boundaryLegend) this.boundaryLegend.innerHTML = this.boundaryLegendHtml = boundaryLegend;
     const [train, val] = sc.colours.curves;
     const curves = [
       `<span>${swatch(train, "line")}train</span>`, `<span>${swatch(val, "dashed")}validation</span>`,
       `<span>${swatch(sc.colours.bayes, "dotted")}best possible test accuracy ${(100 * sc.bayes_accuracy).toFixed(2)}%</span>`,
     ].join("");
-    if (this.curvesLegend.innerHTML !== curves) this.curvesLegend.innerHTML = curves;
+    if (this.curvesLegendHtml !== curves) this.curvesLegend.innerHTML = this.curvesLegendHtml = curves;
   }
 }
 

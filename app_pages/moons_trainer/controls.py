@@ -1,6 +1,8 @@
-"""The moons trainer's settings column (drawn from the table) and the notice of what a setting
+"""The moons trainer's settings (drawn from the table) and the notice of what a setting
 change did to the run. The playback buttons are part of the live view (live.py)."""
 from __future__ import annotations
+
+import contextlib
 
 import streamlit as st
 
@@ -13,20 +15,24 @@ from components.error_panel import error_panel
 from components.settings_form import SettingsForm
 from workbench.moons.settings import PRESET, MoonsSettings
 
-def settings_panel(form: SettingsForm[MoonsSettings]) -> MoonsSettings:
-    """Draw the settings column; return the settings it describes."""
+
+def settings_panel(form: SettingsForm[MoonsSettings], *, side_by_side: bool = False) -> MoonsSettings:
+    """Draw the settings; return the settings they describe. Stacked in one column, or with
+    `side_by_side` (presenter mode, below the live view) the three groups in a row."""
     st.button("Lesson preset", on_click=form.seed, args=(PRESET,), icon=":material/school:",
-              key="mt_preset", width="stretch",
+              key="mt_preset", width="content" if side_by_side else "stretch",
               help=f"make_moons({PRESET.n}, noise={PRESET.noise:g}, random_state={PRESET.seed}), "
                    f"{PRESET.split}, {PRESET.architecture} {PRESET.act}, batch {PRESET.batch}, "
                    f"{PRESET.opt}(lr={PRESET.lr:g}, weight_decay={PRESET.wd:g}), "
                    f"{PRESET.epochs} epochs")
-    with st.expander("Data", expanded=True, icon=":material/scatter_plot:"):
-        form.draw("dataset", "n", "noise", "split", "seed")
-    with st.expander("Model", expanded=True, icon=":material/hub:"):
-        form.draw("hidden", "act", "dropout")
-    with st.expander("Training", expanded=True, icon=":material/tune:"):
-        form.draw("opt", "lr", "wd", "batch", "epochs")
+    groups = (("Data", ":material/scatter_plot:", ("dataset", "n", "noise", "split", "seed")),
+              ("Model", ":material/hub:", ("hidden", "act", "dropout")),
+              ("Training", ":material/tune:", ("opt", "lr", "wd", "batch", "epochs")))
+    places = st.columns(len(groups), gap="medium") if side_by_side else \
+        [contextlib.nullcontext() for _ in groups]
+    for place, (label, icon, names) in zip(places, groups, strict=True):
+        with place, st.expander(label, expanded=True, icon=icon):
+            form.draw(*names)
     return form.settings()
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import streamlit as st
 
 from components.binary_payload import pack
-from components.figures import graph_scale
+from components.figures import graph_scale, presenting
 from workbench.common.palette import (
     BLUE,
     CLASS0_BLUE,
@@ -80,7 +80,10 @@ def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
         "groups": [{"name": n, "symbol": sym, "size": size, "label": label}
                    for n, sym, size, _, _, label in groups],
         "x_title": "x\u2081 (raw)", "y_title": "x\u2082 (raw)", "scale": graph_scale(),
-        "max_height": max_height, "bayes_accuracy": session.bayes_test_accuracy,
+        # Presenter mode: the browser sizes the plane to the rest of its viewport (the server
+        # never knows the projector's size); otherwise at most `max_height` pixels tall.
+        "fit_viewport": presenting(), "max_height": max_height,
+        "bayes_accuracy": session.bayes_test_accuracy,
         "shade_opacity": 0.85,
         "colours": {"classes": [BLUE, ORANGE], "class0_shade": CLASS0_BLUE,
                     "class1_shade": CLASS1_AMBER, "middle": WHITE, "outline": INK_SOFT,

@@ -8,7 +8,8 @@ import streamlit as st
 import torch
 from plotly.subplots import make_subplots
 
-from components.figures import PLOTLY_CONFIG, style_figure
+from app_pages.moons_trainer.figures import staged
+from components.figures import PLOTLY_CONFIG, graph_scale
 from workbench.common.palette import BLUE, GREEN, VERMILION
 from workbench.moons.losses import (
     LOSSES,
@@ -33,8 +34,7 @@ def _curves_figure(target: float) -> go.Figure:
         fig.add_trace(go.Scatter(x=curves.z, y=curves.grads[name], name=name, legendgroup=name,
                                  showlegend=False, line=line), row=1, col=2)
     fig.update_xaxes(title_text="logit z")
-    fig.update_layout(height=300, legend={"orientation": "h", "y": -0.3})
-    return style_figure(fig).update_layout(margin={"t": 36})
+    return staged(fig, 300).update_layout(margin={"t": 36 * graph_scale()})
 
 
 def _model_logits(session: TrainingSession) -> torch.Tensor:

@@ -39,9 +39,17 @@ linked, fresh = link_settings(TABLE, KEY)
 form = SettingsForm(TABLE, linked, fresh, prefix="mt_")
 me = state()
 device = learner_device()
-settings_column, main_column = st.columns([1.3, 3] if presenting() else [1, 3.2], gap="medium")
-with settings_column:
-    settings = settings_panel(form)
+if presenting():
+    # The projected first screen is the live view's: the settings (the same widgets, the same
+    # keys) follow below it, side by side, where the teacher scrolls to change them.
+    main_column = st.container(key="moons_trainer_stage")
+    settings_area = st.container(key="moons_trainer_settings")
+else:
+    settings_area, main_column = st.columns([1, 3.2], gap="medium")
+with settings_area:
+    if presenting():
+        st.subheader("Settings", anchor=False)
+    settings = settings_panel(form, side_by_side=presenting())
 publish_link(TABLE, KEY, settings)
 
 # Compute: the learner's run for these settings (continued, or new), an upload; the run's

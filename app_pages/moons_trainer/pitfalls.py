@@ -7,8 +7,9 @@ import streamlit as st
 import torch
 from plotly.subplots import make_subplots
 
+from app_pages.moons_trainer.figures import staged
 from components.error_panel import error_panel
-from components.figures import PLOTLY_CONFIG, style_figure
+from components.figures import PLOTLY_CONFIG, graph_scale
 from workbench.common.jobs import SCHEDULER
 from workbench.common.palette import GREEN, VERMILION
 from workbench.moons.pitfalls import (
@@ -41,8 +42,7 @@ def _figure(result: PitfallResult) -> go.Figure:
         fig.update_yaxes(type="log", row=1, col=1)
     fig.update_xaxes(title_text="epoch")
     fig.update_yaxes(tickformat=".0%", row=1, col=2)
-    fig.update_layout(height=280, legend={"orientation": "h", "y": -0.3})
-    return style_figure(fig).update_layout(margin={"t": 36})
+    return staged(fig, 280).update_layout(margin={"t": 36 * graph_scale()})
 
 
 def pitfall_lab(state, device: torch.device) -> None:

@@ -173,7 +173,9 @@ def test_without_the_frame_route_the_live_view_still_trains_by_fragment_reruns(b
     with serve("streamlit_app.py") as url:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            open_path(page, url, "/moons_trainer?n=600&epochs=200")
+            # Batch 16: about 5,400 steps, so that on a loaded machine the run still plays
+            # when Pause is pressed (with the default batch it could end within five frames).
+            open_path(page, url, "/moons_trainer?n=600&epochs=200&batch=16")
             first = wait_live(page)
             click(page, "mt_play")
             later = wait_live(page, "v.frames >= arg + 5 && v.epoch > 0", arg=first["frames"],

@@ -1,0 +1,119 @@
+"""The moons trainer on a projector (presenter mode, Chromium): the decision boundary, Play, Pause,
+Step, Reset, the epoch counter and the loss/accuracy curves on the first screen, no text cut,
+the figures' text at least 1.3x the normal view's; the tabs' legends off their axis titles in
+light and dark themes."""
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import wait_settled
+from tests.e2e.live_view import wait_live
+from tests.e2e.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
+from tests.e2e.waiting import WAIT_MS
+
+pytestmark = pytest.mark.e2e
+
+PATH = "/moons_trainer?n=300&epochs=3"
+SIZES = (*PROJECTORS, (1920, 1080))
+LIVE = ".st-key-mt_live .moons-live"
+BOUNDARY = ".st-key-mt_live figure.boundary"
+CONTROLS = {"Play": ".st-key-mt_play button", "Pause": ".st-key-mt_pause button",
+            "Step": ".st-key-mt_step button", "Reset": ".st-key-mt_reset button",
+            "the epoch counter": ".st-key-mt_live .status"}
+
+
+def _laid_out(page) -> None:
+    """The live view has drawn a frame after the page's run and its fonts: the figures' sizes,
+    which follow what sits above them, are final."""
+    wait_settled(page)
+    wait_live(page)
+    page.wait_for_function("document.fonts.status === 'loaded'", timeout=WAIT_MS)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
+def _opened(browser, app_url, size, *, present: bool, theme: str = "light"):
+    page = first_screen(browser, app_url, PATH, size, present=present, theme=theme)
+    _laid_out(page)
+    return page
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_boundary_its_controls_and_the_curves_fill_the_first_screen(browser, app_url, size):
+    page = _opened(browser, app_url, size, present=True)
+    try:
+        boundary = page.locator(BOUNDARY)
+        plane = assert_on_first_screen(page, page.locator(f"{BOUNDARY} canvas.plane"), "the boundary's plane")
+        assert_on_first_screen(page, boundary, "the boundary with its legend")
+        curves = assert_on_first_screen(page, page.locator(".st-key-mt_live figure.curves"),
+                                        "the loss and accuracy curves")
+        assert curves["x"] >= plane["x"] + plane["width"] - 1, "the curves sit beside the boundary"
+        for what, selector in CONTROLS.items():
+            control = page.locator(selector).first
+            assert_on_first_screen(page, control, what)
+            assert clipped_texts(control) == [], what
+        # The stage is the live view's: the plane takes most of the first screen's height.
+        assert plane["height"] >= 0.5 * size[1], plane
+        legend = page.locator(f"{BOUNDARY} .legend").bounding_box()
+        assert legend["y"] >= plane["y"] + plane["height"] - 1, "the legend is below the x-axis title"
+        for figure in (boundary, page.locator(".st-key-mt_live figure.curves")):
+            assert clipped_texts(figure) == []
+        # Canvas text is not in the DOM: the view notes any text that falls off its canvas.
+        assert page.locator(LIVE).get_attribute("data-clipped-canvas-text") == ""
+        presented_px = text_px(boundary)
+        presented_canvas_px = float(page.locator(LIVE).get_attribute("data-font-px"))
+    finally:
+        page.context.close()
+    normal = _opened(browser, app_url, size, present=False)
+    try:
+        normal_px = text_px(normal.locator(BOUNDARY))
+        normal_canvas_px = float(normal.locator(LIVE).get_attribute("data-font-px"))
+    finally:
+        normal.context.close()
+    assert presented_px >= 1.3 * normal_px, (presented_px, normal_px)
+    assert presented_canvas_px >= 1.4 * normal_canvas_px, (presented_canvas_px, normal_canvas_px)
+
+
+def _overlaps(a: dict, b: dict) -> bool:
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_tabs_legends_stay_off_the_axis_titles(browser, app_url, theme):
+    page = _opened(browser, app_url, PROJECTORS[0], present=True, theme=theme)
+    try:
+        for tab, key in (("Model", "mt_activation"), ("Losses & hooks", "mt_loss_curves")):
+            page.get_by_role("tab", name=tab).click()
+            wait_settled(page)
+            chart = page.locator(f".st-key-{key}")
+            chart.locator("g.legend").wait_for(timeout=WAIT_MS)
+            chart.scroll_into_view_if_needed()
+            legend = chart.locator("g.legend").bounding_box()
+            titles = chart.locator("g.infolayer text[class$='title']")
+            assert titles.count() >= 1, f"{key}: no axis title drawn"
+            for i in range(titles.count()):
+                title = titles.nth(i).bounding_box()
+                assert not _overlaps(legend, title), f"{key}: the legend {legend} covers {title}"
+            assert clipped_texts(chart) == [], key
+    finally:
+        page.context.close()
+
+
+def test_the_plane_follows_the_windows_height(browser, app_url):
+    """The server never learns the projector's size: the browser resizes the plane itself when
+    the window changes, and the boundary stays on the first screen."""
+    page = _opened(browser, app_url, PROJECTORS[0], present=True)
+    try:
+        plane = page.locator(f"{BOUNDARY} canvas.plane")
+        tall = assert_on_first_screen(page, plane, "the plane at 1280x720")["height"]
+        page.set_viewport_size({"width": 1280, "height": 620})
+        page.wait_for_function(
+            """(before) => {
+                 const host = [...document.querySelectorAll('.st-key-mt_live *')]
+                   .find((e) => e.shadowRoot && e.shadowRoot.querySelector('canvas.plane'));
+                 const plane = host.shadowRoot.querySelector('canvas.plane');
+                 return plane.getBoundingClientRect().height < before - 50; }""",
+            arg=tall, timeout=WAIT_MS)
+        assert_on_first_screen(page, page.locator(BOUNDARY), "the boundary at 1280x620")
+    finally:
+        page.context.close()
