@@ -78,3 +78,12 @@ def test_switching_presenter_mode_keeps_the_chain_and_the_step_drawn():
     assert_clean(at)
     assert at.text_input(key="ti_ops").value == "t()[1:5]"
     assert at.radio(key="ti_draw").value == "x.t()"
+
+
+def test_a_classroom_link_that_hides_the_chain_shows_it_as_code_on_the_stage():
+    at = open_page(PAGE, query={**LESSON, "hide": "ops", "present": "1"})
+    assert_clean(at)
+    assert "ti_ops" not in [t.key for t in at.text_input]
+    assert "x.t()[1:5]" in [c.value for c in at.code]
+    assert "ti_append" not in [b.key for b in at.button]     # nothing to build on a fixed chain
+    assert at.radio(key="ti_draw").value == "x.t()[1:5]"
