@@ -23,6 +23,9 @@ pytestmark = pytest.mark.e2e
 LESSON = "/tensor_inspector?shape=4,6&ops=t()[1:5]"
 X = torch.arange(24.0).reshape(4, 6)
 SCREENS = (*PROJECTORS, (1920, 1080))
+# A fresh browser context loads and parses Plotly's bundle before the first chart is drawn: on
+# a machine shared by several test runs that alone took over 40 s after the script run ended.
+FIRST_DRAW_MS = 3 * WAIT_MS
 
 
 def _stage(page: Page) -> dict:
@@ -33,7 +36,8 @@ def _stage(page: Page) -> dict:
 def _drawn(page: Page, cell_text: str) -> None:
     """Wait until the grid and the strip are drawn by Plotly, the grid holding `cell_text`."""
     for name in ("ti_grid", "ti_strip"):
-        expect(page.locator(f".st-key-{name} .main-svg").first).to_be_visible(timeout=WAIT_MS)
+        expect(page.locator(f".st-key-{name} .main-svg").first) \
+            .to_be_visible(timeout=FIRST_DRAW_MS)
     cell = re.compile(rf"^{re.escape(cell_text)}$")
     expect(page.locator(".st-key-ti_grid text").filter(has_text=cell).first) \
         .to_be_visible(timeout=WAIT_MS)
@@ -51,15 +55,15 @@ def test_the_first_screen_holds_the_chain_the_picker_the_grid_and_the_strip(brow
     page = first_screen(browser, app_url, LESSON, size)
     _drawn(page, "22")
     stage = _stage(page)
-    expect(stage["chain"].locator("input")).to_have_value("t()[1:5]")
-    expect(stage["picker"]).to_contain_text("x.t()[1:5]")
+    expect(stage["chain"].locator("input")).to_have_value("t()[1:5]", timeout=WAIT_MS)
+    expect(stage["picker"]).to_contain_text("x.t()[1:5]", timeout=WAIT_MS)
     boxes = {what: assert_on_first_screen(page, locator, what) for what, locator in stage.items()}
     for what, locator in stage.items():
         assert clipped_texts(locator) == [], what
     # The facts beside the grid are those PyTorch reports for the drawn step.
     facts = page.locator(".st-key-ti_stage_facts")
     assert_on_first_screen(page, facts, "the drawn step's facts")
-    expect(facts).to_contain_text(str(X.t()[1:5].stride()))
+    expect(facts).to_contain_text(str(X.t()[1:5].stride()), timeout=WAIT_MS)
     assert clipped_texts(facts) == []
     # The grid takes the viewport's height, less what sits above and below it: more room on a
     # taller screen, never the fixed 264 px it is drawn at.
@@ -80,7 +84,8 @@ def test_the_step_picker_redraws_the_stage_in_place(browser, app_url):
     wait_settled(page)
     # x.t() starts at storage position 0: the grid now holds 0, and the facts say (6, 4).
     _drawn(page, "0")
-    expect(page.locator(".st-key-ti_stage_facts")).to_contain_text(str(tuple(X.t().shape)))
+    expect(page.locator(".st-key-ti_stage_facts")).to_contain_text(str(tuple(X.t().shape)),
+                                                                   timeout=WAIT_MS)
     for what, locator in _stage(page).items():
         assert_on_first_screen(page, locator, what)
         assert clipped_texts(locator) == [], what
@@ -96,8 +101,8 @@ def test_a_failing_chain_shows_the_error_and_its_fix_on_the_first_screen(browser
     assert_on_first_screen(page, fix, "the one-click fix")
     fix.click()
     wait_settled(page)
-    expect(page.locator(".st-key-ti_ops input")).to_have_value("t().reshape(-1)")
-    expect(page.locator(".st-key-ti_stage_facts")).to_contain_text("new memory")
+    expect(page.locator(".st-key-ti_ops input")).to_have_value("t().reshape(-1)", timeout=WAIT_MS)
+    expect(page.locator(".st-key-ti_stage_facts")).to_contain_text("new memory", timeout=WAIT_MS)
     _drawn(page, "0")
     assert_on_first_screen(page, page.locator(".st-key-ti_grid"), "the reshaped grid")
     page.context.close()
@@ -110,9 +115,9 @@ def test_no_stage_text_and_no_memory_walk_title_is_cut(browser, app_url, theme):
     _drawn(page, "22")
     walk = page.locator(".st-key-ti_walk")
     walk.scroll_into_view_if_needed()
-    expect(walk.locator(".main-svg").first).to_be_visible(timeout=WAIT_MS)
+    expect(walk.locator(".main-svg").first).to_be_visible(timeout=FIRST_DRAW_MS)
     for title in ("element number", "storage position"):
-        expect(walk.locator("text").filter(has_text=title).first).to_be_visible()
+        expect(walk.locator("text").filter(has_text=title).first).to_be_visible(timeout=WAIT_MS)
     assert clipped_texts(walk) == []
     assert clipped_texts(page.locator(".st-key-ti_stage")) == []
     page.context.close()
