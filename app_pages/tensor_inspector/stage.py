@@ -53,8 +53,8 @@ NARROWEST_GRID_PX = 820
 # The shape of the grid's box at 1280x720 (width / height): small multiples are laid out in
 # as many columns as bring the grid closest to it.
 STAGE_ASPECT = 2.5
-# What the stage draws of a large tensor: fewer rows, columns and slices than the normal page
-# (the rest is one scroll away in the facts below), and two rows of storage.
+# What the stage draws of a large tensor: fewer rows, columns and slices than the normal page,
+# and two rows of storage; the "Drawn in part" note beside the grid says what was left out.
 STAGE_PICTURE = {"max_rows": 8, "max_cols": 12, "max_panels": 6, "max_strip": 2 * STRIP_WIDTH}
 
 
@@ -162,9 +162,8 @@ def stage_pictures(stage: Stage, drawn: StepView, picture: LayoutPicture, *, lab
         fit_to_viewport("ti_stage_grid", leave_px=fit.leave_px, min_px=fit.min_px,
                         max_px=fit.max_px)
         # The grid's column takes the width its proportions ask for at this height; the facts
-        # take the rest of the row.
-        # (Streamlit wraps each container of a horizontal row in a layout wrapper: the wrapper
-        # is the flex item.)
+        # take the rest of the row. (Streamlit wraps each container of a horizontal row in a
+        # layout wrapper: the wrapper is the flex item.)
         st.html(f"""<style>
 [data-testid=stLayoutWrapper]:has(> .st-key-ti_stage_grid) {{
   flex: 0 0 auto; width: {fit.width_css()}; max-width: {MAX_GRID_SHARE * 100:.0f}%; }}
