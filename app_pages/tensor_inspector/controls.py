@@ -134,13 +134,35 @@ def _clear_chain(form: SettingsForm) -> None:
     ss[form.key("ops")] = ""
 
 
-def op_chain(form: SettingsForm) -> None:
-    """The chain as typed text, and a builder that appends one step at a time."""
-    st.subheader("2 · Apply ops", divider="gray")
-    ops = form.value("ops", placeholder="e.g. transpose(0, 1).reshape(4, -1)[:, 1:3]")
+CHAIN_PLACEHOLDER = "e.g. transpose(0, 1).reshape(4, -1)[:, 1:3]"
+
+
+def _chain_code(ops: str) -> str:
+    return "x" + ("." + ops if ops and ops[0] != "[" else ops)
+
+
+def chain_text(form: SettingsForm) -> None:
+    """Presenter mode's first screen: the chain as typed, under a label short enough for one
+    line at 1.4x (the table's long label and its help stay on the widget's tooltip)."""
+    ops = form.value("ops", label="Op chain on x", placeholder=CHAIN_PLACEHOLDER)
     if not visible("ops"):
-        st.code("x" + ("." + ops if ops and ops[0] != "[" else ops), language="python")
-        return
+        st.code(_chain_code(ops), language="python")
+
+
+def op_chain(form: SettingsForm, *, typed_on_stage: bool = False) -> None:
+    """The chain as typed text, and a builder that appends one step at a time. With
+    `typed_on_stage` the text box is on presenter mode's first screen (`chain_text`) and only
+    the builder is here."""
+    st.subheader("2 · Apply ops", divider="gray")
+    if typed_on_stage:
+        if not visible("ops"):     # the lesson fixed the chain: there is nothing to build
+            return
+        st.caption("The chain itself is at the top of the page; the builder appends to it.")
+    else:
+        ops = form.value("ops", placeholder=CHAIN_PLACEHOLDER)
+        if not visible("ops"):
+            st.code(_chain_code(ops), language="python")
+            return
     method_col, args_col = st.columns(2)
     if "ti_add_method" not in ss:
         ss["ti_add_method"], ss["ti_add_args"] = "transpose", ARG_TEMPLATES["transpose"]

@@ -39,18 +39,24 @@ def _cell_height() -> int:
     return round(34 * graph_scale())
 
 
-def _cell_width() -> int:
+def cell_width() -> int:
     return round(52 * graph_scale())
 
 
 MAIN_WIDTH = 900     # about the width of the page's main column on a laptop, in pixels
 
 
-def _text_size(cells: list[list[str]], base: int) -> int:
-    """Smaller labels for long numbers, so 5- and 6-digit positions stay inside their cell."""
+def _text_size(cells: list[list[str]], base: int, cell_px: float | None = None) -> int:
+    """Smaller labels for long numbers, so 5- and 6-digit positions stay inside their cell;
+    `cell_px`, the narrowest a cell may be drawn (presenter mode's stage squeezes the grid
+    on a small screen), caps the size so that the longest label still fits: a digit is about
+    0.6 em wide, and the label keeps 3 px either side."""
     longest = max((len(t) for row in cells for t in row), default=1)
     shrink = 1.0 if longest <= 4 else 0.8 if longest <= 6 else 0.65
-    return round(base * shrink * graph_scale())
+    size = base * shrink * graph_scale()
+    if cell_px is not None:
+        size = min(size, max(8.0, (cell_px - 6) / (0.6 * max(longest, 1))))
+    return round(size)
 
 
 def _index_text(index: tuple[int, ...]) -> str:
@@ -65,16 +71,39 @@ def _cell_index(picture: LayoutPicture, lead: tuple[int, ...], r: int, c: int) -
     return (*lead, r, c)
 
 
-def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> go.Figure:
-    """The logical view: one grid (rank <= 2) or small multiples of 2-D slices (rank 3-5)."""
+def _panel_gap(picture: LayoutPicture) -> int:
+    """Pixels between rows of panels, for the slice titles (small multiples only)."""
+    return 56 if picture.rank > 2 else 0
+
+
+def grid_columns(picture: LayoutPicture, max_width: int = MAIN_WIDTH) -> int:
+    """How many panels side by side: as many as fit in `max_width` pixels, at most 4."""
     panels = picture.panels
-    panel_width = (panels[0].cols if panels else 1) * _cell_width() + 24
-    n_cols = max(1, min(len(panels), 4, MAIN_WIDTH // panel_width))
+    panel_width = (panels[0].cols if panels else 1) * cell_width() + 24
+    return max(1, min(len(panels), 4, max_width // panel_width))
+
+
+def grid_size(picture: LayoutPicture, n_cols: int) -> tuple[int, int]:
+    """The grid figure's drawn width and height in pixels with `n_cols` panels side by side:
+    small tensors keep square-ish cells instead of stretching across the page."""
+    panels = picture.panels
+    n_rows = max(1, math.ceil(len(panels) / n_cols))
+    rows_drawn, cols_drawn = (panels[0].rows, panels[0].cols) if panels else (1, 1)
+    height = max(120, n_rows * (rows_drawn * _cell_height() + _panel_gap(picture)) + 60)
+    return n_cols * (cols_drawn * cell_width() + 24) + 60, height
+
+
+def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str,
+                n_cols: int | None = None, cell_px: float | None = None) -> go.Figure:
+    """The logical view: one grid (rank <= 2) or small multiples of 2-D slices (rank 3-5),
+    `n_cols` panels side by side (by default as many as fit the main column); `cell_px` is the
+    narrowest a cell will be drawn, for the labels' size (`_text_size`)."""
+    panels = picture.panels
+    n_cols = n_cols or grid_columns(picture)
     n_rows = max(1, math.ceil(len(panels) / n_cols))
     titles = [p.title for p in panels] if picture.rank > 2 else None
-    rows_drawn = panels[0].rows if panels else 1
-    gap = 56 if picture.rank > 2 else 0          # pixels between rows of panels, for the titles
-    height = max(120, n_rows * (rows_drawn * _cell_height() + gap) + 60)
+    gap = _panel_gap(picture)
+    width, height = grid_size(picture, n_cols)
     fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=titles,
                         horizontal_spacing=0.05,
                         vertical_spacing=min(0.3, gap / height) if n_rows > 1 else 0.0)
@@ -97,7 +126,8 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> g
             z=panel.colours, text=text, customdata=hover, texttemplate="%{text}",
             hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE,
             zmin=picture.colour_min, zmax=picture.colour_max, showscale=False, xgap=2, ygap=2,
-            textfont={"color": TEXT_ON_LIGHT, "size": _text_size(text, 13)}), row=row, col=col)
+            textfont={"color": TEXT_ON_LIGHT, "size": _text_size(text, 13, cell_px)}),
+            row=row, col=col)
     fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False,
                      tickmode="linear", dtick=1, title_text=None)
     fig.update_xaxes(showgrid=False, zeroline=False, tickmode="linear", dtick=1, side="top")
@@ -111,12 +141,13 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> g
             if number % n_cols:
                 fig.update_yaxes(showticklabels=False, row=number // n_cols + 1,
                                  col=number % n_cols + 1)
-    cols_drawn = panels[0].cols if panels else 1
-    # Small tensors keep square-ish cells instead of stretching across the page.
-    width = n_cols * (cols_drawn * _cell_width() + 24) + 60
     fig.update_layout(height=height, width=width, plot_bgcolor=TRANSPARENT)
     style_figure(fig, uirevision=key)
-    fig.update_annotations(font_size=round(14 * graph_scale()))   # the slice titles
+    if titles:
+        # The first row's slice titles sit above its panels, in the top margin: room for them.
+        title_px = round(14 * graph_scale())
+        fig.update_annotations(font_size=title_px)
+        fig.update_layout(margin_t=title_px + 14)
     return fig
 
 
@@ -171,8 +202,10 @@ def walk_figure(picture: LayoutPicture, *, key: str) -> go.Figure:
         x=list(range(len(walk))), y=walk, mode="lines+markers",
         line={"color": OKABE_ITO[0], "width": 2}, marker={"size": 5},
         hovertemplate="element %{x} in reading order<br>storage position %{y}<extra></extra>"))
+    # The axis titles stay short: at presenter scale a longer one ran past a half-page
+    # column and was cut. The caption above the walk says how it reads the tensor.
     fig.update_layout(height=round(260 * graph_scale()),
-                      xaxis_title="element number, reading the tensor row by row",
+                      xaxis_title="element number (row by row)",
                       yaxis_title="storage position")
     return style_figure(fig, uirevision=key)
 

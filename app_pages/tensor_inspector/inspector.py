@@ -5,13 +5,16 @@ page, and goes back to the last step only when the chain changes.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from app_pages.tensor_inspector.controls import apply_changes
 from app_pages.tensor_inspector.figures import grid_figure, strip_figure, walk_figure
+from app_pages.tensor_inspector.stage import STAGE_PICTURE, Stage, stage_pictures
 from components.error_panel import error_panel
 from components.figures import PLOTLY_CONFIG
 from components.plain_text import code_span, md, plotly_text
@@ -21,7 +24,7 @@ from workbench.common.formatting import human_bytes
 from workbench.tensors.factory import shape_text
 from workbench.tensors.facts import StepView, storage_root
 from workbench.tensors.failures import Failure
-from workbench.tensors.layout import layout_picture
+from workbench.tensors.layout import LayoutPicture, layout_picture
 from workbench.tensors.report import MAX_TOTAL_VALUES, MAX_VALUES, Inspection
 
 ss = st.session_state
@@ -37,13 +40,23 @@ class DrawnStep:
     cell_labels: str = "values"
 
 
-def failure_panel(failure: Failure, key: str, form: SettingsForm, report: Inspection) -> None:
+def failure_panel(failure: Failure, key: str, form: SettingsForm, report: Inspection, *,
+                  compact: bool = False) -> None:
+    """What failed, PyTorch's message explained, and the one-click fixes. `compact` (presenter
+    mode's first screen) keeps it to one line and the fixes, with the message folded away, so
+    that the last step that worked is still drawn on the same screen."""
     where = "Building x" if failure.step_number is None else \
         f"Step {failure.step_number}: {code_span(failure.label)}"
-    st.markdown(f"**{where} failed.**")
-    error_panel(failure.error, key=key)
+    if compact:
+        st.error(f"**{where} failed**: {failure.error.title}", icon=":material/error:")
+        with st.expander("PyTorch's message, and why"):
+            error_panel(failure.error, key=key)
+    else:
+        st.markdown(f"**{where} failed.**")
+        error_panel(failure.error, key=key)
     if failure.fixes:
-        st.markdown("**One-click fixes**")
+        if not compact:
+            st.markdown("**One-click fixes**")
         for number, (column, fix) in enumerate(zip(st.columns(len(failure.fixes)), failure.fixes,
                                                    strict=True)):
             column.button(md(fix.label), key=f"{key}_fix_{number}", on_click=apply_changes,
@@ -70,12 +83,18 @@ def facts_table(report: Inspection) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def facts_section(report: Inspection, form: SettingsForm) -> None:
-    """The table of facts, one row per step, with a note on what each step did to memory."""
+def facts_section(report: Inspection, form: SettingsForm,
+                  failure_slot: DeltaGenerator | None = None) -> None:
+    """The table of facts, one row per step, with a note on what each step did to memory. A
+    failure and its one-click fixes go to `failure_slot` when there is one (presenter mode's
+    first screen: the error is the lesson), else into this section."""
     settings = report.settings
+    here = failure_slot if failure_slot is not None else nullcontext()
     st.subheader("3 · What PyTorch reports", divider="gray")
     if report.build_failure is not None:
-        failure_panel(report.build_failure, "ti_build_error", form, report)
+        with here:
+            failure_panel(report.build_failure, "ti_build_error", form, report,
+                          compact=failure_slot is not None)
     if not report.views:       # x cannot exist at all: the failure above says why and offers a fix
         return
     if report.build_failure is not None:
@@ -105,11 +124,15 @@ def facts_section(report: Inspection, form: SettingsForm) -> None:
     if notes:
         st.markdown("\n".join(f"- {note}" for note in notes))
     if report.chain_failure is not None:
-        failure_panel(report.chain_failure, "ti_chain_error", form, report)
+        with here:
+            failure_panel(report.chain_failure, "ti_chain_error", form, report,
+                          compact=failure_slot is not None)
 
 
-def _pick_step(report: Inspection) -> StepView:
-    """The learner's step: kept across reruns and page visits; the last one for a new chain."""
+def _pick_step(report: Inspection, pick_col: DeltaGenerator, show_col: DeltaGenerator,
+               *, label: str = "Draw", alone_note: str = "") -> StepView:
+    """The learner's step: kept across reruns and page visits; the last one for a new chain.
+    The picker and the cell labels go into `pick_col` and `show_col`."""
     state = learner_state("tensor_inspector", DrawnStep)
     labels = [view.label for view in report.views]
     if state.ops != report.settings.ops or state.label not in labels:
@@ -124,10 +147,11 @@ def _pick_step(report: Inspection) -> StepView:
     def labelled() -> None:
         state.cell_labels = ss["ti_cell_labels"] or "values"
 
-    pick_col, show_col = st.columns([3, 1.2])
     if len(labels) > 1:
-        pick_col.radio("Draw", labels, key="ti_draw", horizontal=True, format_func=md,
+        pick_col.radio(label, labels, key="ti_draw", horizontal=True, format_func=md,
                        on_change=picked)
+    elif alone_note:
+        pick_col.markdown(alone_note)
     show_col.segmented_control("Label cells with", ["values", "positions"], key="ti_cell_labels",
                                required=True, on_change=labelled,
                                help="positions: where each element lives in storage")
@@ -161,16 +185,47 @@ def _metrics(drawn: StepView) -> None:
                  "meta: the inspector computed these facts without allocating anything")
 
 
-def pictures_section(report: Inspection) -> None:
-    """One step's metrics, its logical grid, its memory walk and the storage underneath."""
+def _whose_storage(drawn: StepView, report: Inspection, *, short: bool = False) -> str:
+    """Whose memory the strip shows; `short` fits one line of the presenter stage."""
+    shares_x = storage_root(drawn.tensor) is storage_root(report.views[0].tensor)
+    if shares_x:
+        return "x's own storage, shared by this view" if drawn.step else "x's storage"
+    return ("new storage made by a copy: colours show where x's elements landed" if short else
+            "new storage made by a copy: the colours show where each element of x landed")
+
+
+def _walk(picture: LayoutPicture) -> None:
+    st.markdown("**Memory walk**: reading the tensor row by row, which storage position "
+                "does each element come from? A straight line (steps of 1) is "
+                "contiguous; jumps mean the view hops through memory.")
+    st.plotly_chart(walk_figure(picture, key="ti_walk"), key="ti_walk", config=PLOTLY_CONFIG)
+
+
+def pictures_section(report: Inspection, stage: Stage | None = None) -> None:
+    """One step's metrics, its logical grid, its memory walk and the storage underneath. With
+    a presenter `stage`, the step picker, the grid and the strip go to the first screen and
+    the metrics and the memory walk follow here."""
     if not report.views:
         return
     with st.container(key="tensor_inspector_main"):
-        drawn = _pick_step(report)
+        if stage is None:
+            pick_col, show_col = st.columns([3, 1.2])
+            drawn = _pick_step(report, pick_col, show_col)
+        else:
+            drawn = _pick_step(report, stage.picker, stage.labels, label="Step drawn",
+                               alone_note="**Step drawn**: x itself; add ops to the chain to "
+                                          "step through them.")
         show = learner_state("tensor_inspector", DrawnStep).cell_labels
-        _metrics(drawn)
         facts, label = drawn.facts, plotly_text(drawn.label)
-        picture = layout_picture(drawn, colour_max=report.views[0].facts.numel - 1)
+        picture = layout_picture(drawn, colour_max=report.views[0].facts.numel - 1,
+                                 **(STAGE_PICTURE if stage is not None else {}))
+        if stage is not None:
+            stage_pictures(stage, drawn, picture, label=label, show=show,
+                           whose=_whose_storage(drawn, report, short=True))
+            _metrics(drawn)
+            _walk(picture)
+            return
+        _metrics(drawn)
         if picture.truncated:
             st.caption(":material/crop: **Drawn in part**: " + "; ".join(picture.truncated)
                        + ". The facts above are for the whole tensor; hover a cell for its index.")
@@ -183,15 +238,8 @@ def pictures_section(report: Inspection) -> None:
             st.plotly_chart(grid_figure(picture, label=label, show=show, key="ti_grid"),
                             key="ti_grid", config=PLOTLY_CONFIG, width="content")
         with walk_col:
-            st.markdown("**Memory walk**: reading the tensor row by row, which storage position "
-                        "does each element come from? A straight line (steps of 1) is "
-                        "contiguous; jumps mean the view hops through memory.")
-            st.plotly_chart(walk_figure(picture, key="ti_walk"), key="ti_walk",
-                            config=PLOTLY_CONFIG)
-        shares_x = storage_root(drawn.tensor) is storage_root(report.views[0].tensor)
-        whose = ("x's own storage, shared by this view" if shares_x and drawn.step else
-                 "x's storage" if shares_x else
-                 "new storage made by a copy: the colours show where each element of x landed")
+            _walk(picture)
+        whose = _whose_storage(drawn, report)
         st.markdown(f"**Storage** of {code_span(drawn.label)} ({whose}): the flat memory "
                     "underneath, in address order; the row label is the position of its first "
                     "cell. Grey cells are not read by this view.")

@@ -12,9 +12,11 @@ from app_pages.tensor_inspector import broadcasting, controls, inspector
 from app_pages.tensor_inspector.autocast import autocast_panel
 from app_pages.tensor_inspector.dtypes import dtype_panel
 from app_pages.tensor_inspector.numpy_bridge import numpy_panel
+from app_pages.tensor_inspector.stage import stage_slots
 from components.classroom import share_panel
 from components.code_panel import code_panel
 from components.device import learner_device
+from components.figures import presenting
 from components.stage import page_header
 from components.knowledge_check import knowledge_check
 from components.lesson_link import link_settings, publish_link
@@ -38,12 +40,17 @@ page_header("Tensor inspector",
     "**storage offset** where element `[0, 0, ...]` lives. Build a tensor, apply ops, and watch "
     "what PyTorch does to memory. Every number here comes from PyTorch."
 )
+# Presenter mode: the chain, the step picker and the step's pictures come first (stage.py).
+stage = stage_slots() if presenting() else None
+if stage is not None:
+    with stage.chain:
+        controls.chain_text(form)
 preset_slot = st.container()
 build_col, chain_col = st.columns([1, 1.25], gap="large")
 with build_col:
     controls.build_x(form)
 with chain_col:
-    controls.op_chain(form)
+    controls.op_chain(form, typed_on_stage=stage is not None)
 report_area = st.container()
 
 st.subheader("More about tensors", divider="gray")
@@ -72,8 +79,8 @@ with preset_slot:
 with shape_preset_slot:
     broadcasting.preset_picker(form, settings)
 with report_area:
-    inspector.facts_section(report, form)
-    inspector.pictures_section(report)
+    inspector.facts_section(report, form, stage.failure if stage is not None else None)
+    inspector.pictures_section(report, stage)
     code_panel(script, filename="tensor_inspector.py", key="ti_code",
                caption="Running it prints, for x and each step, the same facts as the table above.")
 with broadcast_tab:

@@ -41,7 +41,7 @@ def test_one_click_fix_in_the_browser(page, app_url):
     try:
         x.t().view(-1)
     except RuntimeError as exc:
-        expect(page.get_by_text(str(exc)).first).to_be_visible()
+        expect(page.get_by_text(str(exc)).first).to_be_visible(timeout=WAIT_MS)
     page.get_by_role("button", name="Use reshape(-1)").click()
     wait_settled(page)
     expect(page.locator("[data-testid=stMetric]").filter(has_text="memory")

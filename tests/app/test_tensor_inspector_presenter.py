@@ -1,0 +1,89 @@
+"""The Tensor inspector's presenter stage through the real router (issue 12): the chain and the
+step picker come first, the pictures of the drawn step follow, a failure is compact and fixable,
+and switching presenter mode on or off keeps the learner's chain and step."""
+from __future__ import annotations
+
+import json
+
+import torch
+
+from tests.app.apptest import assert_clean, open_page, shown_text
+
+PAGE = "app_pages/tensor_inspector/page.py"
+LESSON = {"shape": "4,6", "ops": "t()[1:5]"}
+
+
+def _charts(at) -> list[str]:
+    """The keys of the page's Plotly charts, in page order."""
+    return [chart.proto.id.rsplit("-", 1)[-1] for chart in at.get("plotly_chart")]
+
+
+def _spec(at, key: str) -> dict:
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}"))
+    return json.loads(chart.proto.spec)
+
+
+def test_presenter_mode_opens_with_the_chain_the_step_picker_and_the_pictures():
+    at = open_page(PAGE, query={**LESSON, "present": "1"})
+    assert_clean(at)
+    # The chain's text box is the page's first text box (in normal mode the shape is).
+    assert [t.key for t in at.text_input][0] == "ti_ops"
+    assert at.text_input(key="ti_ops").value == "t()[1:5]"
+    assert at.text_input(key="ti_ops").label == "Op chain on x"
+    picker = at.radio(key="ti_draw")
+    assert picker.label == "Step drawn"
+    assert picker.value == "x.t()[1:5]"
+    # The grid and the strip come before every other picture: the memory walk follows below.
+    assert _charts(at)[:3] == ["ti_grid", "ti_strip", "ti_walk"]
+    grid = _spec(at, "ti_grid")
+    drawn = torch.arange(24.0).reshape(4, 6).t()[1:5]
+    cells = [[int(float(v)) for v in row] for row in grid["data"][0]["text"]]
+    assert cells == drawn.int().tolist()
+    text = shown_text(at)
+    assert str(drawn.stride()) in text and "storage offset" in text
+    # The build controls are still on the page, below the stage.
+    assert at.text_input(key="ti_shape").value == "4,6"
+    assert at.button(key="ti_append")
+
+    normal = open_page(PAGE, query=LESSON)
+    assert [t.key for t in normal.text_input][0] == "ti_shape"
+    assert normal.text_input(key="ti_ops").label.startswith("Op chain applied to x")
+    assert normal.radio(key="ti_draw").label == "Draw"
+
+
+def test_a_failing_step_is_one_line_and_its_fix_is_one_click_on_the_stage():
+    at = open_page(PAGE, query={"ops": "t().view(-1)", "present": "1"})
+    assert_clean(at)
+    headline = [e.value for e in at.error if "failed" in e.value]
+    assert len(headline) == 1 and "Step 2" in headline[0]
+    assert "PyTorch's message, and why" in [e.label for e in at.expander]
+    try:
+        torch.arange(24.0).reshape(4, 6).t().view(-1)
+    except RuntimeError as exc:
+        assert str(exc) in shown_text(at)     # folded away, not dropped
+    at.button(key="ti_chain_error_fix_0").click().run()
+    assert_clean(at)
+    assert at.text_input(key="ti_ops").value == "t().reshape(-1)"
+    assert not [e.value for e in at.error if "failed" in e.value]
+
+
+def test_switching_presenter_mode_keeps_the_chain_and_the_step_drawn():
+    at = open_page(PAGE, query=LESSON)
+    at.radio(key="ti_draw").set_value("x.t()").run()
+    at.toggle(key="presenter_mode").set_value(True).run()
+    assert_clean(at)
+    assert at.text_input(key="ti_ops").value == "t()[1:5]"
+    assert at.radio(key="ti_draw").value == "x.t()"
+    at.toggle(key="presenter_mode").set_value(False).run()
+    assert_clean(at)
+    assert at.text_input(key="ti_ops").value == "t()[1:5]"
+    assert at.radio(key="ti_draw").value == "x.t()"
+
+
+def test_a_classroom_link_that_hides_the_chain_shows_it_as_code_on_the_stage():
+    at = open_page(PAGE, query={**LESSON, "hide": "ops", "present": "1"})
+    assert_clean(at)
+    assert "ti_ops" not in [t.key for t in at.text_input]
+    assert "x.t()[1:5]" in [c.value for c in at.code]
+    assert "ti_append" not in [b.key for b in at.button]     # nothing to build on a fixed chain
+    assert at.radio(key="ti_draw").value == "x.t()[1:5]"
