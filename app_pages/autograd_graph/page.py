@@ -6,7 +6,8 @@ import streamlit as st
 from app_pages.autograd_graph.editor import note_link, program_editor, work
 from app_pages.autograd_graph.view import (COLLAPSED_KEY, COLLAPSED_WORDS, accumulation_panel,
                                            decisions_panel, export_buttons, final_grads_panel, legend,
-                                           run_output, run_problems, static_graph, step_through)
+                                           run_output, run_problems, static_graph, step_through,
+                                           wrap_labels)
 from components.classroom import share_panel
 from components.code_panel import code_panel
 from components.device import learner_device
@@ -57,13 +58,7 @@ with controls:
         st.session_state[COLLAPSED_KEY] = mine.collapsed
     st.toggle("Collapsed view", key=COLLAPSED_KEY, help=COLLAPSED_WORDS)
     mine.collapsed = st.session_state[COLLAPSED_KEY]
-    # A label longer than its column wraps instead of ending in "..." (a presenter's 1.4x text
-    # with the sidebar open leaves "Zero the gradients before each call" about 230 px).
-    st.html("<style>" + ", ".join(f".st-key-{key} .stMarkdownEllipsis, .st-key-{key} .stMarkdownEllipsis p"
-                                  for key in TOGGLE_KEYS)
-            + " { white-space: normal; overflow: visible; text-overflow: clip; }"
-            + ", ".join(f".st-key-{key} [data-testid=stTooltipIcon]" for key in TOGGLE_KEYS)
-            + " { flex-shrink: 0; }</style>")
+    wrap_labels(TOGGLE_KEYS)
 settings = form.settings()
 publish_link(TABLE, LINK_KEY, settings)
 mine.shown = settings

@@ -12,8 +12,8 @@ from app_pages.autograd_graph.editor import AutogradWork
 from components.error_panel import error_panel
 from components.plain_text import code_span, md
 from workbench.autograd.backward_steps import BackwardTrace
-from workbench.autograd.graph import (GraphModel, Overlay, dot_text, drawing, format_tensor, saved_label,
-                                      to_dot)
+from workbench.autograd.graph import (SMALL_TENSOR, GraphModel, Overlay, dot_text, drawing, format_tensor,
+                                      saved_label, to_dot)
 from workbench.autograd.session import SessionResult
 from workbench.autograd.stage import (DESIGN_VIEWPORT, MIN_TEXT_PX, SCROLL_TEXT_PX, STAGE_BOTTOM_PX,
                                       STAGE_TOP_PX, StagePlan, plan_stage)
@@ -29,14 +29,14 @@ WIDE_GRAPH_NODES = 16
 STAGE_GRAPH_KEY = "autograd_stage_graph"
 TOO_BIG_KEY = "autograd_too_big"
 COLLAPSED_KEY = "ag_collapsed"
-PLAN_MOMENTS = 8            # steps of a walk whose pictures plan its stage (and the first)
+PLAN_MOMENTS = 4            # a walk's stage is planned from its pictures at 0, 1/4, ... 4/4 of it
 COLLAPSED_WORDS = (
     "**Collapsed view:** each leaf's box holds its `AccumulateGrad` (and a node such as "
     "`TBackward0` that only passes the leaf on); a chain of nodes that each hand one gradient "
     "to one next node is one box, its nodes listed output side first, ◀ at the one the engine "
-    "runs; a constant is written in the box that uses it; a tensor of more than six elements "
-    "shows its shape. Saved tensors and the tensors outside the graph are not drawn. The walk "
-    "still runs every node.")
+    "runs; a constant is written in the box that uses it; a tensor of more than "
+    f"{SMALL_TENSOR} elements shows its shape. Saved tensors and the tensors outside the graph "
+    "are not drawn. The walk still runs every node.")
 
 
 def trace_label(trace: BackwardTrace) -> str:
@@ -56,6 +56,16 @@ def _move(key: str, delta: int, last: int) -> None:
 
 def _set(key: str, value: int) -> None:
     st.session_state[key] = value
+
+
+def wrap_labels(keys: tuple[str, ...]) -> None:
+    """The labels of these widgets wrap instead of ending in "...": with a presenter's 1.4x text
+    and the sidebar open, "Zero the gradients before each call" gets about 230 px."""
+    labels = ", ".join(f".st-key-{key} .stMarkdownEllipsis, .st-key-{key} .stMarkdownEllipsis p"
+                       for key in keys)
+    help_icons = ", ".join(f".st-key-{key} [data-testid=stTooltipIcon]" for key in keys)
+    st.html(f"<style>{labels} {{ white-space: normal; overflow: visible; text-overflow: clip; }}\n"
+            f"{help_icons} {{ flex-shrink: 0; }}</style>")
 
 
 def run_problems(result: SessionResult, code: str) -> None:

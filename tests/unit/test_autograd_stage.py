@@ -107,7 +107,7 @@ def test_the_collapsed_moons_model_is_one_box_per_layer_and_leaf():
                            for keys in weights)
     # Tensors of more than SMALL_TENSOR elements show their shape, not a summary of values.
     text = " ".join(row.text for box in picture.boxes for row in box.rows)
-    assert "with constant X = 16×2" in text and 16 > SMALL_TENSOR
+    assert "with constant X (16×2)" in text and "logits (16)" in text and 16 > SMALL_TENSOR
     assert "|max|" not in text
 
 

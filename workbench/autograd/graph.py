@@ -563,8 +563,8 @@ def _rows(node: Node, overlay: Overlay, scale: float, show_saved: bool = False,
         value = None
         if tensor is not None:
             named = f"{tensor.name} = " if tensor.name else ""
-            shown = _brief_value(tensor) if brief else _short(tensor.value)
-            text = f"{named}{shown}" if brief else f"{named}{shown}  ({tensor.shape_text})"
+            text = (_briefly(tensor.name, tensor) if brief
+                    else f"{named}{_short(tensor.value)}  ({tensor.shape_text})")
             value = _row(f'<font color="{MUTED}">{_esc(text)}</font>', text, font)
         grad = None
         if node.key in overlay.node_grads:
@@ -582,7 +582,7 @@ def _rows(node: Node, overlay: Overlay, scale: float, show_saved: bool = False,
                      f"{node.title}  {shape}", font, True))
     if tensor is not None:
         data = None
-        if not brief or _brief_value(tensor) != tensor.shape_text:
+        if not brief or not _many(tensor):
             text = f"data {_short(tensor.value)}"
             data = _row(_esc(text), text, font)
         if node.kind == "leaf":
@@ -716,7 +716,7 @@ def collapsed_drawing(model: GraphModel, overlay: Overlay, *, scale: float, dire
             rows += [_member_row(by_key[k], overlay, scale, "reached through ") for k in keys
                      if by_key[k].kind == "op"]
         unique = {c.key: c for c in constants.get(key, []) if c.tensor is not None}
-        rows += [note(f"with constant {c.title} = {_brief_value(c.tensor)}") for c in unique.values()]
+        rows += [note(f"with constant {_briefly(c.title, c.tensor)}") for c in unique.values()]
         fill, border, pen, style = _look(node, overlay, scale, keys)
         tooltip = " · ".join(_tooltip(by_key[k]) for k in keys)
         boxes.append(Box(key, tuple(rows), fill, border, pen, style, tooltip))
@@ -730,19 +730,27 @@ def collapsed_drawing(model: GraphModel, overlay: Overlay, *, scale: float, dire
     return Drawing(tuple(boxes), tuple(arrows), scale, direction, members, presenter)
 
 
-def _brief_value(tensor: TensorView) -> str:
-    """A tensor's value when it has a few elements, else its shape: `3`, `[1, 2]`, `16×8`."""
+def _many(tensor: TensorView) -> bool:
+    """More elements than the page writes out (it summarises them as mean and |max|)."""
     numel = 1
     for size in tensor.shape:
         numel *= size
-    return _short(tensor.value, 24) if numel <= SMALL_TENSOR else tensor.shape_text
+    return numel > SMALL_TENSOR
+
+
+def _briefly(name: str | None, tensor: TensorView) -> str:
+    """`w = 3`, `[1, 2]`, or for a tensor of many elements its shape: `X (16×2)`."""
+    if _many(tensor):
+        return f"{name} ({tensor.shape_text})" if name else f"({tensor.shape_text})"
+    value = _short(tensor.value, 24)
+    return f"{name} = {value}" if name else value
 
 
 def _member_row(node: Node, overlay: Overlay, scale: float, lead: str = "") -> Row:
     """A node inside a collapsed box: `PowBackward0 → L = 36`, marked ◀ while the engine runs it."""
     made = ""
     if node.tensor is not None and node.tensor.name:
-        made = f" → {node.tensor.name} = {_brief_value(node.tensor)}"
+        made = f" → {_briefly(node.tensor.name, node.tensor)}"
     title = f"{_esc(lead)}<b>{_esc(node.title)}</b>"
     if made:
         title += f'<font color="{MUTED}">{_esc(made)}</font>'
