@@ -39,6 +39,7 @@ class AutogradWork:
     steps: dict[str, int] = field(default_factory=dict)   # step-through position per run
     traces: dict[str, int] = field(default_factory=dict)  # chosen backward() call per run
     linked_code: str = ""                       # the program the last lesson link brought
+    collapsed: bool = False                     # the collapsed view of the graph is on
 
     def remember(self, table: dict[str, int], key: str, value: int) -> None:
         table.pop(key, None)

@@ -4,13 +4,14 @@ import hashlib
 import streamlit as st
 
 from app_pages.autograd_graph.editor import note_link, program_editor, work
-from app_pages.autograd_graph.view import (accumulation_panel, decisions_panel, export_buttons,
-                                           final_grads_panel, run_output, run_problems,
-                                           static_graph, step_through)
+from app_pages.autograd_graph.view import (COLLAPSED_KEY, COLLAPSED_WORDS, accumulation_panel,
+                                           decisions_panel, export_buttons, final_grads_panel, legend,
+                                           run_output, run_problems, static_graph, step_through,
+                                           wrap_labels)
 from components.classroom import share_panel
 from components.code_panel import code_panel
 from components.device import learner_device
-from components.figures import graph_scale
+from components.figures import graph_scale, presenting
 from components.stage import page_header
 from components.knowledge_check import knowledge_check
 from components.lesson_link import link_settings, publish_link
@@ -22,6 +23,7 @@ from workbench.autograd.session import (fresh_moons_bindings, leaf_names, progra
 from workbench.autograd.settings import TABLE
 
 LINK_KEY = "autograd_graph"
+TOGGLE_KEYS = ("ag_retain", "ag_zero", "ag_saved", COLLAPSED_KEY)
 
 page_header("Autograd graph",
     "Type a small PyTorch program. PyTorch records a **graph** while it computes; below is that "
@@ -37,6 +39,14 @@ linked, fresh = link_settings(TABLE, LINK_KEY)
 note_link(mine, linked, from_link and fresh)
 form = SettingsForm(TABLE, linked, fresh, prefix="ag_")
 
+# Presenter mode: the first screen is the stage (the graph beside Next node and the step's
+# story); what the run said follows it, then the program and the settings. The stage is drawn
+# once the program has run, into this place at the top.
+stage = presenting()
+if stage:
+    stage_slot = st.container(key="autograd_stage")
+    below_stage = st.container()
+    st.subheader("Your program and the settings", divider="gray", anchor=False)
 editor, controls = st.columns([3, 2], gap="large")
 with editor:
     program_editor(form, mine)
@@ -44,6 +54,11 @@ with controls:
     form.draw("backward", "retain", "zero")
     form.value("layout", required=True)
     form.draw("saved")
+    if COLLAPSED_KEY not in st.session_state:
+        st.session_state[COLLAPSED_KEY] = mine.collapsed
+    st.toggle("Collapsed view", key=COLLAPSED_KEY, help=COLLAPSED_WORDS)
+    mine.collapsed = st.session_state[COLLAPSED_KEY]
+    wrap_labels(TOGGLE_KEYS)
 settings = form.settings()
 publish_link(TABLE, LINK_KEY, settings)
 mine.shown = settings
@@ -68,36 +83,56 @@ script = program_script(settings, result.output_name, page_calls=result.page_cal
                         uses_trainer_model=uses_trainer, leaves=leaf_names(result.interpreter.env))
 
 # ---- draw: what the run said, the graph and its backward steps, the code, the checks
-run_problems(result, settings.code)
-if result.program_calls_backward and settings.backward:
-    controls.caption(":material/info: Your program calls `backward()` itself, so the page adds no "
-                     "calls of its own: pick one of your program's calls to step through below.")
-run_output(result)
-decisions_panel(result)
-
-st.header("The graph, and backward() step by step", divider="gray")
-scale = graph_scale()
-dot = None
-with st.container(key="autograd_graph_main"):
+def draw_graph() -> str | None:
+    """The graph and its walk (on the stage in presenter mode); the DOT text on screen."""
+    shown = dict(scale=graph_scale(), direction=settings.layout, show_saved=settings.saved,
+                 collapsed=mine.collapsed, stage=stage)
     if result.traces:
         # The step position survives layout and display changes, not a different run.
         run_key = (settings.code, settings.backward, settings.retain, settings.zero)
         signature = hashlib.sha1(repr(run_key).encode()).hexdigest()[:10]
         default = result.page_calls_from if result.page_calls_from < len(result.traces) else 0
-        dot = step_through(result.traces, signature=signature, default_trace=default, scale=scale,
-                           direction=settings.layout, show_saved=settings.saved, work=mine)
-    elif result.final_graph is not None:
-        if result.page_calls == 0:
-            st.info("No backward() has run yet: set *Call backward()* to 1 or more to step through it.",
-                    icon=":material/info:")
-        dot = static_graph(result.final_graph, scale=scale, direction=settings.layout,
-                           show_saved=settings.saved)
-    elif result.error is not None:
-        st.info("Nothing to draw yet: fix the line named above and the graph appears here.",
+        return step_through(result.traces, signature=signature, default_trace=default, work=mine,
+                            **shown)
+    if result.final_graph is not None:
+        note = ("No backward() has run yet: set *Call backward()* to 1 or more to step through it."
+                if result.page_calls == 0 else "")
+        return static_graph(result.final_graph, note=note, **shown)
+    where = "below" if stage else "above"
+    if result.error is not None:
+        st.info(f"Nothing to draw yet: fix the line named {where} and the graph appears here.",
                 icon=":material/info:")
     else:
         st.info("The program made no tensor yet: assign one, e.g. `w = torch.tensor(3.0, "
                 "requires_grad=True)`.", icon=":material/info:")
+    return None
+
+
+def what_the_run_said(*, with_problems: bool = True) -> None:
+    if with_problems:
+        run_problems(result, settings.code)
+    if result.program_calls_backward and settings.backward:
+        controls.caption(":material/info: Your program calls `backward()` itself, so the page adds no "
+                         "calls of its own: pick one of your program's calls to step through below.")
+    run_output(result)
+    decisions_panel(result)
+
+
+if stage:
+    with stage_slot:
+        dot = draw_graph()
+    # Under the stage: the error it refers to, what the drawing means, what the program said.
+    with below_stage:
+        run_problems(result, settings.code)
+        if dot is not None:
+            legend(mine.collapsed, settings.saved,
+                   result.traces[0].graph if result.traces else result.final_graph)
+        what_the_run_said(with_problems=False)
+else:
+    what_the_run_said()
+    st.header("The graph, and backward() step by step", divider="gray")
+    with st.container(key="autograd_graph_main"):
+        dot = draw_graph()
 if result.final_graph is not None and result.final_graph.truncated:
     st.caption("The graph is large: only its first nodes are drawn.")
 

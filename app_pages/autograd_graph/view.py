@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 
 import pandas as pd
@@ -11,8 +12,11 @@ from app_pages.autograd_graph.editor import AutogradWork
 from components.error_panel import error_panel
 from components.plain_text import code_span, md
 from workbench.autograd.backward_steps import BackwardTrace
-from workbench.autograd.graph import GraphModel, Overlay, format_tensor, to_dot
+from workbench.autograd.graph import (SMALL_TENSOR, GraphModel, Overlay, dot_text, drawing, format_tensor,
+                                      saved_label, to_dot)
 from workbench.autograd.session import SessionResult
+from workbench.autograd.stage import (DESIGN_VIEWPORT, MIN_TEXT_PX, SCROLL_TEXT_PX, STAGE_BOTTOM_PX,
+                                      STAGE_TOP_PX, StagePlan, plan_stage)
 from workbench.common.errors import ExplainedError
 
 
@@ -21,6 +25,18 @@ from workbench.common.errors import ExplainedError
 GRAPH_INCHES = (7.0, 20.0)
 GRAPH_INCHES_WIDE = (12.5, 20.0)
 WIDE_GRAPH_NODES = 16
+# Presenter mode's stage: the graph's box, and the notice of a graph too big for it.
+STAGE_GRAPH_KEY = "autograd_stage_graph"
+TOO_BIG_KEY = "autograd_too_big"
+COLLAPSED_KEY = "ag_collapsed"
+PLAN_MOMENTS = 4            # a walk's stage is planned from its pictures at 0, 1/4, ... 4/4 of it
+COLLAPSED_WORDS = (
+    "**Collapsed view:** each leaf's box holds its `AccumulateGrad` (and a node such as "
+    "`TBackward0` that only passes the leaf on); a chain of nodes that each hand one gradient "
+    "to one next node is one box, its nodes listed output side first, ◀ at the one the engine "
+    "runs; a constant is written in the box that uses it; a tensor of more than "
+    f"{SMALL_TENSOR} elements shows its shape. Saved tensors and the tensors outside the graph "
+    "are not drawn. The walk still runs every node.")
 
 
 def trace_label(trace: BackwardTrace) -> str:
@@ -40,6 +56,16 @@ def _move(key: str, delta: int, last: int) -> None:
 
 def _set(key: str, value: int) -> None:
     st.session_state[key] = value
+
+
+def wrap_labels(keys: tuple[str, ...]) -> None:
+    """The labels of these widgets wrap instead of ending in "...": with a presenter's 1.4x text
+    and the sidebar open, "Zero the gradients before each call" gets about 230 px."""
+    labels = ", ".join(f".st-key-{key} .stMarkdownEllipsis, .st-key-{key} .stMarkdownEllipsis p"
+                       for key in keys)
+    help_icons = ", ".join(f".st-key-{key} [data-testid=stTooltipIcon]" for key in keys)
+    st.html(f"<style>{labels} {{ white-space: normal; overflow: visible; text-overflow: clip; }}\n"
+            f"{help_icons} {{ flex-shrink: 0; }}</style>")
 
 
 def run_problems(result: SessionResult, code: str) -> None:
@@ -110,21 +136,20 @@ def run_output(result: SessionResult) -> None:
 
 
 def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: int, scale: float,
-                 direction: str, show_saved: bool, work: AutogradWork) -> str:
+                 direction: str, show_saved: bool, work: AutogradWork, collapsed: bool = False,
+                 stage: bool = False) -> str:
     """The centrepiece: pick a backward() call, then walk its nodes in the engine's order.
 
     The chosen call and the position are this learner's work: they come back after a visit to
-    another page (Streamlit drops a widget's state when it is not drawn). Returns the DOT text
-    on screen (for the export buttons).
+    another page (Streamlit drops a widget's state when it is not drawn). `stage` draws presenter
+    mode's first screen (`_stage`). Returns the DOT text on screen (for the export buttons).
     """
+    trace_key = f"ag_trace_{signature}"
     index = default_trace
     if len(traces) > 1:
-        trace_key = f"ag_trace_{signature}"
         if trace_key not in st.session_state:
             st.session_state[trace_key] = min(work.traces.get(signature, default_trace), len(traces) - 1)
-        index = st.selectbox("Step through", range(len(traces)), key=trace_key,
-                             format_func=lambda i: trace_label(traces[i]))
-        work.remember(work.traces, signature, index)
+        index = st.session_state[trace_key]
     trace = traces[index]
     last = len(trace.steps)
     key = _step_key(signature, trace)
@@ -134,26 +159,158 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
 
     upto = st.session_state[key]
     work.remember(work.steps, key, upto)
-    # Presenter mode, left-to-right drawings and big graphs get the whole page width, with the
-    # controls above; otherwise the graph and the controls sit side by side.
+    if stage:
+        # One plan for the whole walk, from pictures spread over it, whatever the step on
+        # screen: Next node never rescales the graph or moves the columns.
+        def picture_at(at: int):
+            return drawing(trace.graph, trace.overlay(at), scale=scale, direction=direction,
+                           show_saved=show_saved, collapsed=collapsed, presenter=True)
+
+        plan = plan_stage([picture_at(at) for at in sorted({last * k // PLAN_MOMENTS
+                                                            for k in range(PLAN_MOMENTS + 1)})])
+        picture = picture_at(upto)
+        graph, side = _stage(plan)
+        with side:
+            _pick_trace(traces, trace_key, signature, work)
+            _controls(key, upto, last, columns=(1, 3, 1))
+        _stage_notice(side, plan, collapsed)
+        with side:
+            _story(trace, upto, errors_are="below")
+            _order_list(trace, upto, stage=True)
+        dot = dot_text(picture)
+        with graph:
+            st.graphviz_chart(dot, width="content")
+        current = trace.overlay(upto).current
+        _follow(picture.box_of(current) if current else None)
+        return dot
+    _pick_trace(traces, trace_key, signature, work)
+    # Left-to-right drawings and big graphs get the whole page width, with the controls above;
+    # otherwise the graph and the controls sit side by side.
     wide = scale > 1.0 or direction == "LR" or len(trace.graph.nodes) > WIDE_GRAPH_NODES
     dot = to_dot(trace.graph, trace.overlay(upto), scale=scale, direction=direction,
-                 show_saved=show_saved, max_inches=GRAPH_INCHES_WIDE if wide else GRAPH_INCHES)
+                 show_saved=show_saved, max_inches=GRAPH_INCHES_WIDE if wide else GRAPH_INCHES,
+                 collapsed=collapsed)
     if wide:
         _controls(key, upto, last, columns=(1, 3, 1, 6))
         _story(trace, upto)
         st.graphviz_chart(dot, width="content")
         _order_list(trace, upto)
     else:
-        picture, side = st.columns([3, 2], gap="medium")
+        picture_column, side = st.columns([3, 2], gap="medium")
         with side:
             _controls(key, upto, last, columns=(1, 3, 1))
             _story(trace, upto)
             _order_list(trace, upto)
-        with picture:
+        with picture_column:
             st.graphviz_chart(dot, width="content")
-    _legend()
+    legend(collapsed, show_saved, trace.graph)
     return dot
+
+
+def _pick_trace(traces: list[BackwardTrace], trace_key: str, signature: str, work: AutogradWork) -> None:
+    if len(traces) > 1:
+        index = st.selectbox("Step through", range(len(traces)), key=trace_key,
+                             format_func=lambda i: trace_label(traces[i]))
+        work.remember(work.traces, signature, index)
+
+
+def _stage(plan: StagePlan):
+    """Presenter mode's first screen: the graph's column (sized from the viewport, see
+    `_stage_css`) and, beside it, the column for the controls and the story."""
+    _stage_css(plan)
+    graph, side = st.columns([plan.graph_share, 1 - plan.graph_share], gap="small")
+    return graph.container(key=STAGE_GRAPH_KEY), side
+
+
+def _stage_css(plan: StagePlan) -> None:
+    """The graph as big as the screen leaves it, never past MAX_TEXT_PX text. When the side
+    along its ranks limits it (its height top to bottom, its width left to right: the side the
+    estimate knows well) it is sized by that side alone, and a graph a little bigger across than
+    planned scrolls that way instead of shrinking; otherwise it is fitted into the box. On a
+    screen smaller than `plan.min_viewport` its text would drop under MIN_TEXT_PX: there it is
+    drawn at its own size, zoomed to exactly SCROLL_TEXT_PX text, in a box as tall as the screen
+    allows, which scrolls; the notice that says so shows on those screens only."""
+    leave = STAGE_TOP_PX + STAGE_BOTTOM_PX
+    graph = f".st-key-{STAGE_GRAPH_KEY}"
+    svg = f'{graph} [data-testid="stGraphVizChart"] svg'
+    tall = f"min({plan.max_height_px}px, max(240px, calc(100vh - {leave}px)))"
+    if plan.along_bound and plan.direction == "TB":
+        fit = f"{svg} {{ height: {tall}; width: auto; max-width: none; }}\n{graph} {{ overflow-x: auto; }}"
+    elif plan.along_bound:
+        fit = (f"{svg} {{ width: min({plan.max_width_px}px, 100%); height: auto; max-width: none; }}\n"
+               f"{graph} {{ max-height: calc(100vh - {leave}px); overflow-y: auto; }}")
+    else:
+        fit = f"{svg} {{ width: 100%; height: auto; max-width: {plan.max_width_px}px; max-height: {tall}; }}"
+    width, height = plan.min_viewport
+    small = f"(max-width: {width - 0.02:.2f}px), (max-height: {height - 0.02:.2f}px)"
+    large = f"(min-width: {width}px) and (min-height: {height}px)"
+    # Streamlit's graphviz element sets every text inside it to one small size (0.6rem), not the
+    # size Graphviz laid the boxes out for: on the stage the text gets its own size back, so
+    # that it scales with the drawing. The attribute rule for the one size a presenter's drawing
+    # uses, `revert-layer` for any other.
+    own_size = f'text[font-size="{plan.font_pt:.2f}"] {{ font-size: {plan.font_pt:.2f}px; }}'
+    st.html(f"""<style>
+{svg} text {{ font-size: revert-layer; }}
+{svg} {own_size}
+{fit}
+@media {small} {{
+  {graph} {{ height: calc(100vh - {leave}px); overflow: auto; }}
+  {svg} {{ width: auto; height: auto; max-width: none; max-height: none; zoom: {plan.scroll_zoom:.4f}; }}
+}}
+@media {large} {{ .st-key-{TOO_BIG_KEY} {{ display: none; }} }}
+</style>""")
+
+
+def _follow(box_key: str | None) -> None:
+    """When the graph scrolls in its box, bring the box of the node the engine runs to the
+    middle of it: Next node and the node it ran stay on screen together. The browser renders
+    the graph after this script starts, so it looks for the node on each frame for a while."""
+    if box_key is None:
+        return
+    st.html(f"""<script>
+(() => {{
+  const wanted = {json.dumps(box_key)}, started = performance.now();
+  const centre = () => {{
+    const box = document.querySelector(".st-key-{STAGE_GRAPH_KEY}");
+    const node = box && [...box.querySelectorAll("g.node")]
+      .find(g => g.querySelector("title")?.textContent === wanted);
+    if (!node) {{
+      if (performance.now() - started < 4000) requestAnimationFrame(centre);
+      return;
+    }}
+    const n = node.getBoundingClientRect(), b = box.getBoundingClientRect();
+    box.scrollLeft += n.left + n.width / 2 - (b.left + b.width / 2);
+    box.scrollTop += n.top + n.height / 2 - (b.top + b.height / 2);
+  }};
+  centre();
+}})();
+</script>""", unsafe_allow_javascript=True)
+
+
+def _set_collapsed(value: bool) -> None:
+    st.session_state[COLLAPSED_KEY] = value
+
+
+def _stage_notice(side, plan: StagePlan, collapsed: bool) -> None:
+    """A graph too big for the design stage says so, and offers the collapsed view (or, in it,
+    the full view back)."""
+    design = f"{DESIGN_VIEWPORT[0]}×{DESIGN_VIEWPORT[1]}"
+    if not plan.fits_design_stage:
+        with side.container(key=TOO_BIG_KEY):
+            what = "Even collapsed, this graph" if collapsed else "This graph"
+            shrunk = int(min(plan.design_text_px_at_worst, MIN_TEXT_PX - 1))
+            st.warning(f"**{what} is too big for a {design} screen:** fitted to it, its text could "
+                       f"shrink to about {shrunk} px. It keeps {SCROLL_TEXT_PX:.0f} px text and "
+                       "scrolls instead" + ("." if collapsed else "; the collapsed view is smaller."),
+                       icon=":material/zoom_out_map:")
+    with side:
+        if collapsed:
+            st.button("Full view", icon=":material/unfold_more:", key="ag_stage_full",
+                      on_click=_set_collapsed, args=(False,),
+                      help="Every node of the graph in its own box, with saved tensors if they are on.")
+        elif not plan.fits_design_stage:
+            st.button("Collapsed view", icon=":material/unfold_less:", key="ag_stage_collapse",
+                      type="primary", on_click=_set_collapsed, args=(True,), help=COLLAPSED_WORDS)
 
 
 def _controls(key: str, upto: int, last: int, columns: tuple[int, ...]) -> None:
@@ -172,7 +329,7 @@ def _controls(key: str, upto: int, last: int, columns: tuple[int, ...]) -> None:
                          "graph, in the order PyTorch's engine ran it.")
 
 
-def _order_list(trace: BackwardTrace, upto: int) -> None:
+def _order_list(trace: BackwardTrace, upto: int, stage: bool = False) -> None:
     """The engine's order as a numbered list, like a debugger's trace; the current node marked."""
     if not trace.steps:
         return
@@ -187,11 +344,14 @@ def _order_list(trace: BackwardTrace, upto: int) -> None:
             rows.append(f"{number} :orange[{label}{made}]")
         else:
             rows.append(f"{number} :gray[{label}{made}]")
-    with st.container(height=min(40 + 30 * len(rows), 330), border=False, key="autograd_graph_order"):
+    # Presenter mode's text is 1.4x: so is the list's box.
+    grow = 1.4 if stage else 1.0
+    height = int(min(40 + 30 * len(rows), 330) * grow)
+    with st.container(height=height, border=False, key="autograd_graph_order"):
         st.markdown("**Order the engine ran the nodes**\n\n" + "  \n".join(rows))
 
 
-def _story(trace: BackwardTrace, upto: int) -> None:
+def _story(trace: BackwardTrace, upto: int, errors_are: str = "above") -> None:
     with st.container(border=True, key="autograd_graph_story"):
         if not trace.recorded:
             st.markdown(":material/info: This call ran, but was not recorded step by step: the page "
@@ -199,7 +359,7 @@ def _story(trace: BackwardTrace, upto: int) -> None:
             return
         if not trace.steps and trace.error is not None:
             st.markdown(f":material/error: **`{trace.root_name}.backward()` stopped before running "
-                        "any node**, with PyTorch's error explained above: "
+                        f"any node**, with PyTorch's error explained {errors_are}: "
                         f"{md(str(trace.error).splitlines()[0][:160])}")
             return
         if upto == 0:
@@ -219,10 +379,10 @@ def _story(trace: BackwardTrace, upto: int) -> None:
                 st.markdown(f":material/check_circle: **Done.** {done or 'No leaf received a gradient.'}")
             else:
                 st.markdown(f":material/error: **The engine stopped here** with PyTorch's error "
-                            f"(explained above): {md(str(trace.error).splitlines()[0][:160])}")
+                            f"(explained {errors_are}): {md(str(trace.error).splitlines()[0][:160])}")
 
 
-def _legend() -> None:
+def legend(collapsed: bool = False, show_saved: bool = False, model: GraphModel | None = None) -> None:
     st.caption(
         "Arrows point the way the forward pass computed. During backward, gradients travel against "
         "them (orange, with the value that flowed). Blue boxes: leaves that require grad; grey "
@@ -231,13 +391,47 @@ def _legend() -> None:
         "blue *saved* lines: what a node kept for its backward formula. The *grad* on a grey node "
         "is what the engine passed through it; PyTorch keeps a gradient in `.grad` only for leaves "
         "(and for tensors that called `retain_grad()`).")
+    if collapsed:
+        st.caption(COLLAPSED_WORDS)
+    elif show_saved and model is not None:
+        footnote = saved_footnote(model)
+        if footnote:
+            st.caption(footnote)
 
 
-def static_graph(model: GraphModel, *, scale: float, direction: str, show_saved: bool = False) -> str:
+def saved_footnote(model: GraphModel) -> str:
+    """Which of PyTorch's own attributes each *saved* name of this graph stands for."""
+    fields = sorted({f for node in model.nodes for f in node.saved_from})
+    if not fields:
+        return ""
+    pairs = ", ".join(f"*{saved_label(f)[0]}* is `grad_fn.{f}`" for f in fields)
+    return ("*Saved* names are those of PyTorch's derivative formulas: `self` is the tensor the "
+            "operation was called on, `other` its second input, `result` its output; `self.shape` "
+            "means only the shape was kept. PyTorch keeps them on the node: " + pairs
+            + ". Hover a box to see its own.")
+
+
+def static_graph(model: GraphModel, *, scale: float, direction: str, show_saved: bool = False,
+                 collapsed: bool = False, stage: bool = False, note: str = "") -> str:
+    """The graph with no backward() to walk through (`note` says why, beside it on the stage)."""
+    if stage:
+        picture = drawing(model, Overlay(), scale=scale, direction=direction, show_saved=show_saved,
+                          collapsed=collapsed, presenter=True)
+        plan = plan_stage([picture])
+        graph, side = _stage(plan)
+        if note:
+            side.info(note, icon=":material/info:")
+        _stage_notice(side, plan, collapsed)
+        dot = dot_text(picture)
+        with graph:
+            st.graphviz_chart(dot, width="content")
+        return dot
+    if note:
+        st.info(note, icon=":material/info:")
     dot = to_dot(model, Overlay(), scale=scale, direction=direction, show_saved=show_saved,
-                 max_inches=GRAPH_INCHES_WIDE)
+                 max_inches=GRAPH_INCHES_WIDE, collapsed=collapsed)
     st.graphviz_chart(dot, width="content")
-    _legend()
+    legend(collapsed, show_saved, model)
     return dot
 
 

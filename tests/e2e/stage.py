@@ -52,7 +52,13 @@ _CLIPPED_JS = """
   const cut = [];
   for (const el of root.querySelectorAll('*')) {
     const text = [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('').trim();
-    if (!text) continue;
+    if (!text) {
+      // An ellipsis cuts the text of the children too (a widget label's <p> in a truncating <div>).
+      const s = getComputedStyle(el);
+      if (s.textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth + 1 && el.textContent.trim())
+        cut.push(el.textContent.trim());
+      continue;
+    }
     if (el instanceof SVGElement) {
       const svg = el.ownerSVGElement; if (!svg) continue;
       const r = el.getBoundingClientRect(), s = svg.getBoundingClientRect();
@@ -63,6 +69,8 @@ _CLIPPED_JS = """
     }
     const style = getComputedStyle(el);
     if (style.display === 'none' || style.visibility === 'hidden') continue;
+    // A screen reader's label (an icon button's name): a 1 px box by design, never seen.
+    if (style.position === 'absolute' && el.clientWidth <= 1 && el.clientHeight <= 1) continue;
     const hides = /hidden|clip|auto|scroll/.test(style.overflowX + style.overflowY)
       || style.textOverflow === 'ellipsis';
     const overflows = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 2;

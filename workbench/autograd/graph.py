@@ -10,7 +10,9 @@ catalog of the program.
 """
 from __future__ import annotations
 
+import dataclasses
 import html
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -51,6 +53,7 @@ class Node:
     tensor: TensorView | None = None
     note: str = ""
     saved: tuple[str, ...] = ()     # what the node saved for backward, e.g. "self = 7"
+    saved_from: tuple[str, ...] = ()  # PyTorch's attribute for each, e.g. "_saved_self"
 
 
 @dataclass(frozen=True)
@@ -138,28 +141,91 @@ def pretty_name(grad_fn: Any) -> str:
     return grad_fn.name().split("::")[-1]
 
 
-def saved_for_backward(grad_fn: Any) -> tuple[str, ...]:
-    """What a node keeps for its backward formula (PyTorch exposes it as `_saved_*`).
+# PyTorch names each saved value after the argument of the op's derivative formula (`self`, the
+# tensor the op was called on; `other`, its second input; `result`, its output; `exponent`...)
+# and keeps it as `grad_fn._saved_<name>`. For a tensor it only needs the shape of, it saves
+# `<name>_sym_sizes` (and the like): drawn in the Python a learner writes, `self.shape`.
+_METADATA_SUFFIXES = (
+    (re.compile(r"_sym_sizes(_opt)?$"), lambda m: ".shape"),
+    (re.compile(r"_sym_numel$"), lambda m: ".numel()"),
+    (re.compile(r"_sym_storage_offset$"), lambda m: ".storage_offset()"),
+    (re.compile(r"_sym_argsize_minus_(\d+)$"), lambda m: f".size(-{m.group(1)})"),
+    (re.compile(r"_sym_argsize_(\d+)$"), lambda m: f".size({m.group(1)})"),
+    (re.compile(r"_sym_([a-z]+)(_opt)?$"), lambda m: f".{m.group(1)}"),   # any other: `.blocksize`
+)
+# How a tensor's memory is laid out says nothing about the formula: never drawn.
+_LAYOUT_SUFFIX = re.compile(r"_sym_strides$")
 
-    `PowBackward0` keeps `self` and `exponent`, `ExpBackward0` its `result`: this is what an
-    in-place change must not touch, and what `backward()` frees unless `retain_graph=True`.
+
+@dataclass(frozen=True)
+class SavedField:
+    """One value a node kept for its backward formula, under the name a learner knows."""
+
+    label: str          # `self`, `other`, `result`, `exponent`, `self.shape`
+    field: str          # PyTorch's own attribute: `_saved_self`, `_saved_self_sym_sizes`
+    shown: str          # `self = 3`, `result: freed by backward()`
+    is_tensor: bool = False
+
+
+def saved_label(attribute: str) -> tuple[str, str, bool]:
+    """`_saved_self_sym_sizes` -> (`self.shape`, `self`, True): the label, the argument it
+    belongs to, and whether it is metadata about that argument rather than its value."""
+    name = attribute.removeprefix("_saved_")
+    for pattern, python in _METADATA_SUFFIXES:
+        found = pattern.search(name)
+        if found:
+            base = name[: found.start()]
+            return base + python(found), base, True
+    return name, name, False
+
+
+def _reduction_name(value: int) -> str | None:
+    """PyTorch saves `reduction=` as its enum number; the names are the ones a loss accepts."""
+    from torch.nn import _reduction
+
+    for name in ("none", "mean", "sum"):
+        if _reduction.get_enum(name) == value:
+            return name
+    return None
+
+
+def saved_fields(grad_fn: Any) -> tuple[SavedField, ...]:
+    """What a node keeps for its backward formula, read from its real `_saved_*` attributes.
+
+    `PowBackward0` keeps `self` and `exponent`, `ExpBackward0` its `result`, `MeanBackward0`
+    only `self.shape` and `self.numel()` (the mean needs no values to spread its gradient):
+    this is what an in-place change must not touch, and what `backward()` frees unless
+    `retain_graph=True`. Tensors come first, then shapes, then numbers; the shape of a tensor
+    that is saved whole is left out (the tensor's own box says it).
     """
-    shown = []
-    for attribute in sorted(dir(grad_fn)):
-        if not attribute.startswith("_saved_") or attribute.endswith("_sym_strides"):
-            continue
-        name = attribute.removeprefix("_saved_")
+    found: list[tuple[int, SavedField]] = []
+    attributes = [a for a in sorted(dir(grad_fn))
+                  if a.startswith("_saved_") and not _LAYOUT_SUFFIX.search(a)]
+    labels = {a: saved_label(a) for a in attributes}
+    for attribute in attributes:
+        label, base, metadata = labels[attribute]
         try:
             value = getattr(grad_fn, attribute)
         except RuntimeError as exc:
-            stale = "inplace" in str(exc)
-            shown.append(f"{name}: {'changed in place since saved' if stale else 'freed by backward()'}")
+            why = "changed in place since saved" if "inplace" in str(exc) else "freed by backward()"
+            found.append((0, SavedField(label, attribute, f"{label}: {why}", True)))
             continue
         if isinstance(value, torch.Tensor):
-            shown.append(f"{name} = {format_tensor(value)}")
+            found.append((0, SavedField(label, attribute, f"{label} = {format_tensor(value)}", True)))
         elif value is not None:
-            shown.append(f"{name} = {value}")
-    return tuple(shown)
+            shown = f"{label} = {tuple(value) if isinstance(value, list | tuple) else value}"
+            if base == "reduction" and isinstance(value, int) and _reduction_name(value):
+                shown += f" ('{_reduction_name(value)}')"
+            found.append((1 if metadata else 2, SavedField(label, attribute, shown)))
+    saved_whole = {f.label for _, f in found if f.is_tensor}
+    kept = [(order, f) for order, f in found
+            if not (order == 1 and labels[f.field][1] in saved_whole)]
+    return tuple(f for _, f in sorted(kept, key=lambda item: item[0]))
+
+
+def saved_for_backward(grad_fn: Any) -> tuple[str, ...]:
+    """The saved values as the drawing shows them: `self = 3`, `exponent = 2`."""
+    return tuple(f.shown for f in saved_fields(grad_fn))
 
 
 def build_graph(root: torch.Tensor, catalog: Catalog, named: Mapping[str, Any] | None = None,
@@ -209,7 +275,9 @@ def build_graph(root: torch.Tensor, catalog: Catalog, named: Mapping[str, Any] |
                 tensor = view_of(record.result, name)
                 if record.result is not root:
                     drawn_tensors.setdefault(id(record.result), key)
-            nodes.append(Node(key, "op", title, tensor, saved=saved_for_backward(grad_fn)))
+            saved = saved_fields(grad_fn)
+            nodes.append(Node(key, "op", title, tensor, saved=tuple(f.shown for f in saved),
+                              saved_from=tuple(f.field for f in saved)))
         for slot, (child, _) in enumerate(grad_fn.next_functions):
             if child is None:
                 continue
@@ -287,131 +355,540 @@ DONE_FILL, DONE_BORDER = palette.TINT_ORANGE, palette.ORANGE   # nodes the engin
 CURRENT_FILL = palette.TINT_AMBER                              # the node it runs now
 
 
+@dataclass(frozen=True)
+class Row:
+    """One line of a box's label: its DOT-HTML, and its plain text and size for `estimate_size`."""
+
+    html: str
+    text: str
+    points: float
+    bold: bool = False
+
+
+@dataclass(frozen=True)
+class Box:
+    key: str
+    rows: tuple[Row, ...]
+    fill: str
+    border: str
+    pen: float
+    style: str
+    tooltip: str
+    outside: bool = False       # drawn in the "Not in the backward graph" cluster
+
+
+@dataclass(frozen=True)
+class Arrow:
+    src: str
+    dst: str
+    attributes: str             # what goes between the brackets of the DOT edge
+    label: Row | None = None    # the gradient chip, when one has flowed along it
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """What `to_dot` writes: the boxes and arrows, before they become DOT text."""
+
+    boxes: tuple[Box, ...]
+    arrows: tuple[Arrow, ...]
+    scale: float
+    direction: str
+    members: Mapping[str, tuple[str, ...]]  # box key -> the keys of the graph nodes it draws
+    presenter: bool = False                 # one text size, tighter spacing (see `drawing`)
+
+    def box_of(self, node_key: str) -> str | None:
+        for key, keys in self.members.items():
+            if node_key in keys:
+                return key
+        return None
+
+
 def to_dot(model: GraphModel, overlay: Overlay | None = None, *, scale: float = 1.0,
            direction: str = "TB", show_outside: bool = True, show_saved: bool = False,
-           max_inches: tuple[float, float] | None = None) -> str:
+           max_inches: tuple[float, float] | None = None, collapsed: bool = False,
+           presenter: bool = False) -> str:
     """DOT text for `model`; `overlay` colours what the backward pass has done so far.
 
     `max_inches` (width, height) shrinks a graph that would not fit; smaller ones keep their size.
+    `collapsed` draws the collapsed view (see `collapsed_drawing`), `presenter` the projector's
+    (see `drawing`).
+    """
+    picture = drawing(model, overlay, scale=scale, direction=direction, show_outside=show_outside,
+                      show_saved=show_saved, collapsed=collapsed, presenter=presenter)
+    return dot_text(picture, max_inches)
+
+
+def drawing(model: GraphModel, overlay: Overlay | None = None, *, scale: float = 1.0,
+            direction: str = "TB", show_outside: bool = True, show_saved: bool = False,
+            collapsed: bool = False, presenter: bool = False) -> Drawing:
+    """The boxes and arrows of `model` at one moment of the backward pass.
+
+    `presenter` draws for a projector, where the graph is scaled to the screen's height and its
+    smallest text is what the back row must read: every text has the one size (notes are told
+    apart by colour and italics, not by a smaller font), the boxes and ranks sit closer, and the
+    "leaf · requires_grad" / "output" lines go (the colour says it, the tooltip too).
     """
     overlay = overlay or Overlay()
+    direction = "TB" if direction == "TB" else "LR"
+    if collapsed:
+        picture = collapsed_drawing(model, overlay, scale=scale, direction=direction, presenter=presenter)
+    else:
+        boxes = [_box(node, overlay, scale, show_saved, presenter) for node in model.nodes
+                 if node.kind != "outside"]
+        if show_outside:
+            boxes += [dataclasses.replace(_box(node, overlay, scale, False, presenter), outside=True)
+                      for node in model.nodes if node.kind == "outside"]
+        arrows = [_arrow(edge, overlay, scale, presenter=presenter) for edge in model.edges]
+        picture = Drawing(tuple(boxes), tuple(arrows), scale, direction, {b.key: (b.key,) for b in boxes})
+    return dataclasses.replace(picture, presenter=presenter)
+
+
+def dot_text(picture: Drawing, max_inches: tuple[float, float] | None = None) -> str:
+    scale = picture.scale
     font = 14 * scale
+    nodesep, ranksep = _separations(picture)
+    margin = "0.08,0.03" if picture.presenter else "0.12,0.06"
     size = f'size="{max_inches[0]:g},{max_inches[1]:g}", ' if max_inches else ""
     lines = [
         "digraph autograd {",
-        f'  graph [rankdir={"TB" if direction == "TB" else "LR"}, bgcolor="transparent", {size}'
-        f'nodesep={0.25 * scale:.2f}, ranksep={0.4 * scale:.2f}, fontname="Helvetica", '
+        f'  graph [rankdir={picture.direction}, bgcolor="transparent", {size}'
+        f'nodesep={nodesep:.2f}, ranksep={ranksep:.2f}, fontname="Helvetica", '
         f'fontsize={font:.0f}, fontcolor="{EDGE}"];',
         f'  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize={font:.0f}, '
-        f'fontcolor="{palette.INK}", penwidth={1.2 * scale:.1f}, margin="0.12,0.06"];',
+        f'fontcolor="{palette.INK}", penwidth={1.2 * scale:.1f}, margin="{margin}"];',
         f'  edge [color="{EDGE}", penwidth={1.3 * scale:.1f}, arrowsize={0.8 * scale:.2f}, '
-        f'fontname="Helvetica", fontsize={font * 0.9:.0f}];',
+        f'fontname="Helvetica", fontsize={font * _chip_ratio(picture.presenter):.0f}];',
     ]
-    inside = [n for n in model.nodes if n.kind != "outside"]
-    for node in inside:
-        lines.append("  " + _node_line(node, overlay, scale, show_saved))
-    outside = [n for n in model.nodes if n.kind == "outside"]
-    if show_outside and outside:
+    for box in picture.boxes:
+        if not box.outside:
+            lines.append("  " + _box_line(box))
+    outside = [box for box in picture.boxes if box.outside]
+    if outside:
         lines.append("  subgraph cluster_outside {")
         lines.append(f'    label="Not in the backward graph"; style="dashed,rounded"; color="{EDGE}"; '
                      f'fontcolor="{EDGE}"; penwidth={scale:.1f};')
-        for node in outside:
-            lines.append("    " + _node_line(node, overlay, scale, False))
+        for box in outside:
+            lines.append("    " + _box_line(box))
         lines.append("  }")
-    for edge in model.edges:
-        lines.append("  " + _edge_line(edge, overlay, scale))
+    for arrow in picture.arrows:
+        lines.append(f"  {arrow.src} -> {arrow.dst} [{arrow.attributes}];")
     lines.append("}")
     return "\n".join(lines)
 
 
-def _node_line(node: Node, overlay: Overlay, scale: float, show_saved: bool) -> str:
+def _separations(picture: Drawing) -> tuple[float, float]:
+    """nodesep and ranksep, in inches."""
+    if picture.presenter:
+        return 0.15 * picture.scale, 0.22 * picture.scale
+    return 0.25 * picture.scale, 0.4 * picture.scale
+
+
+def _chip_ratio(presenter: bool) -> float:
+    return 1.0 if presenter else 0.9
+
+
+def _small_ratio(presenter: bool) -> float:
+    return 1.0 if presenter else 11 / 14
+
+
+def _box_line(box: Box) -> str:
+    cells = "".join(f"<tr><td>{row.html}</td></tr>" for row in box.rows)
+    label = f'<table border="0" cellborder="0" cellspacing="0" cellpadding="1">{cells}</table>'
+    tooltip = _esc(box.tooltip).replace("\\", "\\\\")  # no DOT escapes (\\N, \\l)
+    return (f'{box.key} [label=<{label}>, shape=box, style="{box.style}", fillcolor="{box.fill}", '
+            f'color="{box.border}", penwidth={box.pen:.1f}, tooltip="{tooltip}"];')
+
+
+def _look(node: Node, overlay: Overlay, scale: float, keys: tuple[str, ...] | None = None,
+          ) -> tuple[str, str, float, str]:
+    """Fill, border, pen width and style of a box drawing the nodes `keys` (default: its own)."""
+    keys = keys or (node.key,)
     fill, border = STYLE[node.kind]
     pen = 1.2 * scale
     style = "rounded,filled"
     if node.kind in ("constant", "outside"):
         style = "rounded,filled,dashed"
-    if node.key in overlay.done:
+    if all(key in overlay.done for key in keys):
         fill, border = DONE_FILL, DONE_BORDER
-    if node.key == overlay.current:
+    elif any(key in overlay.done for key in keys):
+        border = DONE_BORDER
+    if overlay.current in keys:
         fill, border, pen = CURRENT_FILL, GRADIENT, 3.2 * scale
-    if node.kind == "leaf" and node.key in overlay.leaf_grads and node.key != overlay.current:
+    if node.kind == "leaf" and node.key in overlay.leaf_grads and overlay.current not in keys:
         border, pen = GRADIENT, 2.4 * scale
-    label = _label(node, overlay, scale, show_saved)
-    tooltip = _esc(_tooltip(node)).replace("\\", "\\\\")  # no DOT escapes (\\N, \\l)
-    return (f'{node.key} [label=<{label}>, shape=box, style="{style}", fillcolor="{fill}", '
-            f'color="{border}", penwidth={pen:.1f}, tooltip="{tooltip}"];')
+    return fill, border, pen, style
 
 
-def _label(node: Node, overlay: Overlay, scale: float, show_saved: bool = False) -> str:
-    rows: list[str] = []
+def _box(node: Node, overlay: Overlay, scale: float, show_saved: bool, presenter: bool = False) -> Box:
+    fill, border, pen, style = _look(node, overlay, scale)
+    return Box(node.key, tuple(_rows(node, overlay, scale, show_saved, presenter)), fill, border, pen,
+               style, _tooltip(node))
+
+
+def _row(html_text: str, text: str, points: float, bold: bool = False) -> Row:
+    return Row(html_text, text, points, bold)
+
+
+def _rows(node: Node, overlay: Overlay, scale: float, show_saved: bool = False,
+          presenter: bool = False, brief: bool = False) -> list[Row]:
+    """The lines of a node's box. In presenter mode a value and its gradient share a line, and
+    a node the engine has not reached yet says `grad —`: the box has its final size from the
+    first step on, so the graph keeps its scale while the teacher steps through it. `brief`
+    (the collapsed view) gives a tensor of more than a few elements as its shape."""
+    rows: list[Row] = []
     tensor = node.tensor
-    small = f"{11 * scale:.0f}"
+    font = 14 * scale
+    small = font * _small_ratio(presenter)
+    stepping = overlay.seed is not None or bool(overlay.done)
+
+    def note(text: str, colour: str = MUTED, italic: bool = False) -> Row:
+        shown = f"<i>{_esc(text)}</i>" if italic else _esc(text)
+        return _row(f'<font color="{colour}" point-size="{small:.0f}">{shown}</font>', text, small)
+
+    def strong(text: str, colour: str) -> Row:
+        return _row(f'<font color="{colour}"><b>{_esc(text)}</b></font>', text, font, True)
+
+    def beside(first: Row | None, second: Row | None) -> list[Row]:
+        if presenter and first is not None and second is not None:
+            return [Row(f"{first.html}  {second.html}", f"{first.text}  {second.text}", font, True)]
+        return [row for row in (first, second) if row is not None]
+
     if node.kind in ("op", "accumulate"):
-        rows.append(f"<b>{_esc(node.title)}</b>" if node.kind == "op"
-                    else f'<font point-size="{12 * scale:.0f}"><b>{_esc(node.title)}</b></font>')
+        if node.kind == "op":
+            rows.append(_row(f"<b>{_esc(node.title)}</b>", node.title, font, True))
+        else:
+            title = font if presenter else 12 * scale
+            rows.append(_row(f'<font point-size="{title:.0f}"><b>{_esc(node.title)}</b></font>',
+                             node.title, title, True))
+        value = None
         if tensor is not None:
-            named = f"{_esc(tensor.name)} = " if tensor.name else ""
-            rows.append(f'<font color="{MUTED}">{named}{_esc(_short(tensor.value))}'
-                        f"  ({_esc(tensor.shape_text)})</font>")
+            named = f"{tensor.name} = " if tensor.name else ""
+            text = (_briefly(tensor.name, tensor) if brief
+                    else f"{named}{_short(tensor.value)}  ({tensor.shape_text})")
+            value = _row(f'<font color="{MUTED}">{_esc(text)}</font>', text, font)
+        grad = None
         if node.key in overlay.node_grads:
-            rows.append(f'<font color="{GRADIENT}"><b>grad {_esc(_short(overlay.node_grads[node.key]))}'
-                        "</b></font>")
+            grad = strong(f"grad {_short(overlay.node_grads[node.key])}", GRADIENT)
+        elif presenter and stepping and node.kind == "op":
+            grad = strong("grad —", MUTED)
+        rows += beside(value, grad)
         if show_saved:
-            for item in node.saved[:4]:
-                text = _esc(_short(item, 34))
-                rows.append(f'<font color="{SAVED}" point-size="{small}">saved {text}</font>')
-    else:
-        title = _esc(node.title)
-        shape = _esc(tensor.shape_text) if tensor else ""
-        rows.append(f'<b>{title}</b>  <font color="{MUTED}">{shape}</font>')
-        if tensor is not None:
-            rows.append(f"data {_esc(_short(tensor.value))}")
-            if node.kind == "leaf":
-                grad = overlay.leaf_grads.get(node.key, tensor.grad)
-                shown = "None" if grad is None else _short(grad)
-                colour = GRADIENT if node.key in overlay.leaf_grads else MUTED
-                rows.append(f'<font color="{colour}"><b>.grad {_esc(shown)}</b></font>')
-                rows.append(f'<font color="{MUTED}" point-size="{small}">leaf · requires_grad</font>')
-            elif node.kind == "output":
-                if overlay.seed is not None:
-                    rows.append(f'<font color="{GRADIENT}"><b>grad {_esc(_short(overlay.seed))}'
-                                "</b></font>")
-                flags = "requires_grad" if tensor.requires_grad else "requires_grad=False"
-                rows.append(f'<font color="{MUTED}" point-size="{small}">output · {flags}</font>')
-        if node.note:
-            rows.append(f'<font color="{MUTED}" point-size="{small}"><i>{_esc(node.note)}</i></font>')
-    cells = "".join(f"<tr><td>{row}</td></tr>" for row in rows)
-    return f'<table border="0" cellborder="0" cellspacing="0" cellpadding="1">{cells}</table>'
+            rows += [note(f"saved {_short(item, 34)}", SAVED) for item in node.saved[:4]]
+            if len(node.saved) > 4:
+                rows.append(note(f"and {len(node.saved) - 4} more saved (hover the box)", SAVED))
+        return rows
+    shape = tensor.shape_text if tensor else ""
+    rows.append(_row(f'<b>{_esc(node.title)}</b>  <font color="{MUTED}">{_esc(shape)}</font>',
+                     f"{node.title}  {shape}", font, True))
+    if tensor is not None:
+        data = None
+        if not brief or not _many(tensor):
+            text = f"data {_short(tensor.value)}"
+            data = _row(_esc(text), text, font)
+        if node.kind == "leaf":
+            grad = overlay.leaf_grads.get(node.key, tensor.grad)
+            colour = GRADIENT if node.key in overlay.leaf_grads else MUTED
+            rows += beside(data, strong(f".grad {'None' if grad is None else _short(grad)}", colour))
+            if not presenter:
+                rows.append(note("leaf · requires_grad"))
+        elif node.kind == "output":
+            seed = None if overlay.seed is None else strong(f"grad {_short(overlay.seed)}", GRADIENT)
+            rows += beside(data, seed)
+            flags = "requires_grad" if tensor.requires_grad else "requires_grad=False"
+            if not presenter or not tensor.requires_grad:
+                rows.append(note(f"output · {flags}"))
+        elif data is not None:
+            rows.append(data)
+    if node.note:
+        rows.append(note(node.note, italic=True))
+    return rows
 
 
-def _edge_line(edge: Edge, overlay: Overlay, scale: float) -> str:
+def _arrow(edge: Edge, overlay: Overlay, scale: float, src: str | None = None,
+           dst: str | None = None, presenter: bool = False) -> Arrow:
+    src, dst = src or edge.src, dst or edge.dst
     grad = overlay.edge_grads.get((edge.src, edge.dst, edge.slot))
+    points = 14 * scale * _chip_ratio(presenter)
     if edge.kind == "constant":
-        return f'{edge.src} -> {edge.dst} [style=dotted, arrowhead=empty];'
+        return Arrow(src, dst, "style=dotted, arrowhead=empty")
     if edge.kind == "result" and overlay.seed is not None:
-        return (f'{edge.src} -> {edge.dst} [color="{GRADIENT}", penwidth={2.6 * scale:.1f}, dir=back, '
-                f'label=<{_chip(overlay.seed)}>];')
-    if grad is None:
-        style = "dashed" if edge.kind == "leaf" else "solid"
-        return f"{edge.src} -> {edge.dst} [style={style}];"
+        grad = overlay.seed
+    elif grad is None:
+        style = f"style={'dashed' if edge.kind == 'leaf' else 'solid'}"
+        if presenter and (overlay.seed is not None or overlay.done):
+            # A blank chip holds the place of the gradient to come: with every label there from
+            # the first step, Graphviz keeps the ranks (and the drawing's height) step to step.
+            blank = Row(_chip("", blank=True), " ", points, True)
+            return Arrow(src, dst, f"{style}, label=<{blank.html}>", blank)
+        return Arrow(src, dst, style)
     # Gradient has flowed along this edge: draw it against the forward arrow, labelled.
-    return (f'{edge.src} -> {edge.dst} [color="{GRADIENT}", penwidth={2.6 * scale:.1f}, dir=back, '
-            f"label=<{_chip(grad)}>];")
+    chip = Row(_chip(grad), _short(grad), points, True)
+    return Arrow(src, dst, f'color="{GRADIENT}", penwidth={2.6 * scale:.1f}, dir=back, label=<{chip.html}>',
+                 chip)
 
 
-def _chip(text: str) -> str:
+# ---------------------------------------------------------------------------- collapsed view
+
+def chains(model: GraphModel) -> list[tuple[str, ...]]:
+    """Runs of backward nodes that pass one gradient along: each node of a run has exactly one
+    input, the next node of the run, and that node feeds nothing else. Output side first (the
+    order the engine runs them). A node on no run is a run of one."""
+    ops = {n.key for n in model.nodes if n.kind == "op"}
+    inputs: dict[str, list[str]] = {}
+    consumers: dict[str, list[str]] = {}
+    for edge in model.edges:
+        if edge.kind in ("flow", "result"):
+            inputs.setdefault(edge.dst, []).append(edge.src)
+            consumers.setdefault(edge.src, []).append(edge.dst)
+    below = {u: inputs[u][0] for u in ops
+             if len(inputs.get(u, [])) == 1 and inputs[u][0] in ops and consumers.get(inputs[u][0]) == [u]}
+    merged = set(below.values())
+    runs = []
+    for node in model.nodes:
+        if node.key not in ops or node.key in merged:
+            continue
+        run = [node.key]
+        while run[-1] in below:
+            run.append(below[run[-1]])
+        runs.append(tuple(run))
+    return runs
+
+
+def collapsed_drawing(model: GraphModel, overlay: Overlay, *, scale: float, direction: str,
+                      presenter: bool = False) -> Drawing:
+    """Fewer, smaller boxes for a graph too big to read: each `AccumulateGrad` is drawn inside
+    its leaf's box, a chain of nodes that pass one gradient along (`chains`) is one box listing
+    its nodes, a constant is written inside the node that uses it, a tensor of more than a few
+    elements shows its shape rather than a summary of its values, and neither saved tensors nor
+    the tensors outside the graph are drawn. Every node of the graph is still in some box: the
+    box of the node the engine runs is the highlighted one, and in a chain its line is marked."""
+    by_key = {n.key: n for n in model.nodes}
+    box_of: dict[str, str] = {}
+    members: dict[str, tuple[str, ...]] = {}
+    for run in chains(model):
+        members[run[0]] = run
+        box_of.update({key: run[0] for key in run})
+    leaf_of = {e.dst: e.src for e in model.edges if e.kind == "leaf"}
+    inputs: dict[str, list[str]] = {}
+    consumers: dict[str, list[str]] = {}
+    for edge in model.edges:
+        if edge.kind in ("flow", "result"):
+            inputs.setdefault(edge.dst, []).append(edge.src)
+            consumers.setdefault(edge.src, []).append(edge.dst)
+    for node in model.nodes:
+        if node.kind == "leaf":
+            group = [node.key, *(a for a, leaf in leaf_of.items() if leaf == node.key)]
+            # The chain goes on past AccumulateGrad: a node whose one input is this leaf (as
+            # `w.T` makes TBackward0) and that feeds one node is drawn in the leaf's box too.
+            while True:
+                nexts = consumers.get(group[-1], [])
+                alone = len(nexts) == 1 and members.get(nexts[0]) == (nexts[0],)
+                if not alone or inputs.get(nexts[0]) != [group[-1]]:
+                    break
+                members.pop(nexts[0])
+                group.append(nexts[0])
+            members[node.key] = tuple(group)
+            box_of.update({key: node.key for key in group})
+        elif node.kind == "output":
+            members[node.key] = (node.key,)
+            box_of[node.key] = node.key
+    constants: dict[str, list[Node]] = {}
+    for edge in model.edges:
+        if edge.kind == "constant" and edge.dst in box_of:
+            constants.setdefault(box_of[edge.dst], []).append(by_key[edge.src])
+    small = 14 * scale * _small_ratio(presenter)
+
+    def note(text: str) -> Row:
+        return _row(f'<font color="{MUTED}" point-size="{small:.0f}">{_esc(text)}</font>', text, small)
+
+    boxes = []
+    for key, keys in members.items():
+        node = by_key[key]
+        if node.kind == "op":
+            rows = _chain_rows(keys, by_key, overlay, scale, presenter)
+        else:
+            rows = _rows(node, overlay, scale, presenter=presenter, brief=True)
+        if node.kind == "leaf":
+            # The leaf's AccumulateGrad is drawn here: say so where "leaf · requires_grad" was.
+            if not presenter:
+                rows.pop()
+            rows.append(note("leaf · AccumulateGrad adds into .grad"))
+            rows += [_member_row(by_key[k], overlay, scale, "reached through ") for k in keys
+                     if by_key[k].kind == "op"]
+        unique = {c.key: c for c in constants.get(key, []) if c.tensor is not None}
+        rows += [note(f"with constant {_briefly(c.title, c.tensor)}") for c in unique.values()]
+        fill, border, pen, style = _look(node, overlay, scale, keys)
+        tooltip = " · ".join(_tooltip(by_key[k]) for k in keys)
+        boxes.append(Box(key, tuple(rows), fill, border, pen, style, tooltip))
+    arrows = []
+    for edge in model.edges:
+        if edge.kind in ("leaf", "constant") or edge.src not in box_of or edge.dst not in box_of:
+            continue
+        src, dst = box_of[edge.src], box_of[edge.dst]
+        if src != dst:
+            arrows.append(_arrow(edge, overlay, scale, src, dst, presenter))
+    return Drawing(tuple(boxes), tuple(arrows), scale, direction, members, presenter)
+
+
+def _many(tensor: TensorView) -> bool:
+    """More elements than the page writes out (it summarises them as mean and |max|)."""
+    numel = 1
+    for size in tensor.shape:
+        numel *= size
+    return numel > SMALL_TENSOR
+
+
+def _briefly(name: str | None, tensor: TensorView) -> str:
+    """`w = 3`, `[1, 2]`, or for a tensor of many elements its shape: `X (16×2)`."""
+    if _many(tensor):
+        return f"{name} ({tensor.shape_text})" if name else f"({tensor.shape_text})"
+    value = _short(tensor.value, 24)
+    return f"{name} = {value}" if name else value
+
+
+def _member_row(node: Node, overlay: Overlay, scale: float, lead: str = "") -> Row:
+    """A node inside a collapsed box: `PowBackward0 → L = 36`, marked ◀ while the engine runs it."""
+    made = ""
+    if node.tensor is not None and node.tensor.name:
+        made = f" → {_briefly(node.tensor.name, node.tensor)}"
+    title = f"{_esc(lead)}<b>{_esc(node.title)}</b>"
+    if made:
+        title += f'<font color="{MUTED}">{_esc(made)}</font>'
+    running = node.key == overlay.current
+    if running:
+        title = f'<font color="{GRADIENT}">{title} ◀</font>'
+    return _row(title, lead + node.title + made + (" ◀" if running else ""), 14 * scale, True)
+
+
+def _chain_rows(keys: tuple[str, ...], by_key: Mapping[str, Node], overlay: Overlay,
+                scale: float, presenter: bool) -> list[Row]:
+    """One line per node of a chain, `PowBackward0 → L = 36`, output side first; the node the
+    engine runs marked; then the newest gradient the chain passed along."""
+    if len(keys) == 1:
+        return _rows(by_key[keys[0]], overlay, scale, presenter=presenter, brief=True)
+    font = 14 * scale
+    rows = [_member_row(by_key[key], overlay, scale) for key in keys]
+    ran = [key for key in keys if key in overlay.node_grads]
+    stepping = overlay.seed is not None or bool(overlay.done)
+    if ran:
+        newest = overlay.current if overlay.current in ran else ran[-1]
+        text = f"grad {_short(overlay.node_grads[newest], 30)}"
+        rows.append(_row(f'<font color="{GRADIENT}"><b>{_esc(text)}</b></font>', text, font, True))
+    elif presenter and stepping:
+        rows.append(_row(f'<font color="{MUTED}"><b>grad —</b></font>', "grad —", font, True))
+    return rows
+
+
+# ---------------------------------------------------------------------------- size estimate
+
+# Graphviz sizes text from the font's metrics. Helvetica's advance widths, in ems, by kind of
+# character: close enough to say whether a drawing fits a screen, not to typeset it.
+_NARROW = set("ijl.,:;'|!()[]{} ")
+_WIDE = set("mwMW@%")
+
+
+def text_width(text: str, points: float, bold: bool = False) -> float:
+    ems = 0.0
+    for char in text:
+        if char in _NARROW:
+            ems += 0.28
+        elif char in _WIDE:
+            ems += 0.86
+        elif char.isupper():
+            ems += 0.68
+        else:
+            ems += 0.56
+    return ems * points * (1.07 if bold else 1.0)
+
+
+def _box_size(box: Box, presenter: bool) -> tuple[float, float]:
+    """A box's width and height in points: its rows, the cell padding and the node margin."""
+    margin_x, margin_y = (0.08, 0.03) if presenter else (0.12, 0.06)
+    width = max(text_width(r.text, r.points, r.bold) for r in box.rows) + 2 + 2 * margin_x * 72
+    height = sum(r.points * 1.2 + 2 for r in box.rows) + 2 * margin_y * 72
+    return max(width, 54.0), max(height, 36.0)
+
+
+def estimate_size(picture: Drawing) -> tuple[float, float]:
+    """About how big Graphviz's `dot` draws `picture`, in points (the SVG's own units).
+
+    The ranks of a longest-path layering: each as deep as its deepest box, and as wide as its
+    boxes side by side, plus one slot for every arrow passing through it. When any arrow has a
+    label, dot doubles the ranks (each label gets a rank between its arrow's ends) and halves
+    their separation. Unconnected boxes (the "not in the graph" cluster) join the first rank.
+    The browser lays the graph out, not the server: this is what the server can know before it
+    sends the DOT text, within about 25% (tests/unit/test_autograd_stage.py).
+    """
+    nodesep, ranksep = (inches * 72 for inches in _separations(picture))
+    sizes = {b.key: _box_size(b, picture.presenter) for b in picture.boxes}
+    if picture.direction == "LR":
+        sizes = {key: (h, w) for key, (w, h) in sizes.items()}   # (across the ranks, along them)
+    below: dict[str, list[str]] = {}
+    for arrow in picture.arrows:
+        below.setdefault(arrow.src, []).append(arrow.dst)
+    depth: dict[str, int] = {}
+
+    def to_sink(key: str, trail: frozenset[str] = frozenset()) -> int:
+        if key not in depth:
+            nexts = [k for k in below.get(key, []) if k in sizes and k not in trail]
+            depth[key] = 1 + max((to_sink(k, trail | {key}) for k in nexts), default=-1)
+        return depth[key]
+
+    connected = [b.key for b in picture.boxes if not b.outside]
+    for key in connected:
+        to_sink(key)
+    step = 2 if any(a.label is not None for a in picture.arrows) else 1
+    top = max((depth[k] for k in connected), default=0) * step
+    members: dict[int, list[tuple[float, float]]] = {}     # rank -> (across, along) of each slot
+    for key in connected:
+        members.setdefault(depth[key] * step, []).append(sizes[key])
+    for arrow in picture.arrows:
+        if arrow.src not in depth or arrow.dst not in depth:
+            continue
+        upper, lower = depth[arrow.src] * step, depth[arrow.dst] * step
+        for rank in range(lower + 1, upper):
+            slot = (0.0, 0.0)
+            if arrow.label is not None and rank == upper - 1:
+                width = text_width(arrow.label.text, arrow.label.points, True) + 8
+                height = arrow.label.points * 1.2 + 8
+                slot = (width, height) if picture.direction == "TB" else (height, width)
+            members.setdefault(rank, []).append(slot)
+    outside = [b.key for b in picture.boxes if b.outside]
+    cluster = 0.0
+    if outside:
+        cluster = 2 * 8 + 14 * picture.scale * 1.2  # the cluster's margin and its label
+        members.setdefault(top, []).extend(
+            (sizes[k][0] + (2 * 8 if i == 0 else 0), sizes[k][1] + cluster) for i, k in enumerate(outside))
+    separation = (ranksep / 2 + 1) if step == 2 else ranksep
+    along = (sum(max(a for _, a in slots) for slots in members.values())
+             + separation * max(0, len(members) - 1))
+    across = max((sum(w for w, _ in slots) + nodesep * (len(slots) - 1) for slots in members.values()),
+                 default=0.0)
+    width, height = (across, along) if picture.direction == "TB" else (along, across)
+    return width + 8, height + 8
+
+
+def _chip(text: str, blank: bool = False) -> str:
+    if blank:
+        return '<table border="0" cellborder="0" cellpadding="2"><tr><td> </td></tr></table>'
     return (f'<table border="0" cellborder="0" cellpadding="2" bgcolor="{palette.TINT_CREAM}"><tr><td>'
             f'<font color="{palette.DEEP_BROWN}"><b>{_esc(_short(text))}</b></font></td></tr></table>')
 
 
 def _tooltip(node: Node) -> str:
-    if node.tensor is None:
-        return node.title
-    t = node.tensor
-    parts = [node.title, f"shape {t.shape_text}", f"dtype {t.dtype}", f"requires_grad={t.requires_grad}",
-             f"is_leaf={t.is_leaf}"]
+    """What hovering a box shows: the tensor's facts, and PyTorch's own name of each value the
+    node saved (the drawing says `saved self`; PyTorch keeps it as `grad_fn._saved_self`)."""
+    parts = [node.title]
+    if node.tensor is not None:
+        t = node.tensor
+        parts += [f"shape {t.shape_text}", f"dtype {t.dtype}", f"requires_grad={t.requires_grad}",
+                  f"is_leaf={t.is_leaf}"]
     if node.note:
         parts.append(node.note)
+    if node.saved_from:
+        labels = [saved_label(field)[0] for field in node.saved_from]
+        parts.append("saved for backward: " + ", ".join(
+            f"{label} is grad_fn.{field}" for label, field in zip(labels, node.saved_from, strict=True)))
     return " · ".join(parts)
 
 
