@@ -18,6 +18,16 @@ page_header("PyTorch Workbench",
     "course, for teachers who project it in class, and for engineers who want to check a hunch."
 )
 
+# A page link's label is one line cut with an ellipsis; in a narrow card (presenter mode's
+# 1.4x type, or the sidebar open) "Tensor inspector" became "Tensor inspe". The cards' titles
+# wrap instead: the whole name on two lines rather than part of it on one.
+st.html(f"""<style>
+.st-key-{HOME.main_key} [data-testid="stPageLink-NavLink"] > span,
+.st-key-{HOME.main_key} [data-testid="stPageLink-NavLink"] > span * {{
+  white-space: normal; overflow: visible; text-overflow: clip; line-height: 1.3;
+}}
+</style>""")
+
 with st.container(key=HOME.main_key):
     for column, tool in zip(st.columns(len(TOOLS)), TOOLS, strict=True):
         with column, st.container(border=True, height="stretch"):
