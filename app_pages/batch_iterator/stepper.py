@@ -27,9 +27,9 @@ from workbench.batches.story import grid_story, short_list
 
 GRID_STAGE_KEY = "bi_grid_stage"
 # What sits above and below the grid on a projected first screen: the title row (about 90 px
-# at 1.4x type) and the Back/Next row beside the batch's position and indices (two lines,
-# about 75 px), with the gaps between them.
-GRID_LEAVE_PX = 215
+# at 1.4x type) and the Back/Next row beside the batch's position and indices (two lines, or
+# three when the teacher opens the sidebar: about 110 px), with the gaps between them.
+GRID_LEAVE_PX = 250
 # A projected grid row taller than this only stretches the same cells.
 GRID_ROW_MAX_PX = 150
 # The stage shows this many of the batch's indices: one line beside Back/Next at 1280 px,
@@ -111,13 +111,13 @@ def _jump(page: BatchPageState) -> None:
 
 
 def _step_buttons(page: BatchPageState, last: int, back: DeltaGenerator,
-                  forward: DeltaGenerator) -> None:
+                  forward: DeltaGenerator, width: str = "stretch") -> None:
     back.button("Back", key="bi_prev", on_click=_step, args=(page, -1),
                 disabled=page.position == 0, icon=":material/skip_previous:",
-                width="stretch", shortcut="B", help="The previous batch (key B)")
+                width=width, shortcut="B", help="The previous batch (key B)")
     forward.button("Next", key="bi_next", on_click=_step, args=(page, 1),
                    disabled=page.position == last, icon=":material/skip_next:",
-                   width="stretch", type="primary", shortcut="N",
+                   width=width, type="primary", shortcut="N",
                    help="`next(iterator)`: the next batch (key N)")
 
 
@@ -134,24 +134,28 @@ def _current_batch(page: BatchPageState, s: BatchSettings, moons: Moons | None,
     assert run is not None and current is not None
     records = run.records
     summary = run.summaries()[current.epoch]
-    position = (f"**Epoch {current.epoch}, batch {current.number}** of {summary.batches} "
-                f"in this epoch · {page.position + 1} of {len(records)} batches in the run")
     _grid(run, current)
     story = " ".join(grid_story(run)) + (" Cell numbers are batch numbers; the framed cells "
                                          "are the batch below.")
     if presenting():
-        back, forward, where = st.columns([1, 1, 4.4], vertical_alignment="center")
-        _step_buttons(page, len(records) - 1, back, forward)
-        with where.container(key="bi_stage_indices"):
-            st.markdown(f"{position}  \nSample indices ({current.size}): "
-                        f"`{short_list(current.indices, STAGE_INDICES)}`")
+        # One row: the buttons as wide as their labels (columns would cut "Next" to "N…" with
+        # the sidebar open), the batch's position and indices in the rest.
+        with st.container(horizontal=True, vertical_alignment="center", gap="medium",
+                          key="bi_stage_row"):
+            _step_buttons(page, len(records) - 1, st, st, width="content")
+            with st.container(key="bi_stage_indices"):
+                st.markdown(f"**Epoch {current.epoch}, batch {current.number}** of "
+                            f"{summary.batches} · {page.position + 1} of {len(records)} in the "
+                            f"run  \nSample indices ({current.size}): "
+                            f"`{short_list(current.indices, STAGE_INDICES)}`")
         with details if details is not None else st.container():
             st.caption(story)
             _jump_slider(page, len(records))
             _batch_details(page, s, moons)
         return
     st.caption(story)
-    st.markdown(position)
+    st.markdown(f"**Epoch {current.epoch}, batch {current.number}** of {summary.batches} "
+                f"in this epoch · {page.position + 1} of {len(records)} batches in the run")
     _step_buttons(page, len(records) - 1, *st.columns(2))
     _jump_slider(page, len(records))
     _batch_details(page, s, moons)

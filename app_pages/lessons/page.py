@@ -86,11 +86,11 @@ publish_link(TABLE, KEY, settings)
 step = lesson.steps[number - 1]
 
 
-def step_buttons(back, forward) -> None:
+def step_buttons(back, forward, width: str = "stretch") -> None:
     back.button("Back", icon=":material/arrow_back:", disabled=number == 1, key="lesson_back",
-                on_click=go_to, args=(number - 1,), width="stretch")
+                on_click=go_to, args=(number - 1,), width=width)
     forward.button("Next", icon=":material/arrow_forward:", disabled=number == count,
-                   key="lesson_next", on_click=go_to, args=(number + 1,), width="stretch")
+                   key="lesson_next", on_click=go_to, args=(number + 1,), width=width)
 
 
 def step_link(step: Step) -> None:
@@ -122,17 +122,25 @@ def step_check(step: Step) -> None:
 
 # A projected step's title, smaller than a subheader at 1.4x: the step's longest titles then
 # take at most two short lines, and the check below them stays on the first screen.
+# The "Open this step" link's label wraps rather than ending in an ellipsis in a narrow column.
 PRESENTER_CSS = f"""<style>
 .st-key-{LESSONS_PAGE.main_key} h3 {{ font-size: 1.2rem; padding: 0; line-height: 1.3; }}
+.st-key-{LESSONS_PAGE.main_key} [data-testid="stPageLink-NavLink"] > span,
+.st-key-{LESSONS_PAGE.main_key} [data-testid="stPageLink-NavLink"] > span * {{
+  white-space: normal; overflow: visible; text-overflow: clip; line-height: 1.3;
+}}
 </style>"""
 
 # --- draw
 if presenting():
     st.html(PRESENTER_CSS)
     with stage, st.container(border=True, key=LESSONS_PAGE.main_key):
-        # The step's title between Back and Next, so that the text and the check start high.
-        back, title, forward = st.columns([1, 5, 1], vertical_alignment="center")
-        step_buttons(back, forward)
+        # The step's title between Back and Next, so that the text and the check start high;
+        # the buttons as wide as their labels (a column would cut "Back" with the sidebar open).
+        with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+            back, title, forward = (st.container(width="content"), st.container(),
+                                    st.container(width="content"))
+        step_buttons(back, forward, width="content")
         with title:
             st.subheader(f"{number}. {step.title}")
             st.progress(number / count, text=f"{lesson.title}: step {number} of {count}")

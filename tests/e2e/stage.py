@@ -28,6 +28,26 @@ def first_screen(browser, app_url: str, path: str, size: tuple[int, int], *,
     return page
 
 
+# The sidebar has finished opening once it is on screen at its full width and the page's main
+# block has moved out from under it.
+_SIDEBAR_OPEN_JS = """
+() => {
+  const bar = document.querySelector('[data-testid=stSidebar]');
+  const main = document.querySelector('[data-testid=stMainBlockContainer]');
+  if (!bar || !main) return false;
+  const b = bar.getBoundingClientRect(), m = main.getBoundingClientRect();
+  return b.left >= -1 && b.width > 150 && m.left >= b.right - 1;
+}
+"""
+
+
+def open_sidebar(page: Page) -> None:
+    """Open the sidebar that presenter mode starts folded, as a teacher would, and wait until
+    it has opened."""
+    page.locator("[data-testid=stExpandSidebarButton]").click()
+    page.wait_for_function(_SIDEBAR_OPEN_JS, timeout=WAIT_MS)
+
+
 def box(locator: Locator) -> dict:
     expect(locator).to_be_visible(timeout=WAIT_MS)
     found = locator.bounding_box()

@@ -8,7 +8,14 @@ from playwright.sync_api import Locator, Page, expect
 
 from app_pages.batch_iterator.stepper import STAGE_INDICES
 from tests.e2e.conftest import wait_settled
-from tests.e2e.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
+from tests.e2e.stage import (
+    PROJECTORS,
+    assert_on_first_screen,
+    clipped_texts,
+    first_screen,
+    open_sidebar,
+    text_px,
+)
 from tests.e2e.waiting import WAIT_MS
 from workbench.batches.runs import run_loader
 from workbench.batches.settings import TABLE as LINK_SCHEMA
@@ -21,12 +28,14 @@ SIZES = (*PROJECTORS, (1920, 1080))
 QUERIES = ({}, {"n": "200", "batch": "32", "epochs": "5"})
 
 # The chart has drawn once its SVG fills the box the page gave it (in presenter mode a height
-# from the viewport, set in CSS after the figure's own height was first drawn).
+# from the viewport, set in CSS after the figure's own height was first drawn; a new width
+# after the sidebar opens).
 _DRAWN_JS = """
 (chart) => {
   const svg = chart.querySelector('svg.main-svg');
   if (!svg || !chart.querySelector('.xtick text')) return false;
-  return Math.abs(svg.getBoundingClientRect().height - chart.getBoundingClientRect().height) < 2;
+  const s = svg.getBoundingClientRect(), c = chart.getBoundingClientRect();
+  return Math.abs(s.height - c.height) < 2 && Math.abs(s.width - c.width) < 2;
 }
 """
 
@@ -37,7 +46,9 @@ def _path(query: dict[str, str]) -> str:
 
 def _grid(page: Page) -> Locator:
     grid = page.locator(".st-key-batch_iterator_main [data-testid=stPlotlyChart]").first
-    expect(grid).to_be_visible(timeout=WAIT_MS)
+    # Each fresh browser context loads Plotly's bundle before the first chart (and the stage
+    # around it) draws: on a busy machine that takes longer than other content.
+    expect(grid).to_be_visible(timeout=2 * WAIT_MS)
     page.wait_for_function(_DRAWN_JS, arg=grid.element_handle(), timeout=WAIT_MS)
     return grid
 
@@ -46,17 +57,16 @@ def _indices(query: dict[str, str], position: int) -> tuple[int, ...]:
     return run_loader(LINK_SCHEMA.read(query)[0]).records[position].indices
 
 
-@pytest.mark.parametrize("query", QUERIES, ids=["default", "five-epochs-batch-32"])
-@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+# Both loaders on both projectors; the default one on a full-HD screen too.
+CASES = [(size, query) for size in PROJECTORS for query in QUERIES] + [(SIZES[-1], QUERIES[0])]
+
+
+@pytest.mark.parametrize(("size", "query"), CASES,
+                         ids=[f"{w}x{h}-{'default' if not q else 'five-epochs-batch-32'}"
+                              for (w, h), q in CASES])
 def test_the_grid_and_next_back_with_the_batch_fill_the_first_screen(browser, app_url, size, query):
     page = first_screen(browser, app_url, _path(query), size)
-    grid = _grid(page)
-    stage = {
-        "the index grid": grid,
-        "Back": page.locator(".st-key-bi_prev").get_by_role("button", name="Back"),
-        "Next": page.locator(".st-key-bi_next").get_by_role("button", name="Next"),
-        "the current batch's indices": page.locator(".st-key-bi_stage_indices"),
-    }
+    stage = _stage(page)
     for what, locator in stage.items():
         assert_on_first_screen(page, locator, what)
         assert clipped_texts(locator) == [], what
@@ -81,6 +91,28 @@ def test_the_grid_and_next_back_with_the_batch_fill_the_first_screen(browser, ap
     normal_px = text_px(_grid(normal))
     normal.context.close()
     assert presenting_px >= 1.3 * normal_px, (presenting_px, normal_px)
+
+
+def _stage(page: Page) -> dict[str, Locator]:
+    return {
+        "the index grid": _grid(page),
+        "Back": page.locator(".st-key-bi_prev").get_by_role("button", name="Back"),
+        "Next": page.locator(".st-key-bi_next").get_by_role("button", name="Next"),
+        "the current batch's indices": page.locator(".st-key-bi_stage_indices"),
+    }
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_with_the_sidebar_opened_the_stage_still_fits_uncut(browser, app_url, theme):
+    """A teacher opens the sidebar: the grid narrows, the buttons keep their whole labels, the
+    longest batch's position and indices still fit the first screen."""
+    page = first_screen(browser, app_url, _path(QUERIES[1]), PROJECTORS[0], theme=theme)
+    _grid(page)
+    open_sidebar(page)
+    for what, locator in _stage(page).items():
+        assert_on_first_screen(page, locator, what)
+        assert clipped_texts(locator) == [], what
+    page.context.close()
 
 
 def test_the_grid_height_follows_the_viewport(browser, app_url):

@@ -7,23 +7,10 @@ import pytest
 from playwright.sync_api import expect
 
 from app_pages.navigation import HOME, TOOLS
-from tests.e2e.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen
+from tests.e2e.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, open_sidebar
 from tests.e2e.waiting import WAIT_MS
 
 pytestmark = pytest.mark.e2e
-
-# The sidebar has finished opening once it is on screen at its full width and the page's main
-# section has moved out from under it.
-_SIDEBAR_OPEN_JS = """
-(key) => {
-  const bar = document.querySelector('[data-testid=stSidebar]');
-  const main = document.querySelector('.st-key-' + key);
-  if (!bar || !main) return false;
-  const b = bar.getBoundingClientRect(), m = main.getBoundingClientRect();
-  return b.left >= -1 && b.width > 150 && m.left >= b.right - 1;
-}
-"""
-
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("sidebar", ["folded", "opened"])
@@ -32,8 +19,7 @@ def test_the_cards_titles_are_whole(browser, app_url, sidebar, theme):
     cards = page.locator(f".st-key-{HOME.main_key}")
     expect(cards.locator("[data-testid=stPageLink]")).to_have_count(len(TOOLS) + 1, timeout=WAIT_MS)
     if sidebar == "opened":
-        page.locator("[data-testid=stExpandSidebarButton]").click()
-        page.wait_for_function(_SIDEBAR_OPEN_JS, arg=HOME.main_key, timeout=WAIT_MS)
+        open_sidebar(page)
     assert clipped_texts(cards) == []
     for tool in TOOLS:
         link = cards.get_by_role("link", name=tool.title)

@@ -7,7 +7,14 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import wait_settled
-from tests.e2e.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
+from tests.e2e.stage import (
+    PROJECTORS,
+    assert_on_first_screen,
+    clipped_texts,
+    first_screen,
+    open_sidebar,
+    text_px,
+)
 from tests.e2e.waiting import WAIT_MS
 from workbench.lessons.catalog import LESSONS, Step, lesson_by_key
 
@@ -73,6 +80,25 @@ def test_the_step_its_link_and_its_check_fill_the_first_screen(browser, app_url,
     normal_px = text_px(normal.locator(".st-key-lesson_step_text"))
     normal.context.close()
     assert presenting_px >= 1.3 * normal_px, (presenting_px, normal_px)
+
+
+@pytest.mark.parametrize("which", ["first", "longest-check"])
+def test_with_the_sidebar_opened_the_step_still_fits_uncut(browser, app_url, which):
+    lesson_key, number = STEPS[which]
+    page = _open(browser, app_url, lesson_key, number, PROJECTORS[0])
+    open_sidebar(page)
+    main = page.locator(".st-key-lessons_main")
+    for what, locator in {"the step's text": main.locator(".st-key-lesson_step_text"),
+                          "Open this step": main.get_by_role("link", name="Open this step"),
+                          "the knowledge check": main.locator(f".st-key-kc_lesson_{lesson_key}_{number}"),
+                          "Back": main.get_by_role("button", name="Back"),
+                          "Next": main.get_by_role("button", name="Next")}.items():
+        assert clipped_texts(locator) == [], what
+        # The sidebar takes 300 px: the longest check then runs past the fold (the teacher
+        # scrolls or folds the sidebar again), but nothing in it is cut.
+        if which == "first":
+            assert_on_first_screen(page, locator, what)
+    page.context.close()
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
