@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from components.figures import graph_scale, presenting, style_figure
 from workbench.batches.runs import BatchRecord, LoaderRun
+from workbench.batches.story import short_list
 from workbench.common.palette import (
     BLACK,
     BLUE,
@@ -123,6 +124,11 @@ def index_grid(run: LoaderRun, current: BatchRecord | None) -> go.Figure:
         xaxis={"title": {"text": "dataset index"}, "showgrid": False, "zeroline": False,
                "range": [-0.5, n - 0.5], "dtick": 1 if n <= 30 else None},
     )
+    if presenting():
+        # The row names and index numbers are read from the back of the room too: as large as
+        # the cells' numbers, not Streamlit's smaller tick size.
+        ticks = {"tickfont": {"size": round(14 * graph_scale())}}
+        fig.update_layout(xaxis=ticks, yaxis=ticks)
     return style_figure(fig, uirevision="batch_index_grid")
 
 
@@ -188,11 +194,6 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
-def _short(values: tuple[int, ...], limit: int = 12) -> str:
-    shown = ", ".join(str(v) for v in values[:limit])
-    return f"[{shown}{', …' if len(values) > limit else ''}]"
-
-
 def pipeline_dot(run: LoaderRun, current: BatchRecord | None, sampler_text: str,
                  batch_sampler_text: str, collate_text: str) -> str:
     """Dataset -> Sampler -> BatchSampler -> __getitem__ -> collate_fn -> batch, with values."""
@@ -209,7 +210,7 @@ def pipeline_dot(run: LoaderRun, current: BatchRecord | None, sampler_text: str,
         ("dataset", "Dataset", f"IndexedDataset\nlen = {run.dataset_size}\n"
                                f"class 0: {classes[0]}, class 1: {classes[1]}"),
         ("sampler", "Sampler", sampler_text),
-        ("batch_sampler", "BatchSampler", f"{batch_sampler_text}\n→ {_short(indices)}"),
+        ("batch_sampler", "BatchSampler", f"{batch_sampler_text}\n→ {short_list(indices)}"),
         ("getitem", "__getitem__", f"dataset[{first}], …\n{len(indices)} calls in\n{where}"),
         ("collate", "collate_fn", collate_text),
         ("batch", "batch", f"epoch {current.epoch}, batch {current.number}\n{shapes}"

@@ -41,35 +41,54 @@ if st.session_state[form.key("dataset")] not in datasets:
                "first. The points dataset is used meanwhile.", icon=":material/info:")
     st.session_state[form.key("dataset")] = "points"
 
-controls, main = st.columns([1.25, 2.6] if presenting() else [1, 2.6], gap="medium")
-with controls:
-    st.subheader("Dataset", divider="gray")
-    if form.value("dataset", options=datasets) == "moons":
-        st.caption(f"{moons.description or 'Your moons training split'}: labels and scaled "
-                   "features from the Moons trainer.")
-    else:
-        form.draw("n", "minority")
-    form.draw("augment")
+def settings_panel(first, second) -> None:
+    """The settings, in four groups: Dataset and Order in `first`, Batches and Processes in
+    `second` (the same column in normal mode)."""
+    with first:
+        st.subheader("Dataset", divider="gray")
+        if form.value("dataset", options=datasets) == "moons":
+            st.caption(f"{moons.description or 'Your moons training split'}: labels and scaled "
+                       "features from the Moons trainer.")
+        else:
+            form.draw("n", "minority")
+        form.draw("augment")
 
-    st.subheader("Order", divider="gray")
-    sampler = form.value("sampler")
-    form.draw("shuffle")
-    if sampler in ("random", "replacement", "weighted"):
-        form.draw("num_samples")
-    form.draw("seed")
+        st.subheader("Order", divider="gray")
+        sampler = form.value("sampler")
+        form.draw("shuffle")
+        if sampler in ("random", "replacement", "weighted"):
+            form.draw("num_samples")
+        form.draw("seed")
 
-    st.subheader("Batches", divider="gray")
-    form.draw("batch", "drop_last", "batch_sampler", "collate", "epochs")
+    with second:
+        st.subheader("Batches", divider="gray")
+        form.draw("batch", "drop_last", "batch_sampler", "collate", "epochs")
 
-    st.subheader("Processes", divider="gray")
-    workers = form.value("workers")
-    form.draw("worker_init", disabled=workers == 0)
-    prefetch = form.value("prefetch", disabled=workers == 0)
-    if workers:
-        st.caption(f"At most prefetch_factor × num_workers = {prefetch * workers} batches are "
-                   "loaded ahead of the training loop.")
-    form.draw("persistent", disabled=workers == 0)
-    form.draw("pin_memory")
+        st.subheader("Processes", divider="gray")
+        workers = form.value("workers")
+        form.draw("worker_init", disabled=workers == 0)
+        prefetch = form.value("prefetch", disabled=workers == 0)
+        if workers:
+            st.caption(f"At most prefetch_factor × num_workers = {prefetch * workers} batches "
+                       "are loaded ahead of the training loop.")
+        form.draw("persistent", disabled=workers == 0)
+        form.draw("pin_memory")
+
+
+if presenting():
+    # The projected first screen goes to the stage (the grid, Back/Next and the batch's
+    # indices); the settings fold away just below it, with the same widget keys, and the rest
+    # of the current batch follows them. The containers are placed now and filled in the
+    # order the settings need: settings first.
+    stage = st.container(key=f"{KEY}_main")
+    with st.expander("Settings: dataset, order, batches, processes", icon=":material/tune:",
+                     key="bi_settings_panel"):
+        settings_panel(*st.columns(2, gap="large"))
+    details = st.container()
+else:
+    controls, main = st.columns([1, 2.6], gap="medium")
+    settings_panel(controls, controls)
+    stage, details = main.container(key=f"{KEY}_main"), None
 
 settings = form.settings()
 publish_link(TABLE, KEY, settings)
@@ -81,8 +100,8 @@ page.update(settings, moons_data, id(moons.features) if moons_data is not None e
 run, current = page.run, page.current
 
 # %% Draw
-with main, st.container(key=f"{KEY}_main"):
-    stepper.draw(page, form, settings, moons_data)
+with stage:
+    stepper.draw(page, form, settings, moons_data, details)
 
 if run is not None and current is not None:
     panels.pipeline_section(run, current, settings, moons_data)

@@ -1,12 +1,16 @@
 """The stepper: the loader's batches one by one (Next/Back, or the slider), or why there are none.
 
 Stepping only moves `page.position`; the batches themselves were recorded once, by the run.
+In presenter mode the stage (the index grid, Back/Next and the current batch's indices) fills
+the first screen and the rest (the grid's story, the slider, the batch's tensors and figures)
+goes to `details`, which the page places below the settings.
 """
 from __future__ import annotations
 
 import dataclasses
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from app_pages.batch_iterator.figures import class_counts_figure, dataset_figure, index_grid
 from app_pages.batch_iterator.listings import tensor_listing
@@ -14,10 +18,23 @@ from app_pages.batch_iterator.state import BatchPageState, Moons
 from components.error_panel import error_panel
 from components.figures import PLOTLY_CONFIG, presenting
 from components.settings_form import SettingsForm
+from components.stage import fit_to_viewport
 from workbench.batches.codegen import record_line
 from workbench.batches.datasets import make_dataset
+from workbench.batches.runs import BatchRecord, LoaderRun
 from workbench.batches.settings import BatchSettings
-from workbench.batches.story import grid_story
+from workbench.batches.story import grid_story, short_list
+
+GRID_STAGE_KEY = "bi_grid_stage"
+# What sits above and below the grid on a projected first screen: the title row (about 90 px
+# at 1.4x type) and the Back/Next row beside the batch's position and indices (two lines, or
+# three when the teacher opens the sidebar: about 110 px), with the gaps between them.
+GRID_LEAVE_PX = 250
+# A projected grid row taller than this only stretches the same cells.
+GRID_ROW_MAX_PX = 150
+# The stage shows this many of the batch's indices: one line beside Back/Next at 1280 px,
+# three-digit indices included. The full list is in the batch's panel below.
+STAGE_INDICES = 10
 
 
 def _fix_buttons(form: SettingsForm, fixes: list[tuple[str, BatchSettings]]) -> None:
@@ -37,17 +54,36 @@ def _error_fixes(page: BatchPageState, s: BatchSettings) -> list[tuple[str, Batc
     return fixes
 
 
-def draw(page: BatchPageState, form: SettingsForm, s: BatchSettings, moons: Moons | None) -> None:
-    """The main column: PyTorch's error, the current batch, or an empty loader."""
+def _grid(run: LoaderRun, current: BatchRecord | None) -> None:
+    """The index grid; in presenter mode as tall as the first screen allows."""
+    if not presenting():
+        st.plotly_chart(index_grid(run, current), key="bi_index_grid", config=PLOTLY_CONFIG)
+        return
+    rows = run.settings.epochs + 1
+    with st.container(key=GRID_STAGE_KEY):
+        st.plotly_chart(index_grid(run, current), key="bi_index_grid", config=PLOTLY_CONFIG,
+                        height="stretch")
+    fit_to_viewport(GRID_STAGE_KEY, leave_px=GRID_LEAVE_PX, min_px=90 + 40 * rows,
+                    max_px=120 + GRID_ROW_MAX_PX * rows)
+
+
+def draw(page: BatchPageState, form: SettingsForm, s: BatchSettings, moons: Moons | None,
+         details: DeltaGenerator | None = None) -> None:
+    """The stage: PyTorch's error, the current batch, or an empty loader; the rest of the
+    current batch goes to `details` (the same place when it is None)."""
     if page.notice:
-        st.info(page.notice, icon=":material/restart_alt:")
+        if presenting():
+            # A notice above the grid would push Next below the projected first screen.
+            st.toast(page.notice, icon=":material/restart_alt:")
+        else:
+            st.info(page.notice, icon=":material/restart_alt:")
         page.notice = ""
     run, current = page.run, page.current
     if page.error is not None:
         error_panel(page.error, key="bi_loader_error")
         _fix_buttons(form, _error_fixes(page, s))
     elif run is not None and current is not None:
-        _current_batch(page, s, moons)
+        _current_batch(page, s, moons, details)
     elif run is not None and run.truncated:
         # Stopped by its bound before the first batch (worker processes are slow to start on a
         # busy server): not a loader without batches.
@@ -57,7 +93,7 @@ def draw(page: BatchPageState, form: SettingsForm, s: BatchSettings, moons: Moon
         st.button("Run the DataLoader again", key="bi_run_again", icon=":material/refresh:",
                   on_click=page.run_again)
     elif run is not None:
-        st.plotly_chart(index_grid(run, None), key="bi_index_grid", config=PLOTLY_CONFIG)
+        _grid(run, None)
         st.warning(f"This DataLoader yields **no batches**: `len(loader)` is 0. Every epoch has "
                    f"{run.summaries()[0].draws} indices, fewer than `batch_size="
                    f"{s.batch_size}`, and `drop_last=True` drops the only, short, batch.",
@@ -74,28 +110,61 @@ def _jump(page: BatchPageState) -> None:
     page.position = st.session_state["bi_jump"] - 1
 
 
-def _current_batch(page: BatchPageState, s: BatchSettings, moons: Moons | None) -> None:
+def _step_buttons(page: BatchPageState, last: int, back: DeltaGenerator,
+                  forward: DeltaGenerator, width: str = "stretch") -> None:
+    back.button("Back", key="bi_prev", on_click=_step, args=(page, -1),
+                disabled=page.position == 0, icon=":material/skip_previous:",
+                width=width, shortcut="B", help="The previous batch (key B)")
+    forward.button("Next", key="bi_next", on_click=_step, args=(page, 1),
+                   disabled=page.position == last, icon=":material/skip_next:",
+                   width=width, type="primary", shortcut="N",
+                   help="`next(iterator)`: the next batch (key N)")
+
+
+def _jump_slider(page: BatchPageState, count: int) -> None:
+    if count > 1:
+        st.session_state["bi_jump"] = page.position + 1
+        st.slider("Jump to batch (in the order the loader yields them)", 1, count,
+                  key="bi_jump", on_change=_jump, args=(page,))
+
+
+def _current_batch(page: BatchPageState, s: BatchSettings, moons: Moons | None,
+                   details: DeltaGenerator | None) -> None:
     run, current = page.run, page.current
     assert run is not None and current is not None
     records = run.records
-    st.plotly_chart(index_grid(run, current), key="bi_index_grid", config=PLOTLY_CONFIG)
-    st.caption(" ".join(grid_story(run)) + " Cell numbers are batch numbers; the framed "
-               "cells are the batch below.")
     summary = run.summaries()[current.epoch]
+    _grid(run, current)
+    story = " ".join(grid_story(run)) + (" Cell numbers are batch numbers; the framed cells "
+                                         "are the batch below.")
+    if presenting():
+        # One row: the buttons as wide as their labels (columns would cut "Next" to "N…" with
+        # the sidebar open), the batch's position and indices in the rest.
+        with st.container(horizontal=True, vertical_alignment="center", gap="medium",
+                          key="bi_stage_row"):
+            _step_buttons(page, len(records) - 1, st, st, width="content")
+            with st.container(key="bi_stage_indices"):
+                st.markdown(f"**Epoch {current.epoch}, batch {current.number}** of "
+                            f"{summary.batches} · {page.position + 1} of {len(records)} in the "
+                            f"run  \nSample indices ({current.size}): "
+                            f"`{short_list(current.indices, STAGE_INDICES)}`")
+        with details if details is not None else st.container():
+            st.caption(story)
+            _jump_slider(page, len(records))
+            _batch_details(page, s, moons)
+        return
+    st.caption(story)
     st.markdown(f"**Epoch {current.epoch}, batch {current.number}** of {summary.batches} "
                 f"in this epoch · {page.position + 1} of {len(records)} batches in the run")
-    back, forward = st.columns(2)
-    back.button("Back", key="bi_prev", on_click=_step, args=(page, -1),
-                disabled=page.position == 0, icon=":material/skip_previous:",
-                width="stretch", shortcut="B", help="The previous batch (key B)")
-    forward.button("Next", key="bi_next", on_click=_step, args=(page, 1),
-                   disabled=page.position == len(records) - 1, icon=":material/skip_next:",
-                   width="stretch", type="primary", shortcut="N",
-                   help="`next(iterator)`: the next batch (key N)")
-    if len(records) > 1:
-        st.session_state["bi_jump"] = page.position + 1
-        st.slider("Jump to batch (in the order the loader yields them)", 1, len(records),
-                  key="bi_jump", on_change=_jump, args=(page,))
+    _step_buttons(page, len(records) - 1, *st.columns(2))
+    _jump_slider(page, len(records))
+    _batch_details(page, s, moons)
+
+
+def _batch_details(page: BatchPageState, s: BatchSettings, moons: Moons | None) -> None:
+    """The current batch's indices, tensors and place in the dataset, and the class counts."""
+    run, current = page.run, page.current
+    assert run is not None and current is not None
     built_by = ("the main process (`get_worker_info()` is None)" if current.worker < 0
                 else f"worker process {current.worker} (`get_worker_info().id`)")
     counts = current.class_counts()
@@ -105,8 +174,8 @@ def _current_batch(page: BatchPageState, s: BatchSettings, moons: Moons | None) 
                     f"built by {built_by}")
         st.code(record_line(current.epoch, current.number, current.indices, current.worker),
                 language="text")
-        left, right = (st.container(), st.container()) if presenting() \
-            else st.columns([1.25, 1])
+        # Side by side in both modes: in presenter mode the details span the page's width.
+        left, right = st.columns([1.25, 1])
         with left:
             st.markdown("**The batch's tensors**")
             st.code(tensor_listing(current), language="python")

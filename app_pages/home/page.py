@@ -4,6 +4,7 @@ import streamlit as st
 
 from components.code_panel import code_panel
 from components.device import learner_device
+from components.figures import presenting
 from components.stage import page_header
 from components.knowledge_check import knowledge_check
 from components.plain_text import code_span, md
@@ -17,6 +18,18 @@ page_header("PyTorch Workbench",
     "a network learning, and the DataLoader feeding it. For students of a first deep-learning "
     "course, for teachers who project it in class, and for engineers who want to check a hunch."
 )
+
+# A page link's label is one line cut with an ellipsis; in a narrow card (presenter mode's
+# 1.4x type, or the sidebar open) "Tensor inspector" became "Tensor inspe". The cards' titles
+# wrap instead: the whole name on two lines rather than part of it on one (and, projected, the
+# two lines closer together; a title on one line keeps its height in the normal view).
+st.html(f"""<style>
+.st-key-{HOME.main_key} [data-testid="stPageLink-NavLink"] > span,
+.st-key-{HOME.main_key} [data-testid="stPageLink-NavLink"] > span * {{
+  white-space: normal; overflow: visible; text-overflow: clip;
+  {"line-height: 1.3;" if presenting() else ""}
+}}
+</style>""")
 
 with st.container(key=HOME.main_key):
     for column, tool in zip(st.columns(len(TOOLS)), TOOLS, strict=True):

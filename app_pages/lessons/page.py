@@ -3,6 +3,7 @@ import streamlit as st
 
 from app_pages.navigation import LESSONS_PAGE, TOOLS
 from components.classroom import app_root, lesson_url
+from components.figures import presenting
 from components.stage import page_header
 from components.knowledge_check import knowledge_check
 from components.plain_text import code_span, md
@@ -66,9 +67,17 @@ page_header("Guided lessons",
             "with exactly the right experiment; answer its question before you move on.")
 
 # --- settings: which lesson and step (from a link, or this learner's own when they come back)
+# In presenter mode the projected first screen goes to the step (its text, its link, its check
+# and Back/Next); the lesson picker and the lesson's summary follow below it. The places are
+# made now and filled in the order the settings need: the picker first.
+if presenting():
+    stage, picker = st.container(), st.container()
+else:
+    stage = picker = st.container()
 linked, fresh = link_settings(TABLE, KEY)
 form = SettingsForm(TABLE, linked, fresh, prefix="lesson_")
-lesson_key = form.value("lesson", on_change=new_lesson)
+with picker:
+    lesson_key = form.value("lesson", on_change=new_lesson)
 lesson = lesson_by_key(lesson_key)
 count = len(lesson.steps)
 number = min(max(int(st.session_state[form.key("step")]), 1), count)
@@ -76,30 +85,91 @@ settings = form.settings(lesson=lesson.key, step=number)
 publish_link(TABLE, KEY, settings)
 step = lesson.steps[number - 1]
 
-# --- draw
-st.caption(lesson.summary)
-with st.container(border=True, key=LESSONS_PAGE.main_key):
-    st.progress(number / count, text=f"Step {number} of {count}")
-    st.subheader(f"{number}. {step.title}")
-    st.markdown(step.text)
+
+def step_buttons(back, forward, width: str = "stretch") -> None:
+    back.button("Back", icon=":material/arrow_back:", disabled=number == 1, key="lesson_back",
+                on_click=go_to, args=(number - 1,), width=width)
+    forward.button("Next", icon=":material/arrow_forward:", disabled=number == count,
+                   key="lesson_next", on_click=go_to, args=(number + 1,), width=width)
+
+
+def step_link(step: Step) -> None:
+    """The link that opens the step's experiment, and where on that page to look."""
     tool = SCRIPTS[step.tool]
-    st.page_link(tool.script, label=f"Open this step in the {tool.title.lower()}", icon=tool.icon,
-                 query_params=step.params)
+    st.page_link(tool.script, label=f"Open this step in the {tool.title.lower()}",
+                 icon=tool.icon, query_params=step.params)
     where = where_on_the_page(step)
     if where:
         st.markdown(where)
     if "code" in step.params:
         st.code(step.params["code"], language="python")
+
+
+def slide_link(step: Step) -> None:
     st.caption("The lesson link of this step, for a slide:")
     st.code(lesson_url(step.tool, step.params, root=app_root()), language="text", wrap_lines=True)
+
+
+def step_text(step: Step) -> None:
+    with st.container(key="lesson_step_text"):
+        st.markdown(step.text)
+
+
+def step_check(step: Step) -> None:
     if step.check is not None:
         knowledge_check(step.check, key=f"lesson_{lesson.key}_{number}")
 
-if number == count:
-    lesson_summary(lesson)
 
-back, _, forward = st.columns([1, 4, 1])
-back.button("Back", icon=":material/arrow_back:", disabled=number == 1, key="lesson_back",
-            on_click=go_to, args=(number - 1,), width="stretch")
-forward.button("Next", icon=":material/arrow_forward:", disabled=number == count, key="lesson_next",
-               on_click=go_to, args=(number + 1,), width="stretch")
+# A projected step's title, smaller than a subheader at 1.4x: the step's longest titles then
+# take at most two short lines, and the check below them stays on the first screen.
+# The "Open this step" link's label wraps rather than ending in an ellipsis in a narrow column.
+PRESENTER_CSS = f"""<style>
+.st-key-{LESSONS_PAGE.main_key} h3 {{ font-size: 1.2rem; padding: 0; line-height: 1.3; }}
+.st-key-{LESSONS_PAGE.main_key} [data-testid="stPageLink-NavLink"] > span,
+.st-key-{LESSONS_PAGE.main_key} [data-testid="stPageLink-NavLink"] > span * {{
+  white-space: normal; overflow: visible; text-overflow: clip; line-height: 1.3;
+}}
+</style>"""
+
+# --- draw
+if presenting():
+    st.html(PRESENTER_CSS)
+    with stage, st.container(border=True, key=LESSONS_PAGE.main_key):
+        # The step's title between Back and Next, so that the text and the check start high;
+        # the buttons as wide as their labels (a column would cut "Back" with the sidebar open).
+        with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+            back, title, forward = (st.container(width="content"), st.container(),
+                                    st.container(width="content"))
+        step_buttons(back, forward, width="content")
+        with title:
+            st.subheader(f"{number}. {step.title}")
+            st.progress(number / count, text=f"{lesson.title}: step {number} of {count}")
+        # The step on the left, its check on the right, the wider: a long question and its
+        # options then take fewer lines, and both fit the projected first screen.
+        text_column, check_column = st.columns([2, 3], gap="large")
+        with text_column:
+            step_text(step)
+            step_link(step)
+        with check_column:
+            step_check(step)
+        slide_link(step)
+    if number == count:
+        with stage:
+            lesson_summary(lesson)
+    with picker:
+        st.caption(lesson.summary)
+else:
+    st.caption(lesson.summary)
+    with st.container(border=True, key=LESSONS_PAGE.main_key):
+        st.progress(number / count, text=f"Step {number} of {count}")
+        st.subheader(f"{number}. {step.title}")
+        step_text(step)
+        step_link(step)
+        slide_link(step)
+        step_check(step)
+
+    if number == count:
+        lesson_summary(lesson)
+
+    back, _, forward = st.columns([1, 4, 1])
+    step_buttons(back, forward)

@@ -326,3 +326,32 @@ def test_a_run_cut_before_its_first_batch_says_so_and_can_run_again(monkeypatch)
     at.button(key="bi_run_again").click().run()
     assert_clean(at)
     assert "worker process 0" in shown_text(at)
+
+
+def test_presenter_mode_folds_every_setting_below_the_stage_with_the_same_keys():
+    # A sampler with num_samples, so that every control is drawn.
+    query = {"present": "1", "sampler": "random", "shuffle": "0"}
+    at = open_page(PAGE, query=query)
+    assert_clean(at)
+    panel = next(e for e in at.expander if e.label.startswith("Settings"))
+    in_panel = {getattr(w, "key", None) for kind in set(WIDGETS.values())
+                for w in getattr(panel, kind)}
+    assert {f"bi_{p.name}" for p in TABLE.params} <= in_panel
+    # The panel drives the stage: a change there redraws the batches and says what was reset.
+    at.button(key="bi_next").click().run()
+    at.number_input(key="bi_batch").set_value(4).run()
+    assert_clean(at)
+    settings = BatchSettings(sampler="random", shuffle=False, batch_size=4)
+    assert _batch_line(at) == _expected(settings, 0)
+    assert any("Back to the first batch" in t.value for t in at.toast)
+    assert not at.info or all("Back to" not in i.value for i in at.info)
+    stage_text = " ".join(m.value for m in at.markdown if m.value.startswith("**Epoch"))
+    assert "Sample indices (4)" in stage_text
+
+
+def test_the_presenter_stage_shortens_a_long_batch_and_the_panel_keeps_it_whole():
+    at = open_page(PAGE, query={"present": "1", "n": "100", "batch": "32", "shuffle": "0"})
+    assert_clean(at)
+    stage = next(m.value for m in at.markdown if m.value.startswith("**Epoch 0, batch 0**"))
+    assert "Sample indices (32): `[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, …]`" in stage
+    assert f"Sample indices: `{list(range(32))}`" in shown_text(at)

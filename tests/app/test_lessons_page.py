@@ -139,3 +139,20 @@ def test_the_device_pitfall_step_opens_the_labs_error_and_says_what_is_simulated
     if not torch.cuda.is_available():            # no GPU: the page says meta stands in, as the check does
         assert "This server has no GPU" in text and "simulated with `meta`" in text
         assert "`meta`" in answer.explanation
+
+
+def test_presenter_mode_puts_back_and_next_beside_the_step_and_the_picker_below():
+    at = open_page(LESSONS_PAGE.script, query={"present": "1", "lesson": "tensors"})
+    assert_clean(at)
+    assert "Tensors and their memory: step 1 of 6" in [p.proto.text for p in at.get("progress")]
+    at.button(key="lesson_next").click().run()
+    assert at.query_params["step"] == "2"
+    assert "2. Transpose it" in shown_text(at)
+    at.button(key="lesson_back").click().run()
+    assert at.query_params.get("step", "1") == "1"
+    # The picker, drawn below the step, still changes the lesson and starts it at step 1.
+    at.button(key="lesson_next").click().run()
+    at.segmented_control(key="lesson_lesson").set_value("autograd").run()
+    assert_clean(at)
+    assert at.query_params["lesson"] == "autograd"
+    assert at.query_params.get("step", "1") == "1"

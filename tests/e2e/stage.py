@@ -28,6 +28,26 @@ def first_screen(browser, app_url: str, path: str, size: tuple[int, int], *,
     return page
 
 
+# The sidebar has finished opening once it is on screen at its full width and the page's main
+# block has moved out from under it.
+_SIDEBAR_OPEN_JS = """
+() => {
+  const bar = document.querySelector('[data-testid=stSidebar]');
+  const main = document.querySelector('[data-testid=stMainBlockContainer]');
+  if (!bar || !main) return false;
+  const b = bar.getBoundingClientRect(), m = main.getBoundingClientRect();
+  return b.left >= -1 && b.width > 150 && m.left >= b.right - 1;
+}
+"""
+
+
+def open_sidebar(page: Page) -> None:
+    """Open the sidebar that presenter mode starts folded, as a teacher would, and wait until
+    it has opened."""
+    page.locator("[data-testid=stExpandSidebarButton]").click()
+    page.wait_for_function(_SIDEBAR_OPEN_JS, timeout=WAIT_MS)
+
+
 def box(locator: Locator) -> dict:
     expect(locator).to_be_visible(timeout=WAIT_MS)
     found = locator.bounding_box()
@@ -37,7 +57,10 @@ def box(locator: Locator) -> dict:
 
 def assert_on_first_screen(page: Page, locator: Locator, what: str) -> dict:
     """`locator`'s box lies inside the viewport, with the page scrolled to the top."""
-    page.evaluate("window.scrollTo(0, 0)")
+    # Streamlit scrolls its main section, not the window (after a click that scrolled a panel
+    # into view, the window is still at 0 and the page is not).
+    page.evaluate("window.scrollTo(0, 0); "
+                  "document.querySelector('[data-testid=stMain]')?.scrollTo({top: 0, behavior: 'instant'})")
     found = box(locator)
     size = page.viewport_size
     assert found["x"] >= -1 and found["y"] >= -1, f"{what} starts off screen: {found}"
@@ -74,7 +97,22 @@ _CLIPPED_JS = """
     const hides = /hidden|clip|auto|scroll/.test(style.overflowX + style.overflowY)
       || style.textOverflow === 'ellipsis';
     const overflows = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 2;
-    if (hides && overflows) cut.push(text);
+    if (hides && overflows) { cut.push(text); continue; }
+    // Text in an inline element (a page link's bold label) has no scroll box of its own: the
+    // box that cuts it is an ancestor that hides its overflow (a one-pixel screen-reader box
+    // hides on purpose and does not count).
+    const r = el.getBoundingClientRect();
+    if (!r.width) continue;
+    for (let up = el.parentElement; up && up !== root && root.contains(up); up = up.parentElement) {
+      const s = getComputedStyle(up);
+      if (!/hidden|clip/.test(s.overflowX + s.overflowY)) continue;
+      const b = up.getBoundingClientRect();
+      if (b.width <= 2 || b.height <= 2) break;
+      if (r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1 || r.bottom > b.bottom + 1) {
+        cut.push(text);
+        break;
+      }
+    }
   }
   return cut;
 }

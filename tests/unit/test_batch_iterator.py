@@ -301,3 +301,12 @@ def test_script_has_notebook_sections_and_no_page_internals():
     assert "workbench" not in code.replace("PyTorch Workbench", "")
     assert re.search(r'multiprocessing_context="forkserver"', code)
     compile(code, "batch_iterator.py", "exec")
+
+
+def test_short_list_keeps_the_first_items_and_marks_the_cut():
+    from workbench.batches.story import short_list
+
+    assert short_list((3, 1, 2)) == "[3, 1, 2]"
+    assert short_list(tuple(range(12)), 12) == str(list(range(12)))
+    assert short_list(tuple(range(13)), 12) == "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, …]"
+    assert short_list((), 4) == "[]"

@@ -6,6 +6,12 @@ from workbench.batches.samplers import draws_per_epoch
 from workbench.batches.settings import BatchSettings
 
 
+def short_list(values: tuple[int, ...], limit: int = 12) -> str:
+    """`values` as a Python list, its first `limit` items only: a list that fits in a box."""
+    shown = ", ".join(str(v) for v in values[:limit])
+    return f"[{shown}{', …' if len(values) > limit else ''}]"
+
+
 def describe_sampler(settings: BatchSettings, dataset_size: int) -> str:
     draws = draws_per_epoch(settings, dataset_size)
     if settings.batch_sampler == "bucket":

@@ -1,0 +1,143 @@
+"""The batch iterator on a classroom projector: with `present=1` the first screen holds the index
+grid, Back/Next and the current batch's indices, and the grid's text is drawn larger than in
+the normal view."""
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from app_pages.batch_iterator.stepper import STAGE_INDICES
+from tests.e2e.conftest import wait_settled
+from tests.e2e.stage import (
+    PROJECTORS,
+    assert_on_first_screen,
+    clipped_texts,
+    first_screen,
+    open_sidebar,
+    text_px,
+)
+from tests.e2e.waiting import WAIT_MS
+from workbench.batches.runs import run_loader
+from workbench.batches.settings import TABLE as LINK_SCHEMA
+from workbench.batches.story import short_list
+
+pytestmark = pytest.mark.e2e
+
+SIZES = (*PROJECTORS, (1920, 1080))
+# The default loader, and the tallest grid (five epochs) with a batch too long for one line.
+QUERIES = ({}, {"n": "200", "batch": "32", "epochs": "5"})
+
+# The chart has drawn once its SVG fills the box the page gave it (in presenter mode a height
+# from the viewport, set in CSS after the figure's own height was first drawn; a new width
+# after the sidebar opens).
+_DRAWN_JS = """
+(chart) => {
+  const svg = chart.querySelector('svg.main-svg');
+  if (!svg || !chart.querySelector('.xtick text')) return false;
+  const s = svg.getBoundingClientRect(), c = chart.getBoundingClientRect();
+  return Math.abs(s.height - c.height) < 2 && Math.abs(s.width - c.width) < 2;
+}
+"""
+
+
+def _path(query: dict[str, str]) -> str:
+    return "/batch_iterator" + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else "")
+
+
+def _grid(page: Page) -> Locator:
+    grid = page.locator(".st-key-batch_iterator_main [data-testid=stPlotlyChart]").first
+    # Each fresh browser context loads Plotly's bundle before the first chart (and the stage
+    # around it) draws: on a busy machine that takes longer than other content.
+    expect(grid).to_be_visible(timeout=2 * WAIT_MS)
+    page.wait_for_function(_DRAWN_JS, arg=grid.element_handle(), timeout=WAIT_MS)
+    return grid
+
+
+def _indices(query: dict[str, str], position: int) -> tuple[int, ...]:
+    return run_loader(LINK_SCHEMA.read(query)[0]).records[position].indices
+
+
+# Both loaders on both projectors; the default one on a full-HD screen too.
+CASES = [(size, query) for size in PROJECTORS for query in QUERIES] + [(SIZES[-1], QUERIES[0])]
+
+
+@pytest.mark.parametrize(("size", "query"), CASES,
+                         ids=[f"{w}x{h}-{'default' if not q else 'five-epochs-batch-32'}"
+                              for (w, h), q in CASES])
+def test_the_grid_and_next_back_with_the_batch_fill_the_first_screen(browser, app_url, size, query):
+    page = first_screen(browser, app_url, _path(query), size)
+    stage = _stage(page)
+    for what, locator in stage.items():
+        assert_on_first_screen(page, locator, what)
+        assert clipped_texts(locator) == [], what
+    first = _indices(query, 0)
+    expect(stage["the current batch's indices"]).to_contain_text(f"Sample indices ({len(first)})")
+    expect(stage["the current batch's indices"]).to_contain_text(f"[{first[0]}, ")
+
+    # Next drives the stage: the next batch's indices, still on the first screen.
+    stage["Next"].click()
+    wait_settled(page)
+    second = _indices(query, 1)
+    expect(stage["the current batch's indices"]).to_contain_text(f"[{second[0]}, ")
+    expect(stage["the current batch's indices"]).to_contain_text("Epoch 0, batch 1")
+    assert_on_first_screen(page, stage["the current batch's indices"], "the next batch's indices")
+    assert_on_first_screen(page, _grid(page), "the index grid after Next")
+    # The settings fold away below the stage, and the page's other panels follow them.
+    expect(page.locator(".st-key-bi_settings_panel")).to_contain_text("Settings")
+    presenting_px = text_px(_grid(page))
+    page.context.close()
+
+    normal = first_screen(browser, app_url, _path(query), size, present=False)
+    normal_px = text_px(_grid(normal))
+    normal.context.close()
+    assert presenting_px >= 1.3 * normal_px, (presenting_px, normal_px)
+
+
+def _stage(page: Page) -> dict[str, Locator]:
+    return {
+        "the index grid": _grid(page),
+        "Back": page.locator(".st-key-bi_prev").get_by_role("button", name="Back"),
+        "Next": page.locator(".st-key-bi_next").get_by_role("button", name="Next"),
+        "the current batch's indices": page.locator(".st-key-bi_stage_indices"),
+    }
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_with_the_sidebar_opened_the_stage_still_fits_uncut(browser, app_url, theme):
+    """A teacher opens the sidebar: the grid narrows, the buttons keep their whole labels, the
+    longest batch's position and indices still fit the first screen."""
+    page = first_screen(browser, app_url, _path(QUERIES[1]), PROJECTORS[0], theme=theme)
+    _grid(page)
+    open_sidebar(page)
+    for what, locator in _stage(page).items():
+        assert_on_first_screen(page, locator, what)
+        assert clipped_texts(locator) == [], what
+    page.context.close()
+
+
+def test_the_grid_height_follows_the_viewport(browser, app_url):
+    """Five epochs' grid at 1280x720 and at 1366x768: the taller screen gets the taller grid."""
+    heights = []
+    for size in PROJECTORS:
+        page = first_screen(browser, app_url, _path(QUERIES[1]), size)
+        heights.append(_grid(page).bounding_box()["height"])
+        page.context.close()
+    assert heights[1] - heights[0] == pytest.approx(768 - 720, abs=2), heights
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_settings_change_in_the_folded_panel_redraws_the_stage(browser, app_url, theme):
+    page = first_screen(browser, app_url, "/batch_iterator", PROJECTORS[0], theme=theme)
+    _grid(page)
+    panel = page.locator(".st-key-bi_settings_panel")
+    panel.get_by_text("Settings: dataset, order, batches, processes").click()
+    shuffle = panel.locator(".st-key-bi_shuffle")
+    expect(shuffle).to_be_visible(timeout=WAIT_MS)
+    shuffle.locator("label").first.click()
+    wait_settled(page)
+    unshuffled = {"shuffle": "0"}
+    expect(page.locator(".st-key-bi_stage_indices")).to_contain_text(
+        short_list(_indices(unshuffled, 0), STAGE_INDICES))
+    assert_on_first_screen(page, page.locator(".st-key-bi_next").get_by_role("button", name="Next"),
+                           "Next after a settings change")
+    page.context.close()
