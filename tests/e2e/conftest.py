@@ -17,6 +17,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.waiting import WAIT_MS
+
+# An `expect` waits for content as long as the tests' own waits do: Playwright's 5 s default is
+# missed by a fresh context's first chart on a loaded 2-core machine, on old and new code alike.
+expect.set_options(timeout=WAIT_MS)
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")

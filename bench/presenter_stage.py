@@ -1,0 +1,77 @@
+"""Presenter mode's first screen, measured in headless Chromium: per page, the key figure's box,
+whether it and its driving control lie inside the first screen, and its text size against the
+normal view at the same window size.
+
+    .venv/bin/python bench/presenter_stage.py              # 1280x720 and 1366x768
+    .venv/bin/python bench/presenter_stage.py 1920x1080
+
+Boxes are (x, y, width, height) in CSS px with the page scrolled to the top; "text px" is the
+median on-screen font size of the figure's text (tests/e2e/stage.py: SVG scaling included, and
+the canvas's own font size for the moons trainer's live view). Not a timed test: the same
+checks, with thresholds, are the tests/e2e/test_presenter_*.py tests.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
+from tests.e2e.stage import PROJECTORS, box, clipped_texts, first_screen, text_px  # noqa: E402
+
+FIRST_DRAW_MS = 120_000
+# page, link, the key figure, the element whose text is measured, the driving control
+PAGES = (
+    ("tensor inspector", "/tensor_inspector?shape=4,6&ops=t()[1:5]", ".st-key-ti_grid",
+     ".st-key-ti_grid .main-svg", ".st-key-ti_draw"),
+    ("autograd graph", "/autograd_graph", "[data-testid=stGraphVizChart] svg",
+     "[data-testid=stGraphVizChart] svg", "div[class*='st-key-ag_step_'][class*='_next'] button"),
+    ("moons trainer", "/moons_trainer", ".st-key-mt_live figure.boundary canvas.plane",
+     ".st-key-mt_live .moons-live", ".st-key-mt_play button"),
+    ("batch iterator", "/batch_iterator", ".st-key-batch_iterator_main [data-testid=stPlotlyChart]",
+     ".st-key-batch_iterator_main [data-testid=stPlotlyChart] .main-svg", ".st-key-bi_next button"),
+    ("lessons", "/lessons", ".st-key-lesson_step_text", ".st-key-lesson_step_text",
+     ".st-key-lessons_main [data-testid=stPageLink]"),
+)
+
+
+def measure(browser, url: str, link: str, size, present: bool, figure: str, text: str, control: str):
+    page = first_screen(browser, url, link, size, present=present)
+    try:
+        page.locator(text).first.wait_for(state="visible", timeout=FIRST_DRAW_MS)
+        page.evaluate("document.querySelector('[data-testid=stMain]')?.scrollTo(0, 0)")
+        found = box(page.locator(figure).first)
+        pressed = box(page.locator(control).first)
+        height = size[1]
+        return {"box": tuple(round(found[k]) for k in ("x", "y", "width", "height")),
+                "figure on screen": found["y"] + found["height"] <= height + 1,
+                "control on screen": pressed["y"] + pressed["height"] <= height + 1,
+                "px": text_px(page.locator(text).first),
+                "clipped": clipped_texts(page.locator(figure).first)}
+    finally:
+        page.context.close()
+
+
+def main() -> None:
+    sizes = [tuple(int(n) for n in a.split("x")) for a in sys.argv[1:]] or list(PROJECTORS)
+    with serve() as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for size in sizes:
+            print(f"\n{size[0]}x{size[1]}, present=1 (text px: presenter / normal at the same size)")
+            for name, link, figure, text, control in PAGES:
+                normal = measure(browser, url, link, size, False, figure, text, control)
+                stage = measure(browser, url, link, size, True, figure, text, control)
+                ratio = stage["px"] / normal["px"] if normal["px"] else float("nan")
+                print(f"  {name:17s} box {stage['box']!s:22s} "
+                      f"figure on screen {stage['figure on screen']!s:5s} "
+                      f"control on screen {stage['control on screen']!s:5s} text {stage['px']:.1f} / "
+                      f"{normal['px']:.1f} px = {ratio:.2f}x  clipped {stage['clipped'] or 'none'}")
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
