@@ -119,7 +119,7 @@ def what_the_run_said(*, with_problems: bool = True) -> None:
 
 
 if stage:
-    with stage_slot:
+    with stage_slot, st.container(key="autograd_graph_main"):    # the page's main picture
         dot = draw_graph()
     # Under the stage: the error it refers to, what the drawing means, what the program said.
     with below_stage:
