@@ -629,17 +629,23 @@ def _arrow(edge: Edge, overlay: Overlay, scale: float, src: str | None = None,
 
 # ---------------------------------------------------------------------------- collapsed view
 
-def chains(model: GraphModel) -> list[tuple[str, ...]]:
-    """Runs of backward nodes that pass one gradient along: each node of a run has exactly one
-    input, the next node of the run, and that node feeds nothing else. Output side first (the
-    order the engine runs them). A node on no run is a run of one."""
-    ops = {n.key for n in model.nodes if n.kind == "op"}
+def _gradient_flow(model: GraphModel) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Each node's inputs and consumers along the edges a gradient travels."""
     inputs: dict[str, list[str]] = {}
     consumers: dict[str, list[str]] = {}
     for edge in model.edges:
         if edge.kind in ("flow", "result"):
             inputs.setdefault(edge.dst, []).append(edge.src)
             consumers.setdefault(edge.src, []).append(edge.dst)
+    return inputs, consumers
+
+
+def chains(model: GraphModel) -> list[tuple[str, ...]]:
+    """Runs of backward nodes that pass one gradient along: each node of a run has exactly one
+    input, the next node of the run, and that node feeds nothing else. Output side first (the
+    order the engine runs them). A node on no run is a run of one."""
+    ops = {n.key for n in model.nodes if n.kind == "op"}
+    inputs, consumers = _gradient_flow(model)
     below = {u: inputs[u][0] for u in ops
              if len(inputs.get(u, [])) == 1 and inputs[u][0] in ops and consumers.get(inputs[u][0]) == [u]}
     merged = set(below.values())
@@ -669,12 +675,7 @@ def collapsed_drawing(model: GraphModel, overlay: Overlay, *, scale: float, dire
         members[run[0]] = run
         box_of.update({key: run[0] for key in run})
     leaf_of = {e.dst: e.src for e in model.edges if e.kind == "leaf"}
-    inputs: dict[str, list[str]] = {}
-    consumers: dict[str, list[str]] = {}
-    for edge in model.edges:
-        if edge.kind in ("flow", "result"):
-            inputs.setdefault(edge.dst, []).append(edge.src)
-            consumers.setdefault(edge.src, []).append(edge.dst)
+    inputs, consumers = _gradient_flow(model)
     for node in model.nodes:
         if node.kind == "leaf":
             group = [node.key, *(a for a, leaf in leaf_of.items() if leaf == node.key)]
