@@ -27,6 +27,9 @@ html { font-size: 140% !important; }
 [data-testid="stMainBlockContainer"] h1 {
   font-size: 1.45rem; line-height: 1.25; padding: 0.1rem 2.6rem 0 1.5rem;
 }
+/* With the sidebar opened its button is no longer above the title: no room kept for it. */
+[data-testid="stAppViewContainer"]:has([data-testid="stSidebar"][data-collapsed="false"])
+  [data-testid="stMainBlockContainer"] h1 { padding-left: 0; }
 .st-key-page_about { padding-right: 2.4rem; }
 </style>
 """

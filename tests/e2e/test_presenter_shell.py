@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app_pages.navigation import all_pages
-from tests.e2e.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen
+from tests.e2e.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, open_sidebar
 from tests.e2e.waiting import WAIT_MS
 
 pytestmark = pytest.mark.e2e
@@ -50,9 +50,15 @@ def test_a_presenter_can_open_the_folded_sidebar_and_the_normal_view_keeps_it_op
     try:
         sidebar = page.locator("[data-testid=stSidebar]")
         expect(sidebar).to_have_attribute("data-collapsed", "true")
-        page.locator("[data-testid=stExpandSidebarButton]").click()
+        title = page.locator(TITLE).first
+        folded_indent = title.evaluate("h => parseFloat(getComputedStyle(h).paddingLeft)")
+        open_sidebar(page)
         expect(sidebar).to_have_attribute("data-collapsed", "false")
         expect(sidebar.get_by_text("Presenter mode")).to_be_visible()
+        # The room kept for the sidebar button goes with the button: the title lines up with
+        # the page's content again.
+        assert folded_indent > 0
+        assert title.evaluate("h => parseFloat(getComputedStyle(h).paddingLeft)") == 0
     finally:
         page.context.close()
     normal = first_screen(browser, app_url, "/", PROJECTORS[0], present=False)
