@@ -14,6 +14,8 @@ from tests.e2e.conftest import open_path
 from tests.e2e.waiting import WAIT_MS
 
 PROJECTORS = ((1280, 720), (1366, 768))
+# The projectors and a full-HD screen: where a stage must also hold, and grow.
+SCREENS = (*PROJECTORS, (1920, 1080))
 
 
 def first_screen(browser, app_url: str, path: str, size: tuple[int, int], *,

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import wait_settled
-from tests.e2e.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
+from tests.e2e.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
 from tests.e2e.waiting import WAIT_MS
 from workbench.autograd.presets import PRESETS_BY_KEY
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.e2e
 
 PATH = "/autograd_graph"
 MOONS_LR_SAVED = f"{PATH}?code={quote(PRESETS_BY_KEY['moons'].code)}&layout=LR&saved=1"
-SIZES = [(size, "light") for size in (*PROJECTORS, (1920, 1080))] + [(PROJECTORS[0], "dark")]
+SIZES = [(size, "light") for size in SCREENS] + [(PROJECTORS[0], "dark")]
 
 
 def _name(value) -> str:

@@ -9,6 +9,7 @@ from playwright.sync_api import Locator, Page, expect
 from app_pages.batch_iterator.stepper import STAGE_INDICES
 from tests.e2e.conftest import wait_settled
 from tests.e2e.stage import (
+    SCREENS,
     PROJECTORS,
     assert_on_first_screen,
     clipped_texts,
@@ -23,7 +24,7 @@ from workbench.batches.story import short_list
 
 pytestmark = pytest.mark.e2e
 
-SIZES = (*PROJECTORS, (1920, 1080))
+SIZES = SCREENS
 # The default loader, and the tallest grid (five epochs) with a batch too long for one line.
 QUERIES = ({}, {"n": "200", "batch": "32", "epochs": "5"})
 

@@ -8,6 +8,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import wait_settled
 from tests.e2e.stage import (
+    SCREENS,
     PROJECTORS,
     assert_on_first_screen,
     clipped_texts,
@@ -20,7 +21,7 @@ from workbench.lessons.catalog import LESSONS, Step, lesson_by_key
 
 pytestmark = pytest.mark.e2e
 
-SIZES = (*PROJECTORS, (1920, 1080))
+SIZES = SCREENS
 _STEPS = [(lesson.key, number, step) for lesson in LESSONS
           for number, step in enumerate(lesson.steps, 1)]
 

@@ -8,13 +8,13 @@ import pytest
 
 from tests.e2e.conftest import wait_settled
 from tests.e2e.live_view import wait_live
-from tests.e2e.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
+from tests.e2e.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
 from tests.e2e.waiting import WAIT_MS
 
 pytestmark = pytest.mark.e2e
 
 PATH = "/moons_trainer?n=300&epochs=3"
-SIZES = (*PROJECTORS, (1920, 1080))
+SIZES = SCREENS
 LIVE = ".st-key-mt_live .moons-live"
 BOUNDARY = ".st-key-mt_live figure.boundary"
 CONTROLS = {"Play": ".st-key-mt_play button", "Pause": ".st-key-mt_pause button",

@@ -13,7 +13,7 @@ import torch
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import wait_settled
-from tests.e2e.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
+from tests.e2e.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
 from tests.e2e.waiting import WAIT_MS
 
 pytestmark = pytest.mark.e2e
@@ -22,7 +22,6 @@ pytestmark = pytest.mark.e2e
 # storage offset to 1, so the strip has unread (grey) cells on both sides.
 LESSON = "/tensor_inspector?shape=4,6&ops=t()[1:5]"
 X = torch.arange(24.0).reshape(4, 6)
-SCREENS = (*PROJECTORS, (1920, 1080))
 # A fresh browser context loads and parses Plotly's bundle before the first chart is drawn: on
 # a machine shared by several test runs that alone took over 40 s after the script run ended.
 FIRST_DRAW_MS = 3 * WAIT_MS
