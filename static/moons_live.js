@@ -11,6 +11,7 @@ const FONT_PX = 12;
 const FIT_BOTTOM_GAP_PX = 10;     // presenter mode: what stays free below the figures on the first screen
 const FIT_MIN_PLANE_PX = 240;     // ... and the shortest plane it draws when the screen has less room
 const FRAME_MS = 66;              // a frame at most every 66 ms while polling: up to fifteen a second
+const CURVES_MS = 250;            // while a run plays, the curves are redrawn at most four times a second
 const CURVE_FIELDS = ["train_loss", "val_loss", "train_acc", "val_acc"];
 
 // ---- the wire format ------------------------------------------------------------------------
@@ -26,6 +27,92 @@ function unpack(bytes) {
     blobs[name] = dtype === "float32" ? new Float32Array(copy.buffer) : copy;
   }
   return { header, blobs };
+}
+
+// ---- where frames come from ------------------------------------------------------------------
+// A WebSocket on the frame route (`<url>/stream`): each frame is one message answering the
+// view's "ready, I hold this many epochs", so a slow browser is never sent frames it cannot
+// draw. A message costs the browser a fraction of a fetch (no request, no headers, no loader),
+// which matters with a whole class drawing ten frames a second. Where the socket cannot open
+// (a proxy that passes only plain HTTP), or closes or stalls before its first frame, the same
+// answers come by `fetch`.
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const GONE = 4404;                // the server's close code for a token it does not know
+// Both under the run's lease (1.8 s, workbench/common/jobs.py): a view that asks for no frame
+// for that long is taken for a closed tab, and its run stops.
+const SOCKET_OPEN_MS = 1000;      // a socket not open by then is given up for fetch
+const SOCKET_PATIENCE_MS = 1200;  // ... and so is one that answers nothing for this long
+
+class SocketFrames {
+  static open(url, timeoutMs = SOCKET_OPEN_MS) {
+    return new Promise((resolve) => {
+      const address = new URL(`${url}/stream`, document.baseURI);
+      address.protocol = address.protocol === "https:" ? "wss:" : "ws:";
+      let socket;
+      try {
+        socket = new WebSocket(address);
+      } catch (error) {
+        resolve(null);
+        return;
+      }
+      socket.binaryType = "arraybuffer";
+      const timer = setTimeout(() => { socket.onerror = null; socket.close(); resolve(null); }, timeoutMs);
+      socket.onopen = () => { clearTimeout(timer); resolve(new SocketFrames(socket)); };
+      socket.onerror = () => { clearTimeout(timer); resolve(null); };
+    });
+  }
+
+  constructor(socket) {
+    this.kind = "socket";
+    this.socket = socket;
+    this.pending = null;
+    this.delivered = false;           // whether a frame ever came this way
+    socket.onmessage = (event) => {
+      this.delivered = true;
+      this.settle((p) => p.resolve(new Uint8Array(event.data)));
+    };
+    socket.onclose = (event) => this.settle((p) => (event.code === GONE ? p.resolve(null)
+                                                                         : p.reject(new Error("closed"))));
+  }
+
+  settle(how) {
+    const pending = this.pending;
+    this.pending = null;
+    if (pending) {
+      clearTimeout(pending.timer);
+      how(pending);
+    }
+  }
+
+  next(since) {            // the next frame, null once the server no longer knows this view
+    if (this.socket.readyState !== WebSocket.OPEN) return Promise.reject(new Error("closed"));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => this.settle((p) => p.reject(new Error("no answer"))), SOCKET_PATIENCE_MS);
+      this.pending = { resolve, reject, timer };
+      this.socket.send(String(since));
+    });
+  }
+
+  close() {
+    this.socket.onclose = null;
+    this.socket.close();
+    this.settle((p) => p.resolve(null));
+  }
+}
+
+class HttpFrames {
+  constructor(url) {
+    this.kind = "http";
+    this.source = new URL(url, document.baseURI);
+  }
+
+  async next(since) {
+    this.source.searchParams.set("since", String(since));
+    const response = await fetch(this.source, { cache: "no-store" });
+    return response.ok ? new Uint8Array(await response.arrayBuffer()) : null;
+  }
+
+  close() {}
 }
 
 // ---- small helpers --------------------------------------------------------------------------
@@ -192,25 +279,36 @@ class LiveView {
   }
 
   async pollLoop(url) {
-    const source = new URL(url, document.baseURI);
+    let frames = null;
     while (this.polling === url) {
       const started = performance.now();
       try {
-        source.searchParams.set("since", String(this.history.epoch.length));
-        const response = await fetch(source, { cache: "no-store" });
+        if (frames === null) {
+          frames = (this.socketsWork !== false && await SocketFrames.open(url)) || new HttpFrames(url);
+          this.socketsWork = frames.kind === "socket";
+          this.root.dataset.transport = frames.kind;
+          if (this.polling !== url) break;
+        }
+        const bytes = await frames.next(this.history.epoch.length);
         if (this.polling !== url) break;
-        if (!response.ok) { this.polling = null; break; }
-        const header = this.update(new Uint8Array(await response.arrayBuffer()), true);
+        if (bytes === null) { this.polling = null; break; }
+        const header = this.update(bytes, true);
         if (header && header.ended) {           // the run ended: the page shows the results
           this.polling = null;
           this.setTriggerValue("ended", Date.now());
           break;
         }
       } catch (error) {
-        await new Promise((resolve) => setTimeout(resolve, 500));   // the server is restarting
+        // A socket that never delivered a frame is not coming through (a proxy, a filter):
+        // fetch from now on. Otherwise the server is restarting: try again shortly.
+        if (frames && frames.kind === "socket" && !frames.delivered) this.socketsWork = false;
+        if (frames) frames.close();
+        frames = null;
+        await sleep(500);
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, FRAME_MS - (performance.now() - started))));
+      await sleep(Math.max(0, FRAME_MS - (performance.now() - started)));
     }
+    if (frames) frames.close();
   }
 
   update(bytes, polled = false) {
@@ -238,9 +336,9 @@ class LiveView {
     this.root.dataset.epoch = String(frame.epoch);
     // A fingerprint of the picture, for tests and benchmarks that watch it change.
     this.root.dataset.gridSum = String(blobs.grid.reduce((a, b) => a + b, 0));
-    this.readTheme();
+    if (!polled) this.readTheme();
     const started = performance.now();
-    this.draw();
+    this.draw(polled);
     this.root.dataset.drawMs = (performance.now() - started).toFixed(1);
     if (!polled) this.poll(header.poll || null);
     // Drawn paused while the page below still shows the run playing: ask for the page now.
@@ -259,8 +357,8 @@ class LiveView {
       canvas.width = Math.round(width * ratio);
       canvas.height = Math.round(height * ratio);
     }
-    canvas.style.width = `${width}px`;
-    canvas.style.height = `${height}px`;
+    if (canvas.style.width !== `${width}px`) canvas.style.width = `${width}px`;
+    if (canvas.style.height !== `${height}px`) canvas.style.height = `${height}px`;
     const ctx = canvas.getContext("2d");
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, width, height);
@@ -268,18 +366,19 @@ class LiveView {
     return ctx;
   }
 
-  draw() {
+  // `polled`: a frame of a playing run (the curves may wait for a later one).
+  draw(polled = false) {
     if (!this.scene || !this.frame) return;
     if (!this.themeKey) this.readTheme();
     const s = this.scale;
-    this.root.style.setProperty("--scale", String(s));
+    if (this.root.style.getPropertyValue("--scale") !== String(s)) this.root.style.setProperty("--scale", String(s));
     // The canvases' text size, for tests that compare it with the normal view (canvas text is
     // not in the DOM).
     const fontPx = String(FONT_PX * s);
     for (const element of [this.root, this.boundaryFigure, this.curvesFigure]) {
       if (element.dataset.fontPx !== fontPx) element.dataset.fontPx = fontPx;
     }
-    this.status.textContent = this.frame.status;
+    if (this.status.textContent !== this.frame.status) this.status.textContent = this.frame.status;
     const total = this.root.clientWidth || 800;
     const wide = total >= 900 * Math.min(s, 1.2);
     this.root.classList.toggle("wide", wide);
@@ -303,11 +402,17 @@ class LiveView {
       curvesHeight = Math.max(2 * 120 + 8, column - belowCurves + 8);
     }
     // The curves change with an epoch, a setting change, a size or a theme, not with every
-    // frame: redrawn only then.
-    const curvesKey = [curvesWidth, wide ? this.planeHeight : 0, curvesHeight, s, this.themeKey, this.sceneId,
-                       this.history.epoch.length, fr.changes.length, fr.epochs, fr.history_note].join("|");
-    if (curvesKey !== this.curvesKey) {
+    // frame: redrawn only then, and while a run plays at most every CURVES_MS (a preset run
+    // finishes an epoch every frame or two; the boundary is what moves).
+    const curvesLayout = [curvesWidth, wide ? this.planeHeight : 0, curvesHeight, s, this.themeKey,
+                          this.sceneId, fr.changes.length, fr.epochs, fr.history_note].join("|");
+    const curvesKey = `${curvesLayout}|${this.history.epoch.length}`;
+    const now = performance.now();
+    const throttled = polled && curvesLayout === this.curvesLayout && now - this.curvesDrawn < CURVES_MS;
+    if (curvesKey !== this.curvesKey && !throttled) {
       this.curvesKey = curvesKey;
+      this.curvesLayout = curvesLayout;
+      this.curvesDrawn = now;
       this.drawCurves(curvesWidth, wide ? (curvesHeight ?? this.planeHeight) : null);
     }
     const cut = [...this.cutTexts.values()].flat().join("\n");
@@ -374,23 +479,34 @@ class LiveView {
 
     // Shading: one pixel per grid node, stretched so each node's colour is centred on it.
     const n = sc.resolution;
-    const image = new ImageData(n, n);
     const low = hexToRgb(sc.colours.class0_shade), high = hexToRgb(sc.colours.class1_shade);
     // P = 0.5 is the page background in dark mode: a white band would glare on a projector.
     const white = this.dark ? this.background : hexToRgb(sc.colours.middle);
     const base = this.background;
+    // The grid is uint8: the colour of each of its 256 values, worked out once per theme.
+    const shadeKey = [this.themeKey, this.sceneId, n].join("|");
+    if (this.shadeKey !== shadeKey) {
+      this.shadeKey = shadeKey;
+      this.shades = new Uint8ClampedArray(256 * 3);
+      for (let v = 0; v < 256; v++) {
+        const p = v / 255;
+        const colour = p < 0.5 ? mix(low, white, p / 0.5) : mix(white, high, (p - 0.5) / 0.5);
+        this.shades.set(mix(base, colour, sc.shade_opacity), 3 * v);
+      }
+      this.tile = document.createElement("canvas");
+      this.tile.width = n; this.tile.height = n;
+      this.tileImage = new ImageData(n, n);
+    }
+    const image = this.tileImage, shades = this.shades;
     for (let r = 0; r < n; r++) {
       for (let c = 0; c < n; c++) {
-        const p = fr.grid[r * n + c] / 255;
-        const colour = p < 0.5 ? mix(low, white, p / 0.5) : mix(white, high, (p - 0.5) / 0.5);
-        const shown = mix(base, colour, sc.shade_opacity);
+        const v = 3 * fr.grid[r * n + c];
         const i = ((n - 1 - r) * n + c) * 4;        // row 0 is the lowest y: the image's bottom
-        image.data[i] = shown[0]; image.data[i + 1] = shown[1]; image.data[i + 2] = shown[2];
+        image.data[i] = shades[v]; image.data[i + 1] = shades[v + 1]; image.data[i + 2] = shades[v + 2];
         image.data[i + 3] = 255;
       }
     }
-    const tile = this.tile || (this.tile = document.createElement("canvas"));
-    tile.width = n; tile.height = n;
+    const tile = this.tile;
     tile.getContext("2d").putImageData(image, 0, 0);
     const dx = (x1 - x0) / (n - 1), dy = (y1 - y0) / (n - 1);
     ctx.save();
@@ -400,12 +516,15 @@ class LiveView {
                   py(y0 - dy / 2) - py(y1 + dy / 2));
 
     // The decision boundary (P = 0.5) and, on request, the best possible one.
-    const grid = Array.from(fr.grid, (v) => v / 255);
     const toXY = ([c, r]) => [px(x0 + c * dx), py(y0 + r * dy)];
-    this.strokeSegments(ctx, contourSegments(grid, n, n, 0.5).map((seg) => seg.map(toXY)),
-                        css(this.text), 3 * s, []);
+    this.strokeSegments(ctx, contourSegments(fr.grid, n, n, 127.5).map((seg) => seg.map(toXY)),
+                        css(this.text), 3 * s, []);      // P = 0.5 is 127.5 of 255
     if (sc.blobs.bayes) {
-      this.strokeSegments(ctx, contourSegments(sc.blobs.bayes, n, n, 0).map((seg) => seg.map(toXY)),
+      if (this.bayesFor !== this.sceneId) {         // fixed for the scene: traced once
+        this.bayesFor = this.sceneId;
+        this.bayesSegments = contourSegments(sc.blobs.bayes, n, n, 0);
+      }
+      this.strokeSegments(ctx, this.bayesSegments.map((seg) => seg.map(toXY)),
                           sc.colours.bayes, 3 * s, [8 * s, 6 * s]);
     }
 

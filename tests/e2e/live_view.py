@@ -12,7 +12,8 @@ LIVE_VIEW = """() => {
   return {frames: Number(root.dataset.frames), epoch: Number(root.dataset.epoch),
           mount: Number(root.dataset.mount), mounts: window.__moonsLiveMounts,
           status: root.querySelector('.status').textContent, grid: root.dataset.gridSum,
-          theme: root.dataset.theme, drawMs: Number(root.dataset.drawMs)};
+          theme: root.dataset.theme, drawMs: Number(root.dataset.drawMs),
+          transport: root.dataset.transport || null};
 }"""
 
 # The live view's JavaScript object, for what the DOM does not show (the plane's geometry).

@@ -37,6 +37,7 @@ def test_the_live_view_is_mounted_once_and_updated_in_place_while_it_trains(page
     click(page, "mt_play")
     later = wait_live(page, "v.frames >= arg + 20", arg=first["frames"], timeout=120_000)
     assert later["mounts"] == 1 and later["mount"] == 1, "one component, never re-created"
+    assert later["transport"] == "socket", "frames come over the frame route's WebSocket"
     assert later["grid"] != first["grid"], "the picture follows the weights"
     assert "training…" in later["status"]
     click(page, "mt_pause")
@@ -163,6 +164,25 @@ def test_an_upload_into_a_fresh_model_shows_the_loaded_models_results(page, app_
         grid, _ = donor.live_probabilities(48, with_test=False)
     assert state["grid"] == str(int(grid.astype("int64").sum())), "the boundary is the loaded model's"
     expect(page.locator(".st-key-mt_live .history-note")).to_contain_text("no training history")
+
+
+def test_where_the_frames_websocket_is_refused_the_view_fetches_them_instead(page, app_url):
+    """A proxy that passes plain HTTP only: the socket closes before its first frame, and the
+    same frames come by fetch, one request at a time."""
+    refused = []
+    page.route_web_socket(re.compile(r"/api/frames/[^/]+/stream$"),
+                          lambda socket: refused.append(socket.url) or socket.close())
+    open_path(page, app_url, LONG_RUN)
+    first = wait_live(page)
+    click(page, "mt_play")
+    later = wait_live(page, "v.frames >= arg + 10 && v.epoch > 0", arg=first["frames"], timeout=120_000)
+    assert refused and later["transport"] == "http" and later["mounts"] == 1
+    # (The resource-timing buffer holds 250 entries, most of them the page's own files.)
+    assert page.evaluate("() => performance.getEntriesByType('resource')"
+                         ".some(r => r.name.includes('/api/frames/') && !r.name.endsWith('/stream'))")
+    click(page, "mt_pause")
+    expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
+    wait_live(page, "!v.status.includes('training')")
 
 
 def test_without_the_frame_route_the_live_view_still_trains_by_fragment_reruns(browser):

@@ -7,9 +7,13 @@ from components import frame_route
 from components.frame_route import FrameSource
 
 
+def _route(kind: str):
+    return next(r for r in frame_route.routes() if kind in type(r).__name__)
+
+
 def _get(path: str) -> tuple[int, bytes, dict]:
     """Call the route as Starlette would, without a server."""
-    (route,) = frame_route.routes()
+    route = _route("Route")
     sent: list[dict] = []
     token, _, query = path.partition("?")
 
@@ -53,3 +57,44 @@ def test_tokens_are_unguessable_and_urls_relative():
     a, b = FrameSource(lambda s: b""), FrameSource(lambda s: b"")
     assert a.token != b.token and len(a.token) >= 24
     assert a.url == f"api/frames/{a.token}" and not a.url.startswith("/")
+
+
+def _stream(token: str, asked: list[str]) -> list[dict]:
+    """Open the WebSocket route as Starlette would, send `asked` one message at a time, then
+    disconnect; what the server sent."""
+    route = _route("WebSocketRoute")
+    incoming = [{"type": "websocket.connect"}] + [{"type": "websocket.receive", "text": a} for a in asked]
+    incoming.append({"type": "websocket.disconnect", "code": 1000})
+    sent: list[dict] = []
+
+    async def receive():
+        return incoming.pop(0)
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "websocket", "path": "/" + frame_route.PATH + "/" + token + "/stream",
+             "query_string": b"", "headers": [], "path_params": {"token": token}}
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, route.app(scope, receive, send)).result()
+    return sent
+
+
+def test_the_stream_answers_one_frame_per_message_with_what_the_browser_has():
+    asked = []
+    frames = iter([b"first", b"second", b"third"])
+    source = frame_route.register(FrameSource(lambda since: asked.append(since) or next(frames)))
+    sent = _stream(source.token, ["0", "3", "junk"])
+    assert sent[0]["type"] == "websocket.accept"
+    assert [m["bytes"] for m in sent[1:]] == [b"first", b"second", b"third"]
+    assert asked == [0, 3, 0]
+
+
+def test_the_stream_closes_with_gone_for_an_unknown_or_dropped_source():
+    sent = _stream("not-a-token", ["0"])
+    assert sent[-1] == {"type": "websocket.close", "code": frame_route.GONE, "reason": ""}
+    source = frame_route.register(FrameSource(lambda since: b"x"))
+    token = source.token
+    del source
+    gc.collect()
+    assert _stream(token, ["0", "1"])[-1]["code"] == frame_route.GONE
