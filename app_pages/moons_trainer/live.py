@@ -157,8 +157,8 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
 
 
 def frame_source(me: MoonsTrainerState) -> FrameSource:
-    """This learner's frame route (components/frame_route.py): each fetch renews the run's
-    lease and answers the latest snapshot, so a playing run needs no rerun at all."""
+    """This learner's frame route (components/frame_route.py): each frame the browser asks for
+    renews the run's lease and answers the latest snapshot, so a playing run needs no rerun."""
     if me.frames is None:
         owner = session_id()
 
@@ -177,7 +177,7 @@ def frame_source(me: MoonsTrainerState) -> FrameSource:
 
 
 def live_view(me: MoonsTrainerState) -> None:
-    """The live view as a fragment. Served with the frame route, the browser fetches a playing
+    """The live view as a fragment. Served with the frame route, the browser asks for a playing
     run's frames itself and the fragment reruns only when the run ends; without it, the fragment
     reruns ten times a second."""
     every = FRAME_SECONDS if me.running and not frame_route.SERVED else None

@@ -132,7 +132,8 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
                 playing: bool, show_test: bool, show_bayes: bool, full_run: bool,
                 poll_url: str | None = None, settle: bool = False, max_height: int = 520) -> None:
     """Draw (or update in place) the live view; send the scene only when the browser lacks it.
-    With `poll_url`, the browser fetches the frames of the playing run from it itself."""
+    With `poll_url`, the browser asks it for the playing run's frames itself (WebSocket, else
+    fetch)."""
     result = st.session_state.get(KEY)
     asked = result.get("resync") if result is not None else None    # the browser lacks something
     if full_run or asked is not None:
