@@ -58,7 +58,6 @@ from tests.e2e.live_view import LIVE_VIEW  # noqa: E402
 
 TARGETS = {"frames/s": (">=", 10), "KB/frame": ("<=", 10), "pause ms": ("<=", 300),
            "round trip ms": ("<", 50), "browser / training": ("<=", 1.5)}
-FINISHED = "(v) => v !== null && v.epoch >= 50"     # the view shows the 50th epoch's weights
 
 # In the page, so that the times are the page's own: when the Play click arrived and when the
 # view painted epoch 50 (looked for every 20 ms, then the next animation frame).
