@@ -223,7 +223,7 @@ def training_only(learners: int) -> float:
     from workbench.moons.settings import PRESET
     from workbench.moons.training import TrainingSession
 
-    scheduler = FairScheduler(cores=SCHEDULER.cores)      # the server's own configuration
+    scheduler = FairScheduler(cores=SCHEDULER.cores, niceness=SCHEDULER.niceness)  # the server's
     sessions = [TrainingSession(PRESET) for _ in range(learners)]
 
     def work_for(session):

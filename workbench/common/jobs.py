@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 import time
 from collections import deque
@@ -41,9 +42,10 @@ class FairScheduler:
     """
 
     def __init__(self, cores: int, slice_seconds: float = 0.025, ttl: float = 1.8,
-                 breath: float = 0.0005, clock: Callable[[], float] = time.monotonic) -> None:
+                 breath: float = 0.0005, clock: Callable[[], float] = time.monotonic,
+                 niceness: int = 0) -> None:
         self.cores, self.slice_seconds, self.ttl, self.clock = cores, slice_seconds, ttl, clock
-        self.breath = breath
+        self.breath, self.niceness = breath, niceness
         self._lock = threading.Lock()
         self._busy = 0
         self._waiting: deque[threading.Event] = deque()
@@ -90,6 +92,7 @@ class FairScheduler:
                          daemon=True).start()
 
     def _loop(self, job: _Job) -> None:
+        lower_priority(self.niceness)
         try:
             while not job.stopped.is_set():
                 with self.turn():
@@ -160,6 +163,18 @@ class FairScheduler:
                     return False
 
 
+def lower_priority(niceness: int) -> None:
+    """Lower the calling thread's CPU priority by `niceness` (on Linux, where nice is per
+    thread). Raising one's own nice needs no privilege, and a thread cannot lower it again:
+    only threads that do nothing else call this."""
+    if niceness <= 0 or not sys.platform.startswith("linux"):
+        return
+    thread = threading.get_native_id()
+    with contextlib.suppress(OSError):      # a sandbox that forbids it: the thread keeps its priority
+        now = os.getpriority(os.PRIO_PROCESS, thread)
+        os.setpriority(os.PRIO_PROCESS, thread, min(19, now + niceness))
+
+
 class RunSlots:
     """At most `capacity` page or fragment runs execute their Python at once; the rest wait.
 
@@ -195,4 +210,10 @@ SCRIPT_RUNS = RunSlots(CORES)
 # the time, so two at once run no faster together and lose about 40% to the handovers
 # (measured: three preset runs took 6.8 s one at a time, 9.5 s two at a time). DataLoader worker
 # runs take the same turns; their worker processes use the other cores.
-SCHEDULER = FairScheduler(cores=1)
+#
+# The training threads run 10 nice levels below the rest of the server: a page run (Pause, a
+# setting), the frame route and the websockets take the CPU as soon as they need it, and
+# training gets all that is left, so a class training at once never makes the page slow to
+# answer. Among themselves the training threads are equal, and the turns keep them fair.
+JOB_NICENESS = 10
+SCHEDULER = FairScheduler(cores=1, niceness=JOB_NICENESS)
