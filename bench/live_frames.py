@@ -16,9 +16,12 @@ For 1 learner and for 3 learners pressing Play at once, prints:
   the live view painting the weights of epoch 50, both timed in the page), and the same run
   trained right after without a browser, through the same scheduler (3 at once for 3
   learners): the ratio is what the browser and the server's page runs cost the training;
-- Pause latency: from the click reaching the page to the page painting the run paused (Play
-  enabled, the counter no longer "training"), timed in the page, four times on the first
-  learner's restarted run while the other learners' runs train again.
+- Pause latency: from the click reaching the page (the event's time stamp) to the live view
+  painting the run paused (the view stops the run through the frame route as the click
+  arrives), timed in the page, four times on the first learner's restarted run while the
+  other learners' runs train again; then when the page has followed (Streamlit's rerun for
+  the button: Play enabled, the results drawn), and how many epochs the view's counter moved
+  from the click to the page's final frame (the run stopped on the server at once: 0 or 1).
   Playwright's own click call (it first waits for the button to be visible, stable over two
   animation frames and hit by the pointer) adds 100-400 ms on a loaded machine that no learner's
   click pays; the figure through that call is printed beside it.
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import dataclasses
 import os
 import statistics
 import sys
@@ -65,7 +69,7 @@ WATCH_RUN = """(liveView) => {
   const bench = window.__bench = {clickAt: null, paintedAt: null, framesAtClick: 0, framesAtEnd: 0};
   document.addEventListener('click', (event) => {
     if (!event.target.closest('.st-key-mt_play') || bench.clickAt !== null) return;
-    bench.clickAt = performance.now();
+    bench.clickAt = event.timeStamp;
     bench.framesAtClick = liveView().frames;
     const check = setInterval(() => {
       const v = liveView();
@@ -79,17 +83,25 @@ WATCH_RUN = """(liveView) => {
 }"""
 RUN_TIMES = "() => window.__bench && window.__bench.paintedAt > 0 ? window.__bench : null"
 
-# From the Pause click arriving to the page painting the run paused.
+# From the Pause click arriving (the event's own time stamp: the view's capture listener runs
+# before this one) to the view painting the run paused, and on to the page following (Play
+# enabled); the epoch the view showed at the click.
 WATCH_PAUSE = """(liveView) => {
-  const pause = window.__pause = {clickAt: null, pausedAt: null};
+  const pause = window.__pause = {clickAt: null, pausedAt: null, followedAt: null, epochAt: null};
   document.addEventListener('click', (event) => {
     if (!event.target.closest('.st-key-mt_pause') || pause.clickAt !== null) return;
-    pause.clickAt = performance.now();
+    pause.clickAt = event.timeStamp;
+    pause.epochAt = liveView().epoch;
     const check = setInterval(() => {
       const v = liveView(), play = document.querySelector('.st-key-mt_play button');
-      if (v && !v.status.includes('training') && play && !play.disabled) {
-        clearInterval(check);
+      const paused = v && v.state === 'paused' && !v.status.includes('training');
+      if (paused && pause.pausedAt === null) {
+        pause.pausedAt = 0;
         requestAnimationFrame(() => { pause.pausedAt = performance.now(); });
+      }
+      if (paused && play && !play.disabled) {
+        clearInterval(check);
+        requestAnimationFrame(() => { pause.followedAt = performance.now(); });
       }
     }, 4);
   }, true);
@@ -183,10 +195,20 @@ def train_in_browser(learners: list[Learner]) -> list[dict]:
     return out
 
 
-def pause_latencies(learners: list[Learner], trials: int = 4) -> tuple[list[float], list[float]]:
+@dataclasses.dataclass
+class Pauses:
+    """Pause, timed on the first learner: seconds to the view painted paused, through
+    Playwright's click call, and to the page following; the epochs trained after the click."""
+
+    in_page: list[float] = dataclasses.field(default_factory=list)
+    through_playwright: list[float] = dataclasses.field(default_factory=list)
+    page_follows: list[float] = dataclasses.field(default_factory=list)
+    epochs_after: list[int] = dataclasses.field(default_factory=list)
+
+
+def pause_latencies(learners: list[Learner], trials: int = 4) -> Pauses:
     """Reset every learner's run and Play the others', then on the first: Play, train a couple of
-    epochs, Pause, `trials` times, while the others still train. Each Pause is timed in the page
-    from the click's arrival to the paused view painted, and through Playwright's click call."""
+    epochs, Pause, `trials` times, while the others still train."""
     first, *others = learners
     for learner in learners:
         learner.settled()
@@ -196,7 +218,7 @@ def pause_latencies(learners: list[Learner], trials: int = 4) -> tuple[list[floa
         learner.settled()
     for learner in others:
         learner.button("mt_play").click()
-    in_page, through_playwright = [], []
+    pauses = Pauses()
     for _ in range(trials):
         first.settled()
         epoch = first.live()["epoch"]
@@ -206,11 +228,15 @@ def pause_latencies(learners: list[Learner], trials: int = 4) -> tuple[list[floa
         first.page.evaluate(f"() => ({WATCH_PAUSE})({LIVE_VIEW})")
         clicked = time.perf_counter()
         first.button("mt_pause").click()
-        first.page.wait_for_function("() => window.__pause.pausedAt !== null", polling=50)
-        through_playwright.append(time.perf_counter() - clicked)
+        first.page.wait_for_function("() => window.__pause.pausedAt > 0", polling=50)
+        pauses.through_playwright.append(time.perf_counter() - clicked)
+        first.page.wait_for_function("() => window.__pause.followedAt !== null", polling=50)
         pause = first.page.evaluate("() => window.__pause")
-        in_page.append((pause["pausedAt"] - pause["clickAt"]) / 1000)
-    return in_page, through_playwright
+        pauses.in_page.append((pause["pausedAt"] - pause["clickAt"]) / 1000)
+        pauses.page_follows.append((pause["followedAt"] - pause["clickAt"]) / 1000)
+        first.settled()         # the page's own run after the pause has drawn the final model
+        pauses.epochs_after.append(first.live()["epoch"] - pause["epochAt"])
+    return pauses
 
 
 def training_only(learners: int) -> float:
@@ -345,11 +371,15 @@ def measure(browser, url: str, count: int, split: bool) -> None:
     print(f"  50 epochs in the browser  {walls}; training only {alone:.2f} s")
     ratio = worst / alone
     print(f"  {'browser / training':22s} {ratio:<28.2f} {verdict('browser / training', ratio)}")
-    latencies, through_playwright = pause_latencies(learners)
-    shown = ", ".join(f"{1000 * v:.0f}" for v in latencies)
-    print(f"  {'pause ms':22s} {shown:28s} {verdict('pause ms', 1000 * max(latencies))}")
-    print(f"  {'pause ms, Playwright':22s} {', '.join(f'{1000 * v:.0f}' for v in through_playwright)} "
+    pauses = pause_latencies(learners)
+    shown = ", ".join(f"{1000 * v:.0f}" for v in pauses.in_page)
+    print(f"  {'pause ms':22s} {shown:28s} {verdict('pause ms', 1000 * max(pauses.in_page))}")
+    print(f"  {'pause ms, Playwright':22s} {', '.join(f'{1000 * v:.0f}' for v in pauses.through_playwright)} "
           "(from its click call)")
+    print(f"  {'page follows ms':22s} {', '.join(f'{1000 * v:.0f}' for v in pauses.page_follows)} "
+          "(Streamlit's rerun: Play enabled, results)")
+    print(f"  {'epochs after the click':22s} {', '.join(str(e) for e in pauses.epochs_after)} "
+          "(shown at the click to the page's final)")
     for learner in learners:
         learner.context.close()
 

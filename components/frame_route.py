@@ -27,10 +27,12 @@ PATH = "api/frames"     # relative to the page's URL, so a proxy prefix carries 
 
 
 class FrameSource:
-    """One learner's frames: `produce(since)` returns the next message (or None: gone)."""
+    """One learner's frames: `produce(since)` returns the next message (or None: gone), and
+    `pause()`, where given, stops what the frames show (the view's Pause, without a rerun)."""
 
-    def __init__(self, produce: Callable[[int], bytes | None]) -> None:
-        self.produce = produce
+    def __init__(self, produce: Callable[[int], bytes | None],
+                 pause: Callable[[], None] | None = None) -> None:
+        self.produce, self.pause = produce, pause
         self.token = secrets.token_urlsafe(18)
 
     @property
@@ -48,13 +50,28 @@ def register(source: FrameSource) -> FrameSource:
     return source
 
 
+def _source(token: str) -> FrameSource | None:
+    with _lock:
+        return _sources.get(token)
+
+
 def frame_for(token: str, since: int) -> bytes | None:
     """What the route answers: the learner's current frame, or None for an unknown token."""
-    with _lock:
-        source = _sources.get(token)
+    source = _source(token)
+    return None if source is None else source.produce(since)
+
+
+def pause_for(token: str) -> bool:
+    """The view's Pause for `token`'s source; whether the token is known."""
+    source = _source(token)
     if source is None:
-        return None
-    return source.produce(since)
+        return False
+    if source.pause is not None:
+        source.pause()
+    return True
+
+
+PAUSE = "pause"     # the stream message that pauses instead of asking for a frame
 
 
 GONE = 4404     # the close code a stream gets for a token the server does not know
@@ -64,7 +81,9 @@ def routes() -> list:
     """The Starlette routes serve.py mounts: `GET <PATH>/<token>?since=N` answers one frame;
     `<PATH>/<token>/stream` is a WebSocket that answers one frame per message the browser sends
     (its `since`), so the browser still asks for each frame when it is ready to draw it, at a
-    fraction of a request's cost on both ends."""
+    fraction of a request's cost on both ends. The message "pause" (on the socket, or as
+    `POST <PATH>/<token>/pause`) pauses and is not answered: the view acts on its Pause at once,
+    before the page's rerun."""
     from starlette.requests import Request
     from starlette.responses import Response
     from starlette.routing import Route, WebSocketRoute
@@ -77,12 +96,20 @@ def routes() -> list:
         return Response(message, media_type="application/octet-stream",
                         headers={"Cache-Control": "no-store"})
 
+    async def pause(request: Request) -> Response:
+        return Response(status_code=204 if pause_for(request.path_params["token"]) else 404)
+
     async def stream(socket: WebSocket) -> None:
         token = socket.path_params["token"]
         await socket.accept()
         try:
             while True:
                 asked = await socket.receive_text()
+                if asked == PAUSE:
+                    if not pause_for(token):
+                        await socket.close(code=GONE)
+                        return
+                    continue
                 message = frame_for(token, _since(asked))
                 if message is None:
                     await socket.close(code=GONE)
@@ -92,6 +119,7 @@ def routes() -> list:
             return
 
     return [Route("/" + PATH + "/{token}", frame, methods=["GET"]),
+            Route("/" + PATH + "/{token}/pause", pause, methods=["POST"]),
             WebSocketRoute("/" + PATH + "/{token}/stream", stream)]
 
 

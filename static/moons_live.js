@@ -93,6 +93,12 @@ class SocketFrames {
     });
   }
 
+  pause() {               // whether the message went (else the view posts it)
+    if (this.socket.readyState !== WebSocket.OPEN) return false;
+    this.socket.send("pause");
+    return true;
+  }
+
   close() {
     this.socket.onclose = null;
     this.socket.close();
@@ -110,6 +116,10 @@ class HttpFrames {
     this.source.searchParams.set("since", String(since));
     const response = await fetch(this.source, { cache: "no-store" });
     return response.ok ? new Uint8Array(await response.arrayBuffer()) : null;
+  }
+
+  pause() {               // no socket to say it on: the view posts it
+    return false;
   }
 
   close() {}
@@ -243,6 +253,10 @@ class LiveView {
     this.cutTexts = new Map();      // canvas -> its texts that do not fit inside it (tests read them)
     // The app menu switches light/dark without sending a frame: look for it twice a second.
     this.themeTimer = setInterval(() => { if (this.readTheme()) this.draw(); }, 500);
+    // The page's Pause button, pressed while this view plays, pauses the run from here at
+    // once; in the capture phase, so before Streamlit's own handler sends its rerun.
+    this.onClick = (event) => this.pausePressed(event);
+    document.addEventListener("click", this.onClick, true);
     this.plane.addEventListener("mousemove", (e) => this.hover(e));
     this.plane.addEventListener("mouseleave", () => { this.tooltip.hidden = true; });
   }
@@ -250,6 +264,7 @@ class LiveView {
   destroy() {
     this.resize.disconnect();
     window.removeEventListener("resize", this.onWindowResize);
+    document.removeEventListener("click", this.onClick, true);
     clearInterval(this.themeTimer);
     this.root.remove();
   }
@@ -273,9 +288,30 @@ class LiveView {
   // While a run plays, frames come from the page's frame route (components/frame_route.py),
   // one request at a time, up to fifteen a second; the page itself does not rerun.
   poll(url) {
-    if (url === this.polling) return;
-    this.polling = url;
-    if (url) this.pollLoop(url);
+    if (url !== this.polling) {
+      this.polling = url;
+      if (url) this.pollLoop(url);
+    }
+    this.root.dataset.state = this.polling ? "playing" : "paused";
+  }
+
+  // Pause pressed while the run plays. The run stops now, through the frame route, and the view
+  // shows the pause: a busy browser takes a few hundred milliseconds to re-render Streamlit's
+  // page for the button's rerun, which follows with the rest of the paused page (the model as
+  // it stays, the results).
+  pausePressed(event) {
+    const url = this.polling;
+    if (!url || !this.pauseKey || !event.target.closest) return;
+    const button = event.target.closest(`.st-key-${this.pauseKey} button`);
+    if (!button || button.disabled) return;
+    this.polling = null;                  // no more frames: the loop ends
+    if (!(this.transport && this.transport.pause())) {
+      fetch(new URL(`${url}/pause`, document.baseURI), { method: "POST", cache: "no-store" })
+        .catch(() => {});                 // the page's own Pause still stops the run
+    }
+    if (this.frame && this.frame.paused_status) this.frame = { ...this.frame, status: this.frame.paused_status };
+    this.root.dataset.state = "paused";
+    this.draw();
   }
 
   async pollLoop(url) {
@@ -287,6 +323,7 @@ class LiveView {
           frames = (this.socketsWork !== false && await SocketFrames.open(url)) || new HttpFrames(url);
           this.socketsWork = frames.kind === "socket";
           this.root.dataset.transport = frames.kind;
+          this.transport = frames;
           if (this.polling !== url) break;
         }
         const bytes = await frames.next(this.history.epoch.length);
@@ -295,6 +332,7 @@ class LiveView {
         const header = this.update(bytes, true);
         if (header && header.ended) {           // the run ended: the page shows the results
           this.polling = null;
+          this.root.dataset.state = "paused";
           this.setTriggerValue("ended", Date.now());
           break;
         }
@@ -303,12 +341,13 @@ class LiveView {
         // fetch from now on. Otherwise the server is restarting: try again shortly.
         if (frames && frames.kind === "socket" && !frames.delivered) this.socketsWork = false;
         if (frames) frames.close();
-        frames = null;
+        frames = this.transport = null;
         await sleep(500);
       }
       await sleep(Math.max(0, FRAME_MS - (performance.now() - started)));
     }
     if (frames) frames.close();
+    if (this.transport === frames) this.transport = null;
   }
 
   update(bytes, polled = false) {
@@ -340,7 +379,10 @@ class LiveView {
     const started = performance.now();
     this.draw(polled);
     this.root.dataset.drawMs = (performance.now() - started).toFixed(1);
-    if (!polled) this.poll(header.poll || null);
+    if (!polled) {
+      this.pauseKey = header.pause_key || null;
+      this.poll(header.poll || null);
+    }
     // Drawn paused while the page below still shows the run playing: ask for the page now.
     if (!polled && header.settle) setTimeout(() => this.setTriggerValue("settle", Date.now()), 0);
     return header;

@@ -29,6 +29,7 @@ from workbench.moons.training import LiveSnapshot, TrainingSession
 
 FRAME_SECONDS = 0.1           # ten frames a second while a run plays (without the frame route)
 SNAPSHOT_SECONDS = 0.06       # the browser asks for a frame at most every 66 ms
+PAUSE_KEY = "mt_pause"        # the view pauses the run itself when this button is pressed
 
 
 def training_work(me: MoonsTrainerState, session: TrainingSession) -> Callable[[float], bool]:
@@ -87,8 +88,10 @@ def keep_playing(me: MoonsTrainerState, session: TrainingSession) -> None:
     me.page_drew_running = me.running
 
 
-def status_line(me: MoonsTrainerState, session: TrainingSession, at: LiveSnapshot) -> str:
-    """The counter above the live view, as of the snapshot `at` the frame shows."""
+def status_line(me: MoonsTrainerState, session: TrainingSession, at: LiveSnapshot, *,
+                paused: bool = False) -> str:
+    """The counter above the live view, as of the snapshot `at` the frame shows (`paused`: as
+    it reads once the run is paused)."""
     s = session.settings
     loaded = session.loaded
     origin = ""
@@ -96,8 +99,8 @@ def status_line(me: MoonsTrainerState, session: TrainingSession, at: LiveSnapsho
         origin = (f" · from the resume checkpoint {loaded.name} (epoch {loaded.epoch})"
                   if loaded.kind == "resume" else
                   f" · from the uploaded weights {loaded.name} (training history unknown)")
-    playing = " · training…" if me.running and me.stop_at_epoch is None else \
-        " · training one epoch…" if me.running else ""
+    playing = "" if paused or not me.running else \
+        " · training…" if me.stop_at_epoch is None else " · training one epoch…"
     return (f"Epoch {at.epoch} / {s.epochs} · {at.steps:,} optimizer steps "
             f"({session.steps_per_epoch} per epoch){origin}{playing}")
 
@@ -143,7 +146,7 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         st.button("Play", on_click=_act, args=(True,), icon=":material/play_arrow:", key="mt_play",
                   type="primary", disabled=me.running or session.done)
-        st.button("Pause", on_click=_act, icon=":material/pause:", key="mt_pause",
+        st.button("Pause", on_click=_act, icon=":material/pause:", key=PAUSE_KEY,
                   disabled=not me.running)
         st.button("Step", on_click=_act, kwargs={"step": True}, icon=":material/skip_next:",
                   key="mt_step", disabled=session.done or me.running,
@@ -158,9 +161,15 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
 
 def frame_source(me: MoonsTrainerState) -> FrameSource:
     """This learner's frame route (components/frame_route.py): each frame the browser asks for
-    renews the run's lease and answers the latest snapshot, so a playing run needs no rerun."""
+    renews the run's lease and answers the latest snapshot, so a playing run needs no rerun.
+    The view's Pause stops the run here at once; the page's own Pause rerun follows."""
     if me.frames is None:
         owner = session_id()
+
+        def pause() -> None:
+            if me.running:
+                me.running, me.stop_at_epoch = False, None
+                SCHEDULER.stop(owner)       # not waiting: this runs on the server's event loop
 
         def produce(since: int) -> bytes | None:
             session = me.session
@@ -168,11 +177,12 @@ def frame_source(me: MoonsTrainerState) -> FrameSource:
             if session is None or snapshot is None:
                 return None
             alive = SCHEDULER.keep_alive(owner)
-            return polled_frame(session, snapshot, status_line(me, session, snapshot), since,
+            return polled_frame(session, snapshot, status_line(me, session, snapshot),
+                                status_line(me, session, snapshot, paused=True), since,
                                 me.sent.scene_id, me.view.get("mt_show_test", False),
                                 ended=not alive)
 
-        me.frames = frame_route.register(FrameSource(produce))
+        me.frames = frame_route.register(FrameSource(produce, pause))
     return me.frames
 
 
@@ -218,7 +228,7 @@ def live_frame() -> None:
     live_canvas(session, me.sent, lambda at: status_line(me, session, at), playing=me.running,
                 show_test=me.view.get("mt_show_test", False),
                 show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll,
-                settle=settle)
+                settle=settle, pause_key=PAUSE_KEY)
     if me.running and not me.page_drew_running and not frame_route.SERVED:
         st.rerun(scope="app")   # without the frame route, a page run sets this fragment's timer
     if me.running:

@@ -120,20 +120,23 @@ def frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, history
     return header, {"grid": snapshot.grid, "point_probability": points}
 
 
-def polled_frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, since: int,
-                 scene_id: str, with_test: bool, ended: bool) -> bytes:
+def polled_frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, paused_status: str,
+                 since: int, scene_id: str, with_test: bool, ended: bool) -> bytes:
     """The message the frame route answers while a run plays: the latest snapshot, the epochs
-    from `since` (what the browser already has), and whether the run has ended."""
+    from `since` (what the browser already has), whether the run has ended, and the status line
+    the view shows if the learner pauses on this frame."""
     header, blobs = frame(session, snapshot, status, min(since, snapshot.epochs_recorded), with_test)
+    header["paused_status"] = paused_status
     return pack({"frame": header, "scene_id": scene_id, "ended": ended}, blobs)
 
 
 def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[[LiveSnapshot], str], *,
                 playing: bool, show_test: bool, show_bayes: bool, full_run: bool,
-                poll_url: str | None = None, settle: bool = False, max_height: int = 520) -> None:
+                poll_url: str | None = None, settle: bool = False, pause_key: str | None = None,
+                max_height: int = 520) -> None:
     """Draw (or update in place) the live view; send the scene only when the browser lacks it.
     With `poll_url`, the browser asks it for the playing run's frames itself (WebSocket, else
-    fetch)."""
+    fetch), and a press of the button with key `pause_key` pauses the run through it at once."""
     result = st.session_state.get(KEY)
     asked = result.get("resync") if result is not None else None    # the browser lacks something
     if full_run or asked is not None:
@@ -147,7 +150,7 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
     history_from = min(sent.history_epochs, snapshot.epochs_recorded)
     frame_header, frame_blobs = frame(session, snapshot, status(snapshot), history_from, show_test)
     epochs_now = snapshot.epochs_recorded
-    header: dict = {"frame": frame_header, "poll": poll_url, "settle": settle}
+    header: dict = {"frame": frame_header, "poll": poll_url, "settle": settle, "pause_key": pause_key}
     if scene_header["id"] != sent.scene_id:
         header["scene"] = scene_header
         blobs = {**blobs, **frame_blobs}

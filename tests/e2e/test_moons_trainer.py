@@ -52,6 +52,34 @@ def test_the_live_view_is_mounted_once_and_updated_in_place_while_it_trains(page
     expect(page.locator("[data-testid=stException]")).to_have_count(0)
 
 
+def test_the_view_pauses_the_run_itself_before_the_pages_rerun(page, app_url):
+    """Pause acts in the view: the run stops on the server through the frame route and the view
+    shows it paused, even when Streamlit never hears of the click (its rerun is what a busy
+    browser is slow to draw)."""
+    open_path(page, app_url, LONG_RUN)
+    first = wait_live(page)
+    click(page, "mt_play")
+    wait_live(page, "v.frames >= arg + 10 && v.epoch > 0 && v.state === 'playing'", arg=first["frames"],
+              timeout=120_000)
+    wait_settled(page)
+    # The click reaches the document's capture listeners (the view's), not Streamlit's handler.
+    page.evaluate("() => document.querySelector('.st-key-mt_pause button')"
+                  ".addEventListener('click', (event) => event.stopPropagation())")
+    page.locator(".st-key-mt_pause button").click()
+    paused = wait_live(page, "v.state === 'paused' && !v.status.includes('training')")
+    expect(page.locator(".st-key-mt_pause button")).to_be_enabled()     # the page has not rerun
+    assert_unchanged(lambda: {k: live(page)[k] for k in ("frames", "epoch", "grid")}, seconds=1.5)
+    # The next rerun (a view toggle) draws the page as the server has it: paused, where it was.
+    page.locator(".st-key-mt_show_test label").click()
+    expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
+    expect(page.locator(".st-key-mt_pause button")).to_be_disabled(timeout=WAIT_MS)
+    after = wait_live(page, "v.frames > arg", arg=paused["frames"])
+    assert after["epoch"] - paused["epoch"] <= 1, (paused, after)
+    wait_settled(page)
+    assert_unchanged(lambda: {k: live(page)[k] for k in ("epoch", "grid")}, seconds=2.5)
+    expect(page.locator("[data-testid=stException]")).to_have_count(0)
+
+
 def test_hovering_a_point_reads_out_its_coordinates_class_and_probability(page, app_url):
     settings = dataclasses.replace(PRESET, n=300, epochs=3)
     open_path(page, app_url, "/moons_trainer?n=300&epochs=3")
@@ -183,6 +211,9 @@ def test_where_the_frames_websocket_is_refused_the_view_fetches_them_instead(pag
     click(page, "mt_pause")
     expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
     wait_live(page, "!v.status.includes('training')")
+    posted = page.evaluate("() => performance.getEntriesByType('resource')"
+                           ".some(r => r.name.endsWith('/pause'))")
+    assert posted, "without the socket, the view posts its Pause"
 
 
 def test_without_the_frame_route_the_live_view_still_trains_by_fragment_reruns(browser):

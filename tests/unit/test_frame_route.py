@@ -11,11 +11,13 @@ def _route(kind: str):
     return next(r for r in frame_route.routes() if kind in type(r).__name__)
 
 
-def _get(path: str) -> tuple[int, bytes, dict]:
-    """Call the route as Starlette would, without a server."""
-    route = _route("Route")
+def _get(path: str, method: str = "GET") -> tuple[int, bytes, dict]:
+    """Call the route for `method` and `path` (relative to the route's PATH) as Starlette would,
+    without a server."""
+    from starlette.routing import Match
+
     sent: list[dict] = []
-    token, _, query = path.partition("?")
+    rest, _, query = path.partition("?")
 
     async def receive():
         return {"type": "http.request", "body": b""}
@@ -23,8 +25,11 @@ def _get(path: str) -> tuple[int, bytes, dict]:
     async def send(message):
         sent.append(message)
 
-    scope = {"type": "http", "method": "GET", "path": "/" + frame_route.PATH + "/" + token,
-             "query_string": query.encode(), "headers": [], "path_params": {"token": token}}
+    scope = {"type": "http", "method": method, "path": "/" + frame_route.PATH + "/" + rest,
+             "query_string": query.encode(), "headers": []}
+    route, matched = next((r, child) for r in frame_route.routes()
+                          for match, child in [r.matches(scope)] if match is Match.FULL)
+    scope = {**scope, **matched}
     # Its own loop in its own thread: the suite may already run an event loop in this one.
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         pool.submit(asyncio.run, route.app(scope, receive, send)).result()
@@ -98,3 +103,18 @@ def test_the_stream_closes_with_gone_for_an_unknown_or_dropped_source():
     del source
     gc.collect()
     assert _stream(token, ["0", "1"])[-1]["code"] == frame_route.GONE
+
+
+def test_pause_reaches_the_source_by_post_or_on_the_stream_and_is_not_answered():
+    paused, asked = [], []
+    source = frame_route.register(FrameSource(lambda since: asked.append(since) or b"frame",
+                                              pause=lambda: paused.append(True)))
+    assert _get(f"{source.token}/pause", method="POST")[0] == 204 and paused == [True]
+    sent = _stream(source.token, ["0", frame_route.PAUSE, "2"])
+    assert [m["bytes"] for m in sent[1:]] == [b"frame", b"frame"], "one frame per since, none for pause"
+    assert paused == [True, True] and asked == [0, 2]
+    assert _get("not-a-token/pause", method="POST")[0] == 404
+    assert _stream("not-a-token", [frame_route.PAUSE])[-1]["code"] == frame_route.GONE
+    # A source that cannot pause (no run) takes the message and keeps answering frames.
+    quiet = frame_route.register(FrameSource(lambda since: b"x"))
+    assert [m.get("bytes") for m in _stream(quiet.token, [frame_route.PAUSE, "0"])[1:]] == [b"x"]
