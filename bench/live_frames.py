@@ -16,12 +16,15 @@ For 1 learner and for 3 learners pressing Play at once, prints:
   the live view painting the weights of epoch 50, both timed in the page), and the same run
   trained right after without a browser, through the same scheduler (3 at once for 3
   learners): the ratio is what the browser and the server's page runs cost the training;
+- the machine's load during the browser run and the training-only run: the cores' busy time
+  and the share the hypervisor stole for other guests (it moves the ratio between runs);
 - Pause latency: from the click reaching the page (the event's time stamp) to the live view
   painting the run paused (the view stops the run through the frame route as the click
   arrives), timed in the page, four times on the first learner's restarted run while the
   other learners' runs train again; then when the page has followed (Streamlit's rerun for
   the button: Play enabled, the results drawn), and how many epochs the view's counter moved
-  from the click to the page's final frame (the run stopped on the server at once: 0 or 1).
+  from the click to the page's final frame (what the run trained between the frame on screen
+  at the click and its stop; a preset epoch is about 10 ms of training).
   Playwright's own click call (it first waits for the button to be visible, stable over two
   animation frames and hit by the pointer) adds 100-400 ms on a loaded machine that no learner's
   click pays; the figure through that call is printed beside it.
@@ -302,6 +305,32 @@ def _processes() -> list[tuple[int, int, str]]:
     return found
 
 
+class MachineLoad:
+    """How busy the machine's cores were over a stretch, from /proc/stat: the cores' busy time,
+    and the share the hypervisor gave to other guests (steal). On a shared virtual machine the
+    steal grows when both cores are busy, which moves a run's times between runs."""
+
+    def __init__(self) -> None:
+        self.started, self.at = time.perf_counter(), self._times()
+
+    @staticmethod
+    def _times() -> tuple[float, float] | None:
+        try:
+            fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+        except (OSError, ValueError):
+            return None
+        user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+        return float(user + nice + system + irq + softirq), float(steal)
+
+    def __str__(self) -> str:
+        now = self._times()
+        if self.at is None or now is None:
+            return "unknown"
+        ticks = os.sysconf("SC_CLK_TCK") * (time.perf_counter() - self.started)
+        busy, stolen = ((b - a) / ticks for a, b in zip(self.at, now, strict=True))
+        return f"{busy:.2f} of {CORES} cores busy, {100 * stolen / CORES:.0f}% stolen by the host"
+
+
 def chromium_cpu_seconds() -> float | None:
     """CPU time used so far by every Chromium process (renderers, GPU, browser), or None where
     /proc cannot tell."""
@@ -352,9 +381,13 @@ def run(counts: tuple[int, ...], placement: str) -> None:
 
 def measure(browser, url: str, count: int, split: bool) -> None:
     learners = [Learner(browser, url) for _ in range(count)]
+    load = MachineLoad()
     results = train_in_browser(learners)
+    browser_load = str(load)
     os.sched_setaffinity(0, SERVER_CORES if split else ALL_CORES)   # its threads inherit it
+    load = MachineLoad()
     alone = training_only(count)
+    alone_load = str(load)
     os.sched_setaffinity(0, ALL_CORES - SERVER_CORES if split else ALL_CORES)
     worst = max(r["wall"] for r in results)
     print(f"\n{count} learner{'s' if count > 1 else ''} pressing Play at once")
@@ -369,6 +402,8 @@ def measure(browser, url: str, count: int, split: bool) -> None:
         print(f"  {'Chromium CPU per frame':22s} {results[0]['chromium ms/frame']:.1f} ms (every process, "
               "per frame drawn in any tab)")
     print(f"  50 epochs in the browser  {walls}; training only {alone:.2f} s")
+    print(f"  {'machine, browser run':22s} {browser_load}")
+    print(f"  {'machine, training only':22s} {alone_load}")
     ratio = worst / alone
     print(f"  {'browser / training':22s} {ratio:<28.2f} {verdict('browser / training', ratio)}")
     pauses = pause_latencies(learners)

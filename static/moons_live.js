@@ -413,6 +413,7 @@ class LiveView {
     if (!this.scene || !this.frame) return;
     if (!this.themeKey) this.readTheme();
     const s = this.scale;
+    const total = this.root.clientWidth || 800;     // read before this frame's writes: no forced layout
     if (this.root.style.getPropertyValue("--scale") !== String(s)) this.root.style.setProperty("--scale", String(s));
     // The canvases' text size, for tests that compare it with the normal view (canvas text is
     // not in the DOM).
@@ -420,8 +421,14 @@ class LiveView {
     for (const element of [this.root, this.boundaryFigure, this.curvesFigure]) {
       if (element.dataset.fontPx !== fontPx) element.dataset.fontPx = fontPx;
     }
-    if (this.status.textContent !== this.frame.status) this.status.textContent = this.frame.status;
-    const total = this.root.clientWidth || 800;
+    // The counter is DOM text: changing it costs the page a layout and the browser a hover
+    // hit test (a third of a frame's cost), so while a run plays it follows at most every
+    // CURVES_MS. The plane's title shows every frame's epoch.
+    const now = performance.now();
+    if (this.status.textContent !== this.frame.status && !(polled && now - this.statusShown < CURVES_MS)) {
+      this.status.textContent = this.frame.status;
+      this.statusShown = now;
+    }
     const wide = total >= 900 * Math.min(s, 1.2);
     this.root.classList.toggle("wide", wide);
     const boundaryWidth = wide ? Math.floor(total * 0.58) : total;
@@ -449,7 +456,6 @@ class LiveView {
     const curvesLayout = [curvesWidth, wide ? this.planeHeight : 0, curvesHeight, s, this.themeKey,
                           this.sceneId, fr.changes.length, fr.epochs, fr.history_note].join("|");
     const curvesKey = `${curvesLayout}|${this.history.epoch.length}`;
-    const now = performance.now();
     const throttled = polled && curvesLayout === this.curvesLayout && now - this.curvesDrawn < CURVES_MS;
     if (curvesKey !== this.curvesKey && !throttled) {
       this.curvesKey = curvesKey;
