@@ -421,14 +421,8 @@ class LiveView {
     for (const element of [this.root, this.boundaryFigure, this.curvesFigure]) {
       if (element.dataset.fontPx !== fontPx) element.dataset.fontPx = fontPx;
     }
-    // The counter is DOM text: changing it costs the page a layout and the browser a hover
-    // hit test (a third of a frame's cost), so while a run plays it follows at most every
-    // CURVES_MS. The plane's title shows every frame's epoch.
-    const now = performance.now();
-    if (this.status.textContent !== this.frame.status && !(polled && now - this.statusShown < CURVES_MS)) {
-      this.status.textContent = this.frame.status;
-      this.statusShown = now;
-    }
+    // Every frame: the counter and the plane's title show the same epoch.
+    if (this.status.textContent !== this.frame.status) this.status.textContent = this.frame.status;
     const wide = total >= 900 * Math.min(s, 1.2);
     this.root.classList.toggle("wide", wide);
     const boundaryWidth = wide ? Math.floor(total * 0.58) : total;
@@ -456,6 +450,7 @@ class LiveView {
     const curvesLayout = [curvesWidth, wide ? this.planeHeight : 0, curvesHeight, s, this.themeKey,
                           this.sceneId, fr.changes.length, fr.epochs, fr.history_note].join("|");
     const curvesKey = `${curvesLayout}|${this.history.epoch.length}`;
+    const now = performance.now();
     const throttled = polled && curvesLayout === this.curvesLayout && now - this.curvesDrawn < CURVES_MS;
     if (curvesKey !== this.curvesKey && !throttled) {
       this.curvesKey = curvesKey;
