@@ -60,6 +60,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
@@ -232,9 +233,18 @@ def pause_latencies(learners: list[Learner], trials: int = 4) -> Pauses:
     for _ in range(trials):
         first.settled()
         epoch = first.live()["epoch"]
-        first.button("mt_play").click()
-        first.page.wait_for_function(f"(e) => {{ const v = ({LIVE_VIEW})(); return v && v.epoch >= e + 2; }}",
-                                     arg=epoch)
+        playing = (f"(e) => {{ const v = ({LIVE_VIEW})(); "
+                   "const pause = document.querySelector('.st-key-mt_pause button'); "
+                   "return v && v.state === 'playing' && v.epoch >= e + 2 && pause && !pause.disabled; }")
+        for _ in range(3):      # on a starved core a click landing in the page's last rerun can be lost
+            first.button("mt_play").click()
+            try:
+                first.page.wait_for_function(playing, arg=epoch, timeout=60_000)
+                break
+            except PlaywrightTimeout:
+                first.settled()
+        else:
+            raise RuntimeError(f"Play did not start the first learner's run: {first.live()}")
         first.page.evaluate(f"() => ({WATCH_PAUSE})({LIVE_VIEW})")
         clicked = time.perf_counter()
         first.button("mt_pause").click()
