@@ -315,8 +315,12 @@ class LiveView {
   }
 
   async pollLoop(url) {
+    // One loop at a time: a loop still waiting for its answer when the page hands the view the
+    // same URL again (Pause, then Play within a second) ends instead of running beside the new one.
+    const generation = this.pollGeneration = (this.pollGeneration || 0) + 1;
+    const mine = () => this.polling === url && this.pollGeneration === generation;
     let frames = null;
-    while (this.polling === url) {
+    while (mine()) {
       const started = performance.now();
       try {
         if (frames === null) {
@@ -324,10 +328,10 @@ class LiveView {
           this.socketsWork = frames.kind === "socket";
           this.root.dataset.transport = frames.kind;
           this.transport = frames;
-          if (this.polling !== url) break;
+          if (!mine()) break;
         }
         const bytes = await frames.next(this.history.epoch.length);
-        if (this.polling !== url) break;
+        if (!mine()) break;
         if (bytes === null) { this.polling = null; break; }
         const header = this.update(bytes, true);
         if (header && header.ended) {           // the run ended: the page shows the results

@@ -15,7 +15,8 @@ from app_pages.moons_trainer.results import verdict
 from workbench.moons.bayes import bayes_accuracy, bayes_log_densities, bayes_predict
 from workbench.moons.data import grid_points, make_dataset, plot_extent, split_and_scale
 from workbench.moons.settings import PRESET
-from workbench.moons.training import TestReport, TrainingSession
+from workbench.moons import training
+from workbench.moons.training import TrainingSession
 
 
 def reference_predict(name: str, points: np.ndarray, noise: float, n: int) -> np.ndarray:
@@ -63,10 +64,10 @@ def test_a_model_that_predicts_like_the_bayes_classifier_is_shown_at_the_ceiling
     session = TrainingSession(PRESET)
     labels = torch.from_numpy(bayes_predict("moons", session.split.x_test, PRESET.noise, PRESET.n))
     accuracy = int((labels == session.y_test.long().cpu()).sum()) / len(labels)
-    report = TestReport(accuracy, 0.0, session.bayes_test_accuracy, len(labels))
+    report = training.TestReport(accuracy, 0.0, session.bayes_test_accuracy, len(labels))
     text = verdict(report, PRESET.noise)
     assert report.gap_points == 0 and "at the ceiling" in text
     assert f"{100 * accuracy:.2f}%" in text
     assert "On average" in text and "no classifier beats it" in text
-    lucky = verdict(TestReport(accuracy + 1 / len(labels), 0.0, accuracy, len(labels)), PRESET.noise)
+    lucky = verdict(training.TestReport(accuracy + 1 / len(labels), 0.0, accuracy, len(labels)), PRESET.noise)
     assert "luck" in lucky and "above the ceiling" in lucky
