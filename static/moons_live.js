@@ -292,6 +292,11 @@ class LiveView {
       this.polling = url;
       if (url) this.pollLoop(url);
     }
+    this.showState();
+  }
+
+  // Whether the view is following a playing run, for tests and the benchmark.
+  showState() {
     this.root.dataset.state = this.polling ? "playing" : "paused";
   }
 
@@ -310,7 +315,7 @@ class LiveView {
         .catch(() => {});                 // the page's own Pause still stops the run
     }
     if (this.frame && this.frame.paused_status) this.frame = { ...this.frame, status: this.frame.paused_status };
-    this.root.dataset.state = "paused";
+    this.showState();
     this.draw();
   }
 
@@ -336,7 +341,6 @@ class LiveView {
         const header = this.update(bytes, true);
         if (header && header.ended) {           // the run ended: the page shows the results
           this.polling = null;
-          this.root.dataset.state = "paused";
           this.setTriggerValue("ended", Date.now());
           break;
         }
@@ -352,6 +356,7 @@ class LiveView {
     }
     if (frames) frames.close();
     if (this.transport === frames) this.transport = null;
+    if (this.pollGeneration === generation) this.showState();   // ended, gone or paused: whichever way
   }
 
   update(bytes, polled = false) {
