@@ -39,8 +39,9 @@ SHOWN = 10                              # threads listed
 
 
 def thread_cpu() -> collections.Counter:
-    """CPU seconds so far of every thread of Chromium and of Playwright's driver, keyed by
-    (process type, thread name). Chromium rewrites its command line into one string."""
+    """CPU seconds so far of every thread of Chromium, of Playwright's driver and of the server,
+    keyed by (process type, thread name); the server's threads as training or the rest. Chromium
+    rewrites its command line into one string."""
     ticks = os.sysconf("SC_CLK_TCK")
     found: collections.Counter = collections.Counter()
     for pid in filter(str.isdigit, os.listdir("/proc")):
