@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from bench.live_frames import processes  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, SETTLED, serve  # noqa: E402
 from tests.e2e.live_view import LIVE_VIEW  # noqa: E402
 
@@ -41,22 +42,22 @@ SHOWN = 10                              # threads listed
 def thread_cpu() -> collections.Counter:
     """CPU seconds so far of every thread of Chromium, of Playwright's driver and of the server,
     keyed by (process type, thread name); the server's threads as training or the rest. Chromium
-    rewrites its command line into one string."""
+    rewrites its command line into one string (`processes` reads it as one)."""
     ticks = os.sysconf("SC_CLK_TCK")
     found: collections.Counter = collections.Counter()
-    for pid in filter(str.isdigit, os.listdir("/proc")):
+    for pid, _, command in processes():
+        words = command.split()
+        if not words:
+            continue
+        if "streamlit" in " ".join(words[:3]):
+            kind = "server"
+        elif "playwright" in words[0] or Path(words[0]).name == "node":
+            kind = "driver"
+        elif "chromium" in words[0]:
+            kind = next((w.split("=", 1)[1] for w in words if w.startswith("--type=")), "browser")
+        else:
+            continue
         try:
-            words = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().split()
-            if not words:
-                continue
-            if "streamlit" in " ".join(words[:3]):
-                kind = "server"
-            elif "playwright" in words[0] or Path(words[0]).name == "node":
-                kind = "driver"
-            elif "chromium" in words[0]:
-                kind = next((w.split("=", 1)[1] for w in words if w.startswith("--type=")), "browser")
-            else:
-                continue
             for tid in os.listdir(f"/proc/{pid}/task"):
                 stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
                 name = stat[stat.index("(") + 1:stat.rindex(")")]

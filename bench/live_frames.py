@@ -308,7 +308,7 @@ ALL_CORES = set(range(CORES))
 SERVER_CORES = {0}
 
 
-def _processes() -> list[tuple[int, int, str]]:
+def processes() -> list[tuple[int, int, str]]:
     """(pid, parent pid, command line) of every process, from /proc (Linux)."""
     found = []
     for entry in os.listdir("/proc"):
@@ -355,7 +355,7 @@ def chromium_cpu_seconds() -> float | None:
         return None
     ticks = os.sysconf("SC_CLK_TCK")
     total = 0.0
-    for pid, _, command in _processes():
+    for pid, _, command in processes():
         if "chromium" in command.split(" ")[0]:
             try:
                 stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -368,7 +368,7 @@ def chromium_cpu_seconds() -> float | None:
 def pin_server(cores: set[int]) -> None:
     """Every thread of the server (this script's `streamlit` child) onto `cores`; the threads
     and processes it starts later inherit the setting."""
-    (server,) = [pid for pid, parent, command in _processes()
+    (server,) = [pid for pid, parent, command in processes()
                  if parent == os.getpid() and "streamlit" in command]
     for tid in os.listdir(f"/proc/{server}/task"):
         os.sched_setaffinity(int(tid), cores)
