@@ -1,7 +1,7 @@
 """Live training as a learner sees it: a real server, headless Chromium, the lesson preset.
 
     .venv/bin/python bench/live_frames.py            # 1 learner, then 3 at once; both placements
-    .venv/bin/python bench/live_frames.py 3 --placement split
+    .venv/bin/python bench/live_frames.py 3 --placement split --repeats 3
 
 For 1 learner and for 3 learners pressing Play at once, prints:
 
@@ -14,9 +14,11 @@ For 1 learner and for 3 learners pressing Play at once, prints:
 - Chromium's CPU time (every process: renderers, GPU, browser) per frame drawn, from /proc;
 - the wall time of the preset's 50 epochs in the browser (the Play click reaching the page to
   the live view painting the weights of epoch 50, both timed in the page), and the same run
-  trained right before and right after without a browser, through the same scheduler (3 at
-  once for 3 learners): the ratio, over the faster of the two, is what the browser and the
-  server's page runs cost the training;
+  trained without a browser, through the same scheduler (3 at once for 3 learners), before the
+  first browser run and right after each: a run's ratio is over the mean of the training-only
+  runs either side of it. The browser runs are repeated (`--repeats`, Reset between them) and
+  the verdict is the median ratio, every run's printed beside it, with the slowest browser run
+  over the fastest training-only run for the worst case;
 - the machine's load during the browser run and the training-only run: the cores' busy time
   and the share the hypervisor stole for other guests (it moves the ratio between runs);
 - Pause latency: from the click reaching the page (the event's time stamp) to the live view
@@ -155,6 +157,15 @@ class Learner:
 
     def settled(self) -> None:
         self.page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
+
+    def reset(self) -> None:
+        """The same preset run again from epoch 0 (Reset), watched afresh."""
+        self.settled()
+        self.button("mt_reset").click()
+        self.page.wait_for_function(f"() => {{ const v = ({LIVE_VIEW})(); "
+                                    "return v && v.epoch === 0 && v.state === 'paused'; }")
+        self.settled()
+        self.page.evaluate(f"() => ({WATCH_RUN})({LIVE_VIEW})")
 
     def button(self, key: str):
         return self.page.locator(f".st-key-{key} button").first
@@ -374,7 +385,7 @@ def pin_server(cores: set[int]) -> None:
         os.sched_setaffinity(int(tid), cores)
 
 
-def run(counts: tuple[int, ...], placement: str) -> None:
+def run(counts: tuple[int, ...], placement: str, repeats: int) -> None:
     split = placement == "split"
     if split and CORES < 2:
         print("\nsplit placement needs 2 cores or more: skipped")
@@ -390,13 +401,13 @@ def run(counts: tuple[int, ...], placement: str) -> None:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 for count in counts:
-                    measure(browser, url, count, split)
+                    measure(browser, url, count, split, repeats)
                 browser.close()
         finally:
             os.sched_setaffinity(0, ALL_CORES)
 
 
-def measure(browser, url: str, count: int, split: bool) -> None:
+def measure(browser, url: str, count: int, split: bool, repeats: int) -> None:
     learners = [Learner(browser, url) for _ in range(count)]
 
     def alone_timed() -> tuple[float, str]:
@@ -406,33 +417,48 @@ def measure(browser, url: str, count: int, split: bool) -> None:
         os.sched_setaffinity(0, ALL_CORES - SERVER_CORES if split else ALL_CORES)
         return seconds, str(load)
 
-    # Training only, right before and right after the browser run (the tabs open and idle): the
-    # ratio takes the faster of the two, so a slow moment of the host never flatters it.
-    alone_before, _ = alone_timed()
-    load = MachineLoad()
-    results = train_in_browser(learners)
-    browser_load = str(load)
-    alone_after, alone_load = alone_timed()
-    alone = min(alone_before, alone_after)
-    worst = max(r["wall"] for r in results)
-    print(f"\n{count} learner{'s' if count > 1 else ''} pressing Play at once")
+    # Training only before the first browser run and after every one (the tabs open and idle),
+    # so each browser run sits between two: its ratio is over their mean, which cancels a host
+    # drifting steadily faster or slower. This machine's speed moves by 20-40% from one second
+    # to the next, more than the margin, so one pair decides nothing: the verdict is the median
+    # over the repeats, and every repeat's ratio is printed.
+    alone = [alone_timed()]
+    runs, browser_loads = [], []
+    for repeat in range(repeats):
+        if repeat:
+            for learner in learners:
+                learner.reset()
+        load = MachineLoad()
+        runs.append(train_in_browser(learners))
+        browser_loads.append(str(load))
+        alone.append(alone_timed())
+    print(f"\n{count} learner{'s' if count > 1 else ''} pressing Play at once, {repeats} times")
+    every = [r for results in runs for r in results]
     for name in ("frames/s", "KB/frame", "round trip ms"):
-        values = [r[name] for r in results]
+        values = [r[name] for r in every]
         shown = min(values) if name == "frames/s" else max(values)
-        print(f"  {name:22s} {', '.join(f'{v:.1f}' for v in values):28s} {verdict(name, shown)}")
-    p95 = ", ".join(f"{r['round trip p95 ms']:.0f}" for r in results)
-    walls = ", ".join(f"{r['wall']:.2f} s" for r in results)
-    print(f"  {'round trip p95 ms':22s} {p95}")
-    if results[0]["chromium ms/frame"] is not None:
-        print(f"  {'Chromium CPU per frame':22s} {results[0]['chromium ms/frame']:.1f} ms (every process, "
-              "per frame drawn in any tab)")
-    print(f"  50 epochs in the browser  {walls}; training only {alone_before:.2f} s before, "
-          f"{alone_after:.2f} s after")
-    print(f"  {'machine, browser run':22s} {browser_load}")
-    print(f"  {'machine, training after':22s} {alone_load}")
-    ratio = worst / alone
+        spread = f"{min(values):.1f}-{max(values):.1f}"
+        print(f"  {name:22s} {spread:28s} {verdict(name, shown)}")
+    p95 = max(r["round trip p95 ms"] for r in every)
+    print(f"  {'round trip p95 ms':22s} {p95:.0f} (the worst run)")
+    chromium = [c for c in (results[0]["chromium ms/frame"] for results in runs) if c is not None]
+    if chromium:
+        print(f"  {'Chromium CPU per frame':22s} {statistics.median(chromium):.1f} ms, median "
+              "(every process, per frame drawn in any tab; Play and the end included)")
+    ratios = []
+    for repeat, results in enumerate(runs):
+        worst = max(r["wall"] for r in results)
+        around = (alone[repeat][0], alone[repeat + 1][0])
+        ratios.append(worst / statistics.mean(around))
+        walls = ", ".join(f"{r['wall']:.2f}" for r in results)
+        print(f"  run {repeat + 1}: 50 epochs in the browser {walls} s; training only {around[0]:.2f} s "
+              f"before, {around[1]:.2f} s after: {ratios[-1]:.2f}x; machine {browser_loads[repeat]}")
+    print(f"  {'machine, training only':22s} {alone[-1][1]} (the last run)")
+    ratio = statistics.median(ratios)
+    strict = max(r["wall"] for results in runs for r in results) / min(seconds for seconds, _ in alone)
     print(f"  {'browser / training':22s} {ratio:<28.2f} {verdict('browser / training', ratio)} "
-          "(the slowest browser run over the faster training-only run)")
+          f"(median of {min(ratios):.2f}-{max(ratios):.2f}: each run's slowest browser over the mean "
+          f"of the training-only runs either side; slowest of all over fastest of all {strict:.2f}x)")
     pauses = pause_latencies(learners)
     shown = ", ".join(f"{1000 * v:.0f}" for v in pauses.in_page)
     print(f"  {'pause ms':22s} {shown:28s} {verdict('pause ms', 1000 * max(pauses.in_page))}")
@@ -450,10 +476,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("counts", nargs="*", type=int, default=[1, 3], help="learners at once (1 3)")
     parser.add_argument("--placement", choices=("shared", "split", "both"), default="both")
+    parser.add_argument("--repeats", type=int, default=5, help="browser runs per learner count (5)")
     args = parser.parse_args()
     print(f"{CORES} cores; lesson preset, 50 epochs; Chromium headless")
     for placement in (("shared", "split") if args.placement == "both" else (args.placement,)):
-        run(tuple(args.counts), placement)
+        run(tuple(args.counts), placement, args.repeats)
 
 
 if __name__ == "__main__":
