@@ -419,8 +419,8 @@ def measure(browser, url: str, count: int, split: bool, repeats: int) -> None:
 
     # Training only before the first browser run and after every one (the tabs open and idle),
     # so each browser run sits between two: its ratio is over their mean, which cancels a host
-    # drifting steadily faster or slower. This machine's speed moves by 20-40% from one second
-    # to the next, more than the margin, so one pair decides nothing: the verdict is the median
+    # drifting steadily faster or slower. This machine's speed moves by 20-40% from one run to
+    # the next, more than the margin, so one pair decides nothing: the verdict is the median
     # over the repeats, and every repeat's ratio is printed.
     alone = [alone_timed()]
     runs, browser_loads = [], []
@@ -478,6 +478,8 @@ def main() -> None:
     parser.add_argument("--placement", choices=("shared", "split", "both"), default="both")
     parser.add_argument("--repeats", type=int, default=5, help="browser runs per learner count (5)")
     args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
     print(f"{CORES} cores; lesson preset, 50 epochs; Chromium headless")
     for placement in (("shared", "split") if args.placement == "both" else (args.placement,)):
         run(tuple(args.counts), placement, args.repeats)
