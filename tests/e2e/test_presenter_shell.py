@@ -51,6 +51,11 @@ def test_a_presenter_can_open_the_folded_sidebar_and_the_normal_view_keeps_it_op
         sidebar = page.locator("[data-testid=stSidebar]")
         expect(sidebar).to_have_attribute("data-collapsed", "true")
         title = page.locator(TITLE).first
+        # The stage's style arrives with the page's run, possibly after the title is drawn: the
+        # room kept for the sidebar button is waited for, not read at once.
+        page.wait_for_function(f"() => {{ const h = document.querySelector('{TITLE}');"
+                               " return h && parseFloat(getComputedStyle(h).paddingLeft) > 0; }",
+                               timeout=WAIT_MS)
         folded_indent = title.evaluate("h => parseFloat(getComputedStyle(h).paddingLeft)")
         open_sidebar(page)
         expect(sidebar).to_have_attribute("data-collapsed", "false")
