@@ -115,6 +115,10 @@ def test_theme_and_presenter_mode_reach_the_live_view(page, app_url):
     assert background[3] == 0 or sum(background[:3]) < 3 * 128, "nothing light drawn off the plot"
     open_path(page, app_url, "/moons_trainer?n=300&epochs=3&present=1")
     wait_live(page)
+    # The stage's page-wide style and the view's scale arrive apart: the text is waited for
+    # until it is scaled (a view that never scales fails here on the timeout), then read.
+    page.wait_for_function(f"(normal) => parseFloat(getComputedStyle({VIEW_OBJECT}.status).fontSize)"
+                           " >= 1.3 * normal", arg=normal, timeout=WAIT_MS)
     presented = page.evaluate(f"() => parseFloat(getComputedStyle({VIEW_OBJECT}.status).fontSize)")
     assert presented >= 1.3 * normal
     assert page.evaluate(f"() => {VIEW_OBJECT}.scene.scale") >= 1.3
