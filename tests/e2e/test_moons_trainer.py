@@ -13,7 +13,7 @@ import torch
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import open_path, wait_settled
-from tests.e2e.live_view import VIEW_OBJECT, live, wait_live
+from tests.e2e.live_view import VIEW_OBJECT, live, wait_live, wait_styled
 from tests.e2e.waiting import WAIT_MS, assert_unchanged
 from workbench.moons.checkpoints import state_dict_safetensors
 from workbench.moons.settings import PRESET
@@ -106,6 +106,7 @@ def test_hovering_a_point_reads_out_its_coordinates_class_and_probability(page, 
 def test_theme_and_presenter_mode_reach_the_live_view(page, app_url):
     open_path(page, app_url, "/moons_trainer?n=300&epochs=3")
     assert wait_live(page)["theme"] == "light"
+    wait_styled(page)
     normal = page.evaluate(f"() => parseFloat(getComputedStyle({VIEW_OBJECT}.status).fontSize)")
     page.emulate_media(color_scheme="dark")     # the app follows the system's theme
     assert wait_live(page, "v.theme === 'dark'")["theme"] == "dark"
@@ -115,10 +116,7 @@ def test_theme_and_presenter_mode_reach_the_live_view(page, app_url):
     assert background[3] == 0 or sum(background[:3]) < 3 * 128, "nothing light drawn off the plot"
     open_path(page, app_url, "/moons_trainer?n=300&epochs=3&present=1")
     wait_live(page)
-    # The stage's page-wide style and the view's scale arrive apart: the text is waited for
-    # until it is scaled (a view that never scales fails here on the timeout), then read.
-    page.wait_for_function(f"(normal) => parseFloat(getComputedStyle({VIEW_OBJECT}.status).fontSize)"
-                           " >= 1.3 * normal", arg=normal, timeout=WAIT_MS)
+    wait_styled(page)
     presented = page.evaluate(f"() => parseFloat(getComputedStyle({VIEW_OBJECT}.status).fontSize)")
     assert presented >= 1.3 * normal
     assert page.evaluate(f"() => {VIEW_OBJECT}.scene.scale") >= 1.3
