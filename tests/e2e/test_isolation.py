@@ -48,6 +48,9 @@ def expect_query(page, wanted: dict[str, str]) -> None:
 
 
 def click(page, key: str) -> None:
+    """Click and wait for the script run to end. The run may not have begun when this returns,
+    and Streamlit merges two presses of one button that reach the server during one run into
+    one: before pressing the same button again, wait for the first press's outcome."""
     page.locator(f".st-key-{key} button").first.click()
     wait_settled(page)
 
@@ -84,6 +87,7 @@ def test_moons_trainer(two_learners, app_url):
     expect(a.get_by_text("Epoch 1 / 3")).to_be_visible()
     expect(b.get_by_text("Epoch 0 / 4")).to_be_visible()
     click(b, "mt_step")
+    expect(b.get_by_text("Epoch 1 / 4")).to_be_visible()
     click(b, "mt_step")
     expect(b.get_by_text("Epoch 2 / 4")).to_be_visible()
     click(a, "mt_reset")
@@ -98,6 +102,7 @@ def test_batch_iterator(two_learners, app_url):
     open_path(a, app_url, "/batch_iterator?n=24&batch=5")
     open_path(b, app_url, "/batch_iterator?n=40&batch=4&shuffle=0")
     click(a, "bi_next")
+    expect(a.locator("body")).to_contain_text(re.compile(r"· 2 of \d+ batches in the run"))
     click(a, "bi_next")
     click(b, "bi_next")
     expect(a.locator("body")).to_contain_text(re.compile(r"· 3 of \d+ batches in the run"))
