@@ -5,7 +5,8 @@ whenever this learner's turn comes, at the speed of its own code, however fast t
 draws. A fragment rerunning ten times a second renews the job's lease and sends the latest
 weights' picture to the browser component (live_canvas.py), which redraws in place. When the
 learner leaves the page or closes the tab the lease lapses and the job stops; coming back to
-a run that was playing starts it again.
+a run that was playing, or a tab the server had not heard from for a while asking again,
+starts it again.
 """
 from __future__ import annotations
 
@@ -69,6 +70,12 @@ def stop_training(me: MoonsTrainerState) -> None:
     SCHEDULER.stop(session_id(), wait=0.2)
 
 
+def run_complete(me: MoonsTrainerState, session: TrainingSession) -> bool:
+    """Whether the run has nothing left to train: the end, the cap, a divergence or, for Step,
+    the end of its epoch."""
+    return session.done or (me.stop_at_epoch is not None and session.epoch >= me.stop_at_epoch)
+
+
 def keep_playing(me: MoonsTrainerState, session: TrainingSession) -> None:
     """A full page run while the run plays: start its job again if it lapsed (the learner was on
     another page), or stop playing if it ended."""
@@ -80,8 +87,7 @@ def keep_playing(me: MoonsTrainerState, session: TrainingSession) -> None:
     if job is not None and me.trained_session is not session:
         SCHEDULER.stop(session_id())       # a new run (or the previous one) replaced it
         job = None
-    if job is None and (session.done or (me.stop_at_epoch is not None
-                                         and session.epoch >= me.stop_at_epoch)):
+    if job is None and run_complete(me, session):
         me.running, me.stop_at_epoch = False, None
     elif job is None:
         start_training(me, session)
@@ -209,12 +215,13 @@ def live_frame() -> None:
     assert session is not None
     full_run = me.sent.page_run != me.page_runs
     me.sent.page_run = me.page_runs
-    if me.running:
-        alive = SCHEDULER.keep_alive(session_id())
-        job_error = None
-        if not alive:
-            finished = SCHEDULER.last_error(session_id())
-            job_error = finished
+    if me.running and not SCHEDULER.keep_alive(session_id()):
+        job_error = SCHEDULER.last_error(session_id())
+        if job_error is None and not run_complete(me, session):
+            # The lease lapsed between two of this view's reruns (a busy server queued them, or
+            # the tab was in the background), yet here the learner is: the run plays on.
+            start_training(me, session)
+        else:
             me.running, me.stop_at_epoch = False, None
             publish_shared(session)
             if job_error is not None:

@@ -266,3 +266,62 @@ def test_without_the_frame_route_the_live_view_still_trains_by_fragment_reruns(b
             expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
         finally:
             page.close()
+
+
+
+class HeldUplink:
+    """Everything the page sends the server (WebSocket messages, frame fetches) passes through
+    here and is held while `held` is set, then delivered: the server hears nothing from the tab
+    for a while, as from a background tab or a browser the server is slow to answer."""
+
+    def __init__(self, page) -> None:
+        self.held, self.queue = False, []
+        page.route_web_socket(re.compile(".*"), self._socket)
+        page.route("**/api/frames/**", lambda route: self._deliver(route.continue_))
+
+    def _socket(self, browser_side) -> None:
+        server_side = browser_side.connect_to_server()
+        browser_side.on_message(lambda message: self._deliver(lambda: server_side.send(message)))
+        server_side.on_message(browser_side.send)
+        browser_side.on_close(lambda code, reason: server_side.close(code=code, reason=reason))
+        server_side.on_close(lambda code, reason: browser_side.close(code=code, reason=reason))
+
+    def _deliver(self, send) -> None:
+        if self.held:
+            self.queue.append(send)
+        else:
+            send()
+
+    def release(self) -> None:
+        self.held, queue, self.queue = False, self.queue, []
+        for send in queue:
+            send()
+
+
+@pytest.mark.parametrize("entry", ["serve.py", "streamlit_app.py"])
+def test_a_run_the_server_heard_nothing_from_past_its_lease_plays_on_when_the_tab_speaks(browser, entry):
+    """A tab that asks for nothing for longer than the run's lease (1.8 s) has its run's work
+    stopped, so a closed tab costs nothing; when it asks again the learner is evidently there,
+    and the run plays on by itself instead of standing paused with nobody having pressed Pause."""
+    from tests.e2e.conftest import serve
+    from workbench.common.jobs import SCHEDULER
+
+    with serve(entry) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        uplink = HeldUplink(page)
+        try:
+            open_path(page, url, LONG_RUN)
+            click(page, "mt_play")
+            wait_live(page, "v.epoch >= 1 && v.status.includes('training')", timeout=120_000)
+            uplink.held = True
+            page.wait_for_timeout((SCHEDULER.ttl + 1.5) * 1000)   # the silence under test
+            before = live(page)
+            uplink.release()
+            woken = wait_live(page, "v.epoch >= arg + 2 && v.status.includes('training')",
+                              arg=before["epoch"], timeout=120_000)
+            assert woken["mounts"] == 1
+            expect(page.locator(".st-key-mt_pause button")).to_be_enabled(timeout=WAIT_MS)
+            click(page, "mt_pause")
+            expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
+        finally:
+            page.close()
