@@ -78,6 +78,10 @@ class Learner:
     trained_epochs: tuple[int, int] = (0, 0)
     error: str | None = None
 
+    @property
+    def finished(self) -> bool:
+        return 0 < self.trained_epochs[1] <= self.trained_epochs[0]
+
     def record(self, result: RunResult, *, tick: bool = False, trainer: bool = False) -> RunResult:
         """Keep a run; on the moons trainer (`trainer`), read the training progress it shows."""
         self.runs.append(result)
@@ -121,11 +125,13 @@ async def train(session: Session, learner: Learner, until: float) -> None:
             learner.record(await session.click("mt_play"), trainer=True)
         elif not session.fragments:
             return  # Play is disabled and nothing ticks: training is done
-        while session.fragments and time.monotonic() < until:
+        while session.fragments and time.monotonic() < until and not learner.finished:
             fragment, interval = next(iter(session.fragments.items()))
             await asyncio.sleep(interval)
             learner.record(await session.tick(fragment), tick=True, trainer=True)
-        if learner.trained_epochs[0] and learner.trained_epochs[0] >= learner.trained_epochs[1]:
+        if learner.finished:
+            # A browser's live view now asks for the full page once (components v2 `settle`),
+            # which ends the ticks; this client just stops ticking.
             return
         await asyncio.sleep(2.0)  # "Press the button again in a few seconds"
 

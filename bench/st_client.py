@@ -37,6 +37,7 @@ import asyncio
 import contextlib
 import os
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -55,6 +56,8 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
+
+from components.binary_payload import unpack
 
 ROOT = Path(__file__).resolve().parent.parent
 GUARD_KEY = "page_guard_error"
@@ -86,7 +89,8 @@ WIDGET_KINDS = {
     "time_input",
     "chat_input",
 }
-TEXT_KINDS = {"markdown", "alert", "progress", "text", "heading", "code", "metric", "exception"}
+TEXT_KINDS = {"markdown", "alert", "progress", "text", "heading", "code", "metric", "exception",
+              "bidi_component"}
 
 
 def user_key(element_id: str) -> str | None:
@@ -148,6 +152,23 @@ def _element_text(kind: str, element: Element) -> str:
         return f"{element.metric.label}: {element.metric.body}"
     if kind == "exception":
         return f"{element.exception.type}: {element.exception.message}"
+    if kind == "bidi_component":
+        return _component_status(element.bidi_component)
+    return ""
+
+
+def _component_status(component: Any) -> str:
+    """The status line a browser component draws itself (the moons trainer's live view counts
+    epochs in its canvas, not in markdown), from its binary payload (components/binary_payload.py)."""
+    if component.WhichOneof("data") != "bytes":
+        return ""
+    try:
+        header, _ = unpack(component.bytes)
+    except (ValueError, KeyError, struct.error):
+        return ""
+    for part in (header, header.get("frame")):     # the live view nests it in its frame
+        if isinstance(part, dict) and isinstance(part.get("status"), str):
+            return part["status"]
     return ""
 
 
@@ -289,12 +310,16 @@ class Session:
         return await self.rerun(changes={widget.id: state})
 
     async def navigate(self, page: str, query: str = "") -> RunResult:
-        """Follow an in-app link (st.page_link) to another page: same session, the link's query."""
-        self.page = page.strip("/")
+        """Follow an in-app link (st.page_link): same session, the link's query. To another page,
+        the browser forgets the widgets it drew; to the page it is on, it keeps their values (and
+        the server marks only the values it changes)."""
+        page = page.strip("/")
+        if page != self.page:
+            self.values.clear()
+            self.widgets.clear()
+            self.fragments.clear()
+        self.page = page
         self.page_script_hash = self.pages.get(self.page, "")
-        self.values.clear()
-        self.widgets.clear()
-        self.fragments.clear()
         return await self.rerun(query=query, first=not self.page_script_hash)
 
     async def tick(self, fragment_id: str) -> RunResult:
