@@ -6,6 +6,10 @@ as the browser does (rerun_script with the fragment id and is_auto_rerun every r
 interval; like a browser whose server is slow, the next tick waits for the previous one), presses
 Play again a few seconds after a "busy" answer, then steps through the batch iterator.
 
+The server is `streamlit run streamlit_app.py`, so the live view is fed by those fragment reruns,
+the heavier way: serve.py's frame route, which a browser polls without a rerun, is not modelled.
+Each learner's progress is the epoch counter the view's frames carry.
+
 Prints script-time percentiles, the time until each learner's first page was complete, the
 health endpoint's latency sampled every 0.25 s, errors, every learner's training progress and
 the server's memory before, at peak and some time after the sessions closed. A fresh server is
