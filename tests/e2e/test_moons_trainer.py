@@ -7,6 +7,7 @@ import dataclasses
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 import torch
@@ -14,7 +15,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import open_path, wait_settled
 from tests.e2e.live_view import VIEW_OBJECT, live, wait_live
-from tests.e2e.waiting import WAIT_MS, assert_unchanged
+from tests.e2e.waiting import WAIT_MS, assert_unchanged, let_pass
 from workbench.moons.checkpoints import state_dict_safetensors
 from workbench.moons.settings import PRESET
 from workbench.moons.training import TrainingSession
@@ -120,31 +121,39 @@ def test_theme_and_presenter_mode_reach_the_live_view(page, app_url):
     assert page.evaluate(f"() => {VIEW_OBJECT}.scene.scale") >= 1.3
 
 
-# The status line's size at the first animation frame in which the view exists (polled in the
-# browser, so no Python round trip lies between the view's mount and the reading).
-FIRST_PAINT_STATUS_PX = """() => {
-  const box = document.querySelector('.st-key-mt_live');
-  const host = box && [box, ...box.querySelectorAll('*')].find(
-    (e) => e.shadowRoot && e.shadowRoot.__moonsLive);
-  return host ? parseFloat(getComputedStyle(host.shadowRoot.__moonsLive.status).fontSize) : false;
+# The status line's size in the first animation frame in which the view exists, recorded in the
+# browser (no Python round trip lies between the view's mount and the reading).
+RECORD_FIRST_PAINT = """() => {
+  const look = () => {
+    const box = document.querySelector('.st-key-mt_live');
+    const host = box && [box, ...box.querySelectorAll('*')].find(
+      (e) => e.shadowRoot && e.shadowRoot.__moonsLive);
+    if (!host) return requestAnimationFrame(look);
+    window.__firstStatusPx = parseFloat(getComputedStyle(host.shadowRoot.__moonsLive.status).fontSize);
+  };
+  look();
 }"""
 
 
 def test_the_live_view_is_styled_from_its_first_paint_even_when_its_stylesheet_is_slow(page, app_url):
     """The view's stylesheet comes apart from the page: text drawn before it applies shows at
-    the browser's default size (16 px) and then jumps. A slow answer for it must not show."""
-    def slow_stylesheet(route):
-        page.wait_for_timeout(1500)
-        route.continue_()
-
-    page.route("**/app/static/moons_live.css", slow_stylesheet)
+    the browser's default size (16 px) and then jumps. Held until the page has run, the
+    stylesheet's late answer must not show."""
+    held = []
+    page.route("**/app/static/moons_live.css", lambda route: held.append(route))   # answered below
     page.goto(app_url + "/moons_trainer?n=300&epochs=3")
-    first_paint = page.wait_for_function(FIRST_PAINT_STATUS_PX, polling="raf",
-                                         timeout=WAIT_MS).json_value()
+    wait_settled(page)
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not held:     # the request reaches the handler while Playwright dispatches its events
+        assert time.monotonic() < deadline, "the view never asked for its stylesheet"
+        page.evaluate("() => new Promise(requestAnimationFrame)")
+    page.evaluate(RECORD_FIRST_PAINT)
+    for route in held:
+        route.continue_()
+    first_paint = page.wait_for_function("() => window.__firstStatusPx", timeout=WAIT_MS).json_value()
     styled = page.wait_for_function(f"() => {{ const px = parseFloat(getComputedStyle("
                                     f"{VIEW_OBJECT}.status).fontSize); return px !== 16 && px; }}",
                                     timeout=WAIT_MS).json_value()
-    page.unroute_all(behavior="ignoreErrors")
     assert first_paint == styled, "drawn at the browser's default size before its stylesheet applied"
 
 
@@ -314,7 +323,7 @@ def test_a_run_the_server_heard_nothing_from_past_its_lease_plays_on_when_the_ta
             click(page, "mt_play")
             wait_live(page, "v.epoch >= 1 && v.status.includes('training')", timeout=120_000)
             uplink.held = True
-            page.wait_for_timeout((SCHEDULER.ttl + 1.5) * 1000)   # the silence under test
+            let_pass(SCHEDULER.ttl + 1.5)      # the silence under test, past the lease
             before = live(page)
             uplink.release()
             woken = wait_live(page, "v.epoch >= arg + 2 && v.status.includes('training')",

@@ -4,7 +4,10 @@ A test waits with Playwright's `expect(...)` (or `page.wait_for_function`) for t
 about to check, so a slow machine makes it slower, not red. The one thing that cannot be waited
 for is "nothing changes any more": `assert_unchanged` polls a reading under a deadline, after the
 caller has confirmed with `expect` that the page reached the state that should be still, and
-fails at the first change. tests/unit/test_no_fixed_sleeps.py keeps fixed sleeps out.
+fails at the first change. Nor can a silence be waited for when it is what a test puts the
+page through (a tab the server hears nothing from, past a lease): `let_pass` lets that time go
+by, and the test then waits for the content it checks as always. tests/unit/test_no_fixed_sleeps.py
+keeps every other fixed sleep out.
 """
 from __future__ import annotations
 
@@ -28,3 +31,11 @@ def assert_unchanged(read: Callable[[], T], *, seconds: float, every: float = 0.
         readings += 1
         assert now == first, f"changed after {readings} readings: {first!r} -> {now!r}"
     return first
+
+
+def let_pass(seconds: float, every: float = 0.1) -> None:
+    """Let `seconds` go by: the length of a silence under test, never a wait for content. The
+    sync Playwright API dispatches nothing meanwhile, so what the page sends waits too."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(min(every, max(0.0, deadline - time.monotonic())))
