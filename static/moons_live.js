@@ -5,8 +5,7 @@
 // called with every frame the server sends. A frame is one binary message (see `unpack`): a JSON
 // header and typed arrays. The scene (points, axes, colours) comes only when it changes; each
 // training frame brings the new probability grid as uint8 and the epochs finished since the last
-// frame, which are appended to the curves. It fetches only from this app's own server: its
-// stylesheet, once, and a playing run's frames on the frame route.
+// frame, which are appended to the curves. Nothing here fetches anything.
 
 const FONT_PX = 12;
 const FIT_BOTTOM_GAP_PX = 10;     // presenter mode: what stays free below the figures on the first screen
@@ -14,15 +13,6 @@ const FIT_MIN_PLANE_PX = 240;     // ... and the shortest plane it draws when th
 const FRAME_MS = 66;              // a frame at most every 66 ms while polling: up to fifteen a second
 const CURVES_MS = 250;            // while a run plays, the curves are redrawn at most four times a second
 const CURVE_FIELDS = ["train_loss", "val_loss", "train_acc", "val_acc"];
-
-// The view's stylesheet, read before the module resolves (the loader imports it once per tab), so
-// every view is styled from its first paint. A <link> in the view loaded after it was drawn: the
-// status line showed at the browser's default size until the sheet arrived.
-const STYLESHEET_URL = new URL("moons_live.css", import.meta.url);
-const STYLESHEET = await fetch(STYLESHEET_URL).then((response) => {
-  if (!response.ok) throw new Error(`${STYLESHEET_URL.pathname} answered ${response.status}`);
-  return response.text();
-});
 
 // ---- the wire format ------------------------------------------------------------------------
 // [u32 little-endian header length][header JSON, UTF-8][blobs, each at a 4-byte aligned offset].
@@ -218,7 +208,7 @@ class LiveView {
     this.root = document.createElement("div");
     this.root.className = "moons-live";
     this.root.innerHTML = `
-      <style>${STYLESHEET}</style>
+      <link rel="stylesheet" href="${new URL("moons_live.css", import.meta.url).href}">
       <div class="status" role="status" aria-live="off"></div>
       <div class="panes">
         <figure class="boundary">

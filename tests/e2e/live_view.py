@@ -35,3 +35,11 @@ def wait_live(page, condition: str = "true", arg=None, timeout: float = 60_000) 
     page.wait_for_function(f"(arg) => {{ const v = ({LIVE_VIEW})(); return v !== null && ({condition}); }}",
                            arg=arg, timeout=timeout)
     return live(page)
+
+
+def wait_styled(page, timeout: float = 60_000) -> None:
+    """Wait until the view's own stylesheet (static/moons_live.css, linked in its shadow root and
+    loaded apart from the frames) applies: text sizes read before it are the browser's defaults."""
+    page.wait_for_function(f"() => {{ const link = {VIEW_OBJECT}.root.querySelector("
+                           "'link[rel=stylesheet]'); return !!(link && link.sheet); }",
+                           timeout=timeout)

