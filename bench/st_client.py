@@ -172,6 +172,18 @@ def _component_status(component: Any) -> str:
     return ""
 
 
+def _component_poll_url(component: Any) -> str | None:
+    """The frame route a live view asks for its frames (the "poll" of its payload header), if any."""
+    if component.WhichOneof("data") != "bytes":
+        return None
+    try:
+        header, _ = unpack(component.bytes)
+    except (ValueError, KeyError, struct.error):
+        return None
+    poll = header.get("poll")
+    return poll if isinstance(poll, str) else None
+
+
 def _initial_state(kind: str, proto: Any) -> WidgetState | None:
     """The value a browser holds for a widget it draws: the proto's value if set, else its default."""
     state = WidgetState(id=proto.id)
@@ -246,6 +258,7 @@ class Session:
         self.widgets: dict[str, Widget] = {}
         self.values: dict[str, WidgetState] = {}
         self.fragments: dict[str, float] = {}  # fragment id -> run_every interval
+        self.poll_url: str | None = None  # the frame route of the last component that named one
         self.pages: dict[str, str] = {}  # url path -> page script hash
         self.closed = False
         self._ws: ClientConnection | None = None
@@ -457,6 +470,10 @@ class Session:
             block_id = delta.add_block.id
             if GUARD_KEY in block_id and result is not None:
                 result.guard_panel = True
+            tabs = delta.add_block.tab_container if delta.add_block.HasField("tab_container") else None
+            if tabs is not None and tabs.id:       # keyed st.tabs: a widget whose value is a label
+                self._full_run_ids.add(tabs.id)
+                self.widgets[tabs.id] = Widget(tabs.id, "tabs", "", user_key(tabs.id), False)
             return
         if which != "new_element":
             return
@@ -476,6 +493,8 @@ class Session:
                 result.exceptions.append(text)
             if kind == "code" and result.guard_panel and "|" not in result.guard_text:
                 result.guard_text = f"{result.guard_text or GUARD_TITLE} | {text}"  # the error itself
+        if kind == "bidi_component":
+            self.poll_url = _component_poll_url(element.bidi_component) or self.poll_url
         if kind in WIDGET_KINDS:
             proto = getattr(element, kind)
             widget_id = proto.id
@@ -553,11 +572,13 @@ def health(base_url: str, timeout: float = 2.0) -> bool:
 
 
 class Server:
-    """`streamlit run streamlit_app.py` on 127.0.0.1; a context manager that stops it and its children."""
+    """`streamlit run <script>` on 127.0.0.1; a context manager that stops it and its children."""
 
     def __init__(
-        self, port: int | None = None, extra_args: Iterable[str] = (), log_path: str | None = None
+        self, port: int | None = None, extra_args: Iterable[str] = (), log_path: str | None = None,
+        script: str = "streamlit_app.py",
     ) -> None:
+        self.script = script
         self.port = port or free_port()
         self.extra_args = list(extra_args)
         self.log_path = log_path
@@ -579,7 +600,7 @@ class Server:
             "-m",
             "streamlit",
             "run",
-            "streamlit_app.py",
+            self.script,
             "--server.headless",
             "true",
             "--server.address",

@@ -23,6 +23,22 @@ def learner_state(key: str, factory: Callable[[], T]) -> T:
     return st.session_state[state_key]
 
 
+def connection_check() -> Callable[[], bool]:
+    """Whether this browser tab is still connected, askable later from any thread (the frame
+    route asks on every frame). A closed tab's session leaves Streamlit's active sessions at
+    once, though its state lives on for the disconnected-session TTL; work kept alive from
+    outside a page run (a script polling a frame token) must stop then, not when the state goes.
+    Without a Streamlit server (AppTest) there is nothing to ask: always connected."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx()
+    if context is None or not Runtime.exists():
+        return lambda: True
+    runtime, session = Runtime.instance(), context.session_id
+    return lambda: runtime.is_active_session(session)
+
+
 def reset_learner_state(key: str) -> None:
     st.session_state.pop(f"learner::{key}", None)
 

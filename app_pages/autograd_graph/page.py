@@ -21,6 +21,7 @@ from workbench.autograd.checks import INFERENCE_TENSOR, THREE_BACKWARD, UPDATE_O
 from workbench.autograd.session import (fresh_moons_bindings, leaf_names, program_script,
                                         program_uses_model, run_session, trained_moons_bindings)
 from workbench.autograd.settings import TABLE
+from workbench.common.jobs import SCHEDULER
 
 LINK_KEY = "autograd_graph"
 TOGGLE_KEYS = ("ag_retain", "ag_zero", "ag_saved", COLLAPSED_KEY)
@@ -78,7 +79,8 @@ if program_uses_model(settings.code):
         controls.info("The moons trainer has not published a model yet: a fresh 2-8-1 MLP and 16 "
                       "seeded moons points stand in for `model`, `X` and `y`.", icon=":material/hub:")
 
-result = run_session(settings, bindings=bindings, device=learner_device())
+with SCHEDULER.sharing():       # a long program takes turns with the learners training
+    result = run_session(settings, bindings=bindings, device=learner_device())
 script = program_script(settings, result.output_name, page_calls=result.page_calls,
                         uses_trainer_model=uses_trainer, leaves=leaf_names(result.interpreter.env))
 

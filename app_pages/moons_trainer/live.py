@@ -22,7 +22,7 @@ from app_pages.moons_trainer.state import MoonsTrainerState, has_trained, publis
 from components import frame_route
 from components.frame_route import FrameSource
 from components.guard import run_guarded
-from components.state import session_id, shared_model
+from components.state import connection_check, session_id, shared_model
 from workbench.common.errors import unexpected
 from workbench.common.jobs import SCHEDULER, SCRIPT_RUNS
 from workbench.moons.settings import MAX_STEPS_PER_RUN
@@ -171,6 +171,7 @@ def frame_source(me: MoonsTrainerState) -> FrameSource:
     The view's Pause stops the run here at once; the page's own Pause rerun follows."""
     if me.frames is None:
         owner = session_id()
+        connected = connection_check()
 
         def pause() -> None:
             if me.running:
@@ -181,6 +182,10 @@ def frame_source(me: MoonsTrainerState) -> FrameSource:
             session = me.session
             snapshot = session.latest if session is not None else None
             if session is None or snapshot is None:
+                return None
+            if not connected():
+                # A closed tab's token, still asked for by a script: no ghost run renewed by it.
+                SCHEDULER.stop(owner)
                 return None
             alive = SCHEDULER.keep_alive(owner)
             return polled_frame(session, snapshot, status_line(me, session, snapshot),

@@ -298,3 +298,39 @@ def test_a_run_the_server_heard_nothing_from_past_its_lease_plays_on_when_the_ta
             expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
         finally:
             page.close()
+
+
+def test_a_closed_tabs_run_stops_even_while_a_script_asks_for_its_frames(browser, app_url):
+    """A ghost run: the tab that played it is closed, and a script goes on asking for its
+    frames by the token. The run must stop once Streamlit has dropped the tab's connection, not
+    live on for as long as something asks (the session's state outlives the tab by the
+    disconnected-session TTL, 45 s)."""
+    import time
+    import urllib.error
+    import urllib.request
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    sockets = []
+    page.on("websocket", lambda socket: sockets.append(socket.url))
+    open_path(page, app_url, LONG_RUN)
+    click(page, "mt_play")
+    wait_live(page, "v.epoch >= 1 && v.status.includes('training')", timeout=120_000)
+    stream = next(url for url in sockets if "/api/frames/" in url)
+    frames = app_url + "/api/frames/" + stream.split("/api/frames/", 1)[1].removesuffix("/stream")
+
+    def status() -> int:
+        try:
+            with urllib.request.urlopen(frames + "?since=0", timeout=10) as answer:
+                return answer.status
+        except urllib.error.HTTPError as refused:
+            return refused.code
+
+    assert status() == 200, "the script reads the playing run's frames by its token"
+    context.close()                 # the tab goes; the script keeps asking, ten times a second
+    answers = []
+    deadline = time.monotonic() + 20    # far less than the 45 s the old ghost lived
+    while time.monotonic() < deadline and (not answers or answers[-1] != 404):
+        answers.append(status())
+        time.sleep(0.1)
+    assert answers[-1] == 404, f"the closed tab's run still answered: {answers[-5:]}"

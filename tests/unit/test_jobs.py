@@ -180,3 +180,114 @@ def test_jobs_run_at_a_lower_priority_than_the_page_runs_that_started_them():
     with scheduler.turn():      # a one-off turn runs in the caller's thread, at its priority
         assert _nice() == before
     assert SCHEDULER.niceness == JOB_NICENESS > 0
+
+
+def _one_off_beside_a_trainer(breathing: bool) -> tuple[list[str], FairScheduler]:
+    """A trainer plays while a one-off holds a turn for 40 pieces of work of 10 ms (clock time:
+    a fake clock the one-off advances), calling breathe() between pieces if `breathing`."""
+    from workbench.common.jobs import breathe
+
+    clock = Clock()
+    scheduler = FairScheduler(cores=1, breath=0.0, clock=clock, slice_seconds=0.025, one_off_slices=4)
+    order: list[str] = []
+    trained = threading.Event()
+
+    def train(seconds):
+        order.append("t")
+        trained.set()
+        time.sleep(0.002)
+        return True
+
+    scheduler.start("trainer", train)
+    assert trained.wait(5)
+    with scheduler.turn():
+        for _ in range(40):
+            order.append("o")
+            time.sleep(0.002)       # real work takes real time: the trainer queues meanwhile
+            clock.now += 0.01
+            scheduler.keep_alive("trainer")
+            if breathing:
+                breathe()
+    scheduler.stop("trainer", wait=2)
+    return order, scheduler
+
+
+def test_a_one_off_that_breathes_lets_the_training_run_between_its_slices():
+    order, _ = _one_off_beside_a_trainer(breathing=True)
+    during = order[order.index("o"):len(order) - order[::-1].index("o")]
+    # 40 pieces of 10 ms in turns of 100 ms: a training slice after each of the first 3 turns
+    # at least (the last turn may end before the trainer queued again).
+    assert during.count("t") >= 3, during
+    runs = "".join(during).split("t")
+    assert max(len(run) for run in runs) <= 10 + 1, f"a one-off held the core too long: {runs}"
+
+
+def test_without_breathing_a_one_off_holds_the_core_for_its_whole_turn():
+    order, _ = _one_off_beside_a_trainer(breathing=False)
+    during = order[order.index("o"):len(order) - order[::-1].index("o")]
+    assert during.count("t") == 0, "the test above can fail: this is what it guards against"
+
+
+def test_short_shared_work_never_waits_and_long_shared_work_queues_for_a_turn():
+    from workbench.common.jobs import breathe
+
+    clock = Clock()
+    scheduler = FairScheduler(cores=1, breath=0.0, clock=clock, one_off_slices=4)
+    holding, release = threading.Event(), threading.Event()
+
+    def hold_the_core():
+        with scheduler.turn():
+            holding.set()
+            release.wait(5)
+
+    holder = threading.Thread(target=hold_the_core)
+    holder.start()
+    assert holding.wait(5)
+    with scheduler.sharing():
+        assert breathe() == 0.0, "a short program runs at once, whoever holds the core"
+        clock.now += scheduler.one_off_seconds
+        threading.Timer(0.05, release.set).start()
+        assert breathe() > 0.0, "a long one waits for its turn like any one-off"
+    holder.join(5)
+    with scheduler.turn():      # and gave its turn back
+        pass
+
+
+def test_a_thread_waiting_for_a_turn_gives_its_page_run_slot_to_others():
+    from workbench.common.jobs import RunSlots
+
+    slots = RunSlots(1)
+    scheduler = FairScheduler(cores=1, breath=0.0, while_waiting=slots.stepped_out)
+    holding, release, queued, done = (threading.Event() for _ in range(4))
+
+    def hold_the_core():
+        with scheduler.turn():
+            holding.set()
+            release.wait(5)
+
+    def page_run_with_a_worker_run():
+        with slots.run():
+            queued.set()
+            with scheduler.turn():
+                done.set()
+
+    threading.Thread(target=hold_the_core).start()
+    assert holding.wait(5)
+    waiting = threading.Thread(target=page_run_with_a_worker_run)
+    waiting.start()
+    assert queued.wait(5)
+    entered, leave = threading.Event(), threading.Event()
+
+    def another_page_run():
+        with slots.run():
+            entered.set()
+            leave.wait(5)
+
+    other = threading.Thread(target=another_page_run)
+    other.start()
+    assert entered.wait(5), "another page ran while the worker run waited for its turn"
+    leave.set()
+    release.set()
+    assert done.wait(5)
+    waiting.join(5)
+    other.join(5)

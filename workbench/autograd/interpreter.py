@@ -24,6 +24,7 @@ from workbench.autograd.catalog import (BINARY_OPERATORS, COMPARISON_SYMBOLS, CO
                                         GRAD_MODES, IN_PLACE_OPERATORS, RANDOM_CREATORS, SYMBOLS,
                                         TENSOR_ATTRIBUTES, TENSOR_METHODS, TORCH_CONSTANTS,
                                         TORCH_FUNCTIONS)
+from workbench.common.jobs import breathe
 from workbench.autograd.language import (DEFAULT_LIMITS, Limits, ProgramRefused, col_of, line_of,
                                          parse_program, where)
 
@@ -210,6 +211,9 @@ class Interpreter:
         return ProgramRefused(self.line, message, kind="limit")
 
     def _tick(self) -> None:
+        # Where the page shares the CPU (jobs.SCHEDULER.sharing), a long program lets the
+        # learners training have their turns; the limit counts the program's own time.
+        self.deadline += breathe()
         if time.monotonic() > self.deadline:
             raise self._limit(f"the program ran longer than {self.limits.max_seconds:g} s")
 

@@ -32,6 +32,7 @@ from workbench.batches.samplers import (
 from workbench.batches.settings import BatchSettings
 from workbench.batches.workers import seed_worker, worker_context
 from workbench.common.errors import ExplainedError, explain
+from workbench.common.jobs import breathe
 
 MAX_RUN_BATCHES = 2000      # a run records at most this many batches (memory per learner)
 # A page run stays within 3 s of server time: the loader run stops (marked truncated) after
@@ -185,6 +186,9 @@ def run_loader(settings: BatchSettings, moons: tuple[torch.Tensor, torch.Tensor]
             for epoch in range(settings.epochs):
                 iterator = iter(loader)
                 for number, batch in enumerate(iterator):
+                    # Between batches the learners training get their turns; the time limit
+                    # counts this run's own time, not the wait.
+                    started += breathe()
                     stopped = _stop_reason(len(records), started, time_limit_s)
                     if stopped:
                         break

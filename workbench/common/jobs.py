@@ -1,5 +1,6 @@
 """Process-wide scheduling: the CPU work learners start (live training, DataLoader worker runs,
-pitfall-lab trainings) shared fairly among them, and a bound on page runs at once."""
+pitfall-lab trainings, long typed programs) shared fairly among them, and a bound on page runs
+at once."""
 from __future__ import annotations
 
 import contextlib
@@ -9,6 +10,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 
@@ -23,6 +25,28 @@ class _Job:
     slices: int = 0
 
 
+@dataclass
+class _Held:
+    """What `breathe()` needs of the turn (or the would-be turn) the calling thread is in."""
+
+    scheduler: FairScheduler
+    since: float            # when the thread last got the core (or began sharing without it)
+    holding: bool           # False while `sharing` work has not needed a turn yet
+
+
+_thread = threading.local()
+
+
+def breathe() -> float:
+    """A point in long work done for one learner (a typed program's statements, a DataLoader
+    run's batches, a pitfall-lab step) where the others get their share: once the calling
+    thread has held the core for a one-off's slice and someone is waiting, it queues again at
+    the back. Outside `turn`/`sharing` it does nothing. Returns the seconds spent waiting, so a
+    deadline can count only the work's own time."""
+    held: _Held | None = getattr(_thread, "held", None)
+    return 0.0 if held is None else held.scheduler._breathe(held)
+
+
 class FairScheduler:
     """CPU work from every learner at once, in short slices, round robin, one slice per core.
 
@@ -33,19 +57,27 @@ class FairScheduler:
       of `slice_seconds` (`work(seconds)` returns whether there is more to do), and queues
       again at the back. The page renews its lease (`keep_alive`) on every frame; a job whose
       lease lapses (closed tab, another page) stops before its next slice, within `ttl`.
-    - a *one-off* (`turn`): a DataLoader worker run or a pitfall-lab training waits for its turn
-      in the same queue and then runs in the caller's thread.
+    - a *one-off* (`turn`, or `sharing` for work that is usually short): a DataLoader worker
+      run, a pitfall-lab training or a long typed program runs in the caller's thread. It
+      holds the core for at most `one_off_slices` training slices at a time: at each
+      `breathe()` past that it queues again at the back, so a neighbour's heavy page slows
+      every trainer by at most that weight, never stops them.
 
     Turns are handed over first come, first served, so no learner waits behind more than one
-    slice of each other learner. This lives in a plain module, not in `st.cache_resource`,
-    because any visitor can clear Streamlit's caches.
+    slice of each other learner. A thread waiting for a turn steps out of its page-run slot
+    (`while_waiting`), so queued one-offs never keep other pages from running. This lives in a
+    plain module, not in `st.cache_resource`, because any visitor can clear Streamlit's caches.
     """
 
     def __init__(self, cores: int, slice_seconds: float = 0.025, ttl: float = 1.8,
                  breath: float = 0.0005, clock: Callable[[], float] = time.monotonic,
-                 niceness: int = 0) -> None:
+                 niceness: int = 0, one_off_slices: int = 4,
+                 while_waiting: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext
+                 ) -> None:
         self.cores, self.slice_seconds, self.ttl, self.clock = cores, slice_seconds, ttl, clock
         self.breath, self.niceness = breath, niceness
+        self.one_off_seconds = slice_seconds * one_off_slices
+        self.while_waiting = while_waiting
         self._lock = threading.Lock()
         self._busy = 0
         self._waiting: deque[threading.Event] = deque()
@@ -53,14 +85,18 @@ class FairScheduler:
         self._errors: dict[str, BaseException] = {}
 
     # -- turns ---------------------------------------------------------------------------------
-    def _acquire(self) -> None:
+    def _acquire(self) -> float:
+        """Wait for a core; the seconds waited."""
         with self._lock:
             if self._busy < self.cores and not self._waiting:
                 self._busy += 1
-                return
+                return 0.0
             handed_over = threading.Event()
             self._waiting.append(handed_over)
-        handed_over.wait()              # the releaser hands its core over: _busy already counts it
+        started = time.monotonic()
+        with self.while_waiting():
+            handed_over.wait()          # the releaser hands its core over: _busy already counts it
+        return time.monotonic() - started
 
     def _release(self) -> None:
         with self._lock:
@@ -71,12 +107,52 @@ class FairScheduler:
 
     @contextlib.contextmanager
     def turn(self) -> Iterator[None]:
-        """Wait for a core (first come, first served), hold it for the block."""
-        self._acquire()
+        """Wait for a core (first come, first served), hold it for the block; `breathe()` inside
+        shares it. Re-entrant: a turn inside the thread's own turn or `sharing` block is that."""
+        with self._one_off(take_now=True):
+            yield
+
+    @contextlib.contextmanager
+    def sharing(self) -> Iterator[None]:
+        """Page work that is usually short (a typed program): it runs at once, without a turn;
+        only once it has run for a one-off's slice does its next `breathe()` queue for one."""
+        with self._one_off(take_now=False):
+            yield
+
+    @contextlib.contextmanager
+    def _one_off(self, take_now: bool) -> Iterator[None]:
+        outer: _Held | None = getattr(_thread, "held", None)
+        if outer is not None and outer.scheduler is self:
+            if take_now and not outer.holding:
+                self._acquire()
+                outer.holding, outer.since = True, self.clock()
+            yield
+            return
+        if take_now:
+            self._acquire()
+        held = _Held(self, self.clock(), holding=take_now)
+        _thread.held = held
         try:
             yield
         finally:
-            self._release()
+            _thread.held = outer
+            if held.holding:
+                self._release()
+
+    def _breathe(self, held: _Held) -> float:
+        now = self.clock()
+        if now - held.since < self.one_off_seconds:
+            return 0.0
+        if held.holding:
+            with self._lock:
+                nobody_waits = not self._waiting
+            if nobody_waits:
+                held.since = now
+                return 0.0
+            self._release()             # to the first in the queue; this thread queues behind all
+        waited = self._acquire()
+        held.holding, held.since = True, self.clock()
+        return waited
 
     # -- repeating jobs ------------------------------------------------------------------------
     def start(self, owner: str, work: Callable[[float], bool]) -> None:
@@ -191,6 +267,19 @@ class RunSlots:
         self._held = threading.local()
 
     @contextlib.contextmanager
+    def stepped_out(self) -> Iterator[None]:
+        """Give the calling thread's slot back for the block (while it waits for something
+        else, such as a scheduler turn), and take one again after it."""
+        if getattr(self._held, "depth", 0) == 0:
+            yield
+            return
+        self._slots.release()
+        try:
+            yield
+        finally:
+            self._slots.acquire()
+
+    @contextlib.contextmanager
     def run(self) -> Iterator[None]:
         depth = getattr(self._held, "depth", 0)
         if depth == 0:
@@ -216,4 +305,9 @@ SCRIPT_RUNS = RunSlots(CORES)
 # training gets all that is left, so a class training at once never makes the page slow to
 # answer. Among themselves the training threads are equal, and the turns keep them fair.
 JOB_NICENESS = 10
-SCHEDULER = FairScheduler(cores=1, niceness=JOB_NICENESS)
+#
+# A one-off holds the core for four training slices (100 ms) at a time, then queues again:
+# with ten learners training, a neighbour's 2 s DataLoader run or typed program takes about
+# 4/14 of the core and each trainer keeps about 10/14 of its pace (bench/hostile_neighbour.py).
+SCHEDULER = FairScheduler(cores=1, niceness=JOB_NICENESS, one_off_slices=4,
+                          while_waiting=SCRIPT_RUNS.stepped_out)

@@ -18,6 +18,7 @@ from torch import nn
 from torch.utils.data import TensorDataset
 
 from workbench.common.errors import ExplainedError, explain
+from workbench.common.jobs import breathe
 from workbench.moons.data import as_tensors, make_dataset, split_and_scale
 from workbench.moons.model import build_model, build_optimizer
 from workbench.moons.settings import PRESET, MoonsSettings
@@ -305,6 +306,7 @@ def lab_run(settings: MoonsSettings, device: torch.device, label: str, *, zero_g
         model.train()
         epoch_loss, seen = 0.0, 0
         for xb, yb in loader:
+            breathe()           # a lab run is a one-off turn: learners training get theirs
             xb, yb = xb.to(batch_device or device), yb.to(device)
             if target_dtype is not None:
                 yb = yb.to(target_dtype)

@@ -1,0 +1,265 @@
+"""A hostile neighbour: ten learners train while one more tab does something heavy, in a loop.
+
+The trainers open the moons trainer at its largest network and press Play; each then asks for
+its frames over the frame route's WebSocket, ten a second, as the live view does (every frame
+renews the run's lease), and reads the optimizer steps from the frame's status line. For each
+case, the trainers' steps per second over the same window are printed against the window
+without a neighbour, with how long a fresh home page took to open meanwhile:
+
+- none:        nothing else runs (the baseline, measured again after the cases: the ratio takes
+               the mean of the two, so a machine that drifts shows as their difference)
+- autograd:    a tab re-runs the heaviest program the autograd page allows, a new program text
+               each time (so nothing is cached)
+- workers:     two tabs each open the batch iterator with two DataLoader workers, again and again
+               (every open is a worker run)
+- frames:      thirty sockets ask for the neighbour's own frames as fast as the server answers
+- pitfalls:    a tab opens the moons trainer's pitfall lab and trains both of its runs, again
+               and again
+
+The server is `streamlit run serve.py` (the served path, frame route included).
+
+Run: .venv/bin/python bench/hostile_neighbour.py [--window 20] [--trainers 10]
+     [--cases autograd workers frames pitfalls]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import re
+import statistics
+import sys
+import time
+import urllib.parse
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from st_client import Server, Session, string_state  # noqa: E402
+
+from components.binary_payload import unpack  # noqa: E402
+
+# The largest network the settings table allows, on the most points, for many epochs: no run
+# ends inside a window.
+TRAIN_QUERY = "n=5000&hidden=256,256,256,256&batch=256&epochs=500"
+STEPS = re.compile(r"([\d,]+) optimizer steps")
+FRAME_SECONDS = 0.1            # how often each trainer asks for a frame, as the view does at most
+# 99 x 29 scalar statements: just under the interpreter's statement cap, every one recorded in
+# the graph the page then draws.
+HEAVY_PROGRAM = ("x = torch.tensor(1.0, requires_grad=True)\ny = x\nfor i in range(99):\n"
+                 "    for j in range(29):\n        y = y * 1.0001 + x\n")
+WORKER_QUERY = "n=2000&batch=8&workers=2&epochs=2"
+FLOOD_SOCKETS = 30
+
+
+@dataclass
+class Trainer:
+    session: Session
+    frame_url: str
+    steps: int = 0
+    lapses: int = 0     # frames that said the run had ended: its lease lapsed
+    error: str | None = None
+
+
+@dataclass
+class Window:
+    case: str
+    steps_per_s: list[float] = field(default_factory=list)
+    home_s: list[float] = field(default_factory=list)
+    neighbour_runs: int = 0
+    neighbour_s: list[float] = field(default_factory=list)
+    lapses: int = 0
+
+    @property
+    def mean_steps(self) -> float:
+        return statistics.fmean(self.steps_per_s) if self.steps_per_s else 0.0
+
+
+def ws_url(base: str, path: str) -> str:
+    return base.replace("http://", "ws://", 1) + "/" + path.lstrip("/")
+
+
+def read_frame(message: bytes) -> tuple[int | None, bool]:
+    """The optimizer steps a frame's status line counts, and whether it says the run ended."""
+    header, _ = unpack(message)
+    match = STEPS.search(header.get("frame", {}).get("status", ""))
+    return (int(match[1].replace(",", "")) if match else None), bool(header.get("ended"))
+
+
+async def start_trainer(url: str) -> Trainer:
+    session = Session(url, "moons_trainer", TRAIN_QUERY, run_timeout=120)
+    await session.open()
+    await session.click("mt_play")
+    if session.poll_url is None:
+        raise RuntimeError("the moons trainer named no frame route: is the server serve.py?")
+    return Trainer(session, session.poll_url)
+
+
+async def keep_watching(url: str, trainer: Trainer, stop: asyncio.Event) -> None:
+    """Ask for frames as the live view does: one message out, one frame back, ten a second. A
+    frame that says the run ended (its lease lapsed: the server heard nothing for too long)
+    makes the page run again, as the view's trigger does, and the run plays on."""
+    try:
+        async with connect(ws_url(url, trainer.frame_url + "/stream"), max_size=None) as socket:
+            while not stop.is_set():
+                asked = time.monotonic()
+                await socket.send("0")
+                steps, ended = read_frame(await socket.recv())
+                trainer.steps = steps if steps is not None else trainer.steps
+                if ended:
+                    trainer.lapses += 1
+                    await trainer.session.rerun()
+                await asyncio.sleep(max(0.0, FRAME_SECONDS - (time.monotonic() - asked)))
+    except (ConnectionClosed, OSError) as exc:
+        trainer.error = f"frames: {exc}"
+
+
+async def open_home(url: str) -> float:
+    started = time.perf_counter()
+    async with Session(url, "", run_timeout=120) as session:
+        result = await session.open()
+    if not result.finished:
+        raise RuntimeError(f"home page: {result.error or result.status}")
+    return time.perf_counter() - started
+
+
+# -- neighbours: each loops until `stop`, adding one entry to `times` per heavy thing done --------
+
+async def autograd_neighbour(url: str, stop: asyncio.Event, times: list[float]) -> None:
+    async with Session(url, "autograd_graph", run_timeout=120) as session:
+        await session.open()
+        runs = 0
+        while not stop.is_set():
+            runs += 1
+            code = HEAVY_PROGRAM + f"# run {runs}\n"       # a new text: nothing cached applies
+            started = time.perf_counter()
+            await session.navigate("autograd_graph", "code=" + urllib.parse.quote(code))
+            times.append(time.perf_counter() - started)
+
+
+async def workers_neighbour(url: str, stop: asyncio.Event, times: list[float]) -> None:
+    async def one_tab() -> None:
+        while not stop.is_set():
+            started = time.perf_counter()
+            async with Session(url, "batch_iterator", WORKER_QUERY, run_timeout=120) as session:
+                await session.open()
+            times.append(time.perf_counter() - started)
+    await asyncio.gather(one_tab(), one_tab())
+
+
+async def frames_neighbour(url: str, stop: asyncio.Event, times: list[float]) -> None:
+    own = await start_trainer(url)
+
+    async def flood() -> None:
+        with contextlib.suppress(ConnectionClosed, OSError):
+            async with connect(ws_url(url, own.frame_url + "/stream"), max_size=None) as socket:
+                while not stop.is_set():
+                    started = time.perf_counter()
+                    await socket.send("0")
+                    await socket.recv()
+                    times.append(time.perf_counter() - started)
+    try:
+        await asyncio.gather(*(flood() for _ in range(FLOOD_SOCKETS)))
+    finally:
+        await own.session.close()
+
+
+async def pitfalls_neighbour(url: str, stop: asyncio.Event, times: list[float]) -> None:
+    async with Session(url, "moons_trainer", run_timeout=120) as session:
+        await session.open()
+        await session.set_value("mt_tabs", string_state("Pitfall lab"))
+        while not stop.is_set():
+            started = time.perf_counter()
+            await session.click("mt_pitfall_run")
+            times.append(time.perf_counter() - started)
+
+
+NEIGHBOURS: dict[str, Callable[[str, asyncio.Event, list[float]], Awaitable[None]]] = {
+    "autograd": autograd_neighbour, "workers": workers_neighbour, "frames": frames_neighbour,
+    "pitfalls": pitfalls_neighbour,
+}
+
+
+async def measure(url: str, trainers: list[Trainer], case: str, seconds: float) -> Window:
+    window = Window(case)
+    stop = asyncio.Event()
+    neighbour = NEIGHBOURS.get(case)
+    task = asyncio.create_task(neighbour(url, stop, window.neighbour_s)) if neighbour else None
+    await asyncio.sleep(min(3.0, seconds / 4))          # the neighbour gets going first
+    before = [t.steps for t in trainers]
+    lapsed = sum(t.lapses for t in trainers)
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        window.home_s.append(await open_home(url))
+        await asyncio.sleep(max(0.0, min(3.0, seconds - (time.monotonic() - started))))
+    elapsed = time.monotonic() - started
+    window.steps_per_s = [(t.steps - b) / elapsed for t, b in zip(trainers, before, strict=True)]
+    window.lapses = sum(t.lapses for t in trainers) - lapsed
+    stop.set()
+    if task is not None:
+        try:
+            await asyncio.wait_for(task, 120)
+        except Exception as exc:  # noqa: BLE001 - a neighbour's failure is a finding, printed
+            print(f"  neighbour {case} failed: {type(exc).__name__}: {exc}")
+    window.neighbour_runs = len(window.neighbour_s)
+    return window
+
+
+async def bench(url: str, args: argparse.Namespace) -> None:
+    await open_home(url)                                  # imports and caches do not count
+    trainers = [await start_trainer(url) for _ in range(args.trainers)]
+    stop = asyncio.Event()
+    watchers = [asyncio.create_task(keep_watching(url, t, stop)) for t in trainers]
+    try:
+        first = await measure(url, trainers, "none", args.window)
+        windows = [await measure(url, trainers, case, args.window) for case in args.cases]
+        last = await measure(url, trainers, "none", args.window)
+    finally:
+        stop.set()
+        await asyncio.gather(*watchers, return_exceptions=True)
+        for trainer in trainers:
+            await trainer.session.close()
+    baseline = (first.mean_steps + last.mean_steps) / 2
+    print(f"\n== hostile neighbour: {args.trainers} trainers ({TRAIN_QUERY}), {args.window:.0f} s windows")
+    print(f"baseline: {first.mean_steps:.2f} steps/s per trainer before the cases, "
+          f"{last.mean_steps:.2f} after")
+    print(f"{'case':<10} {'steps/s':>8} {'of base':>8} {'slowest':>8} {'home p50':>9} {'home max':>9} "
+          f"{'neighbour runs':>15} {'run p50':>8} {'lapses':>7}")
+    for window in (first, *windows, last):
+        slowest = min(window.steps_per_s, default=0.0)
+        print(f"{window.case:<10} {window.mean_steps:8.2f} {window.mean_steps / baseline:8.2f} "
+              f"{slowest:8.2f} {statistics.median(window.home_s):8.2f}s {max(window.home_s):8.2f}s "
+              f"{window.neighbour_runs:>15} "
+              f"{statistics.median(window.neighbour_s) if window.neighbour_s else 0:7.2f}s "
+              f"{window.lapses:>7}")
+    errors = [t.error for t in trainers if t.error]
+    if errors:
+        print("trainer errors:", *errors, sep="\n  ")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trainers", type=int, default=10)
+    parser.add_argument("--window", type=float, default=20, help="seconds each case is measured")
+    parser.add_argument("--cases", nargs="+", default=list(NEIGHBOURS), choices=list(NEIGHBOURS))
+    parser.add_argument("--url", help="a running `streamlit run serve.py` instead of a fresh one")
+    args = parser.parse_args()
+    if args.window < 5:
+        parser.error("--window must be at least 5 seconds: a home page opens in one")
+    if args.url:
+        asyncio.run(bench(args.url.rstrip("/"), args))
+        return
+    with Server(script="serve.py", log_path="/tmp/hostile_neighbour_server.log") as server:
+        asyncio.run(bench(server.url, args))
+
+
+if __name__ == "__main__":
+    main()
