@@ -1,4 +1,4 @@
-"""Walks of a learner's values stay within the page's limits.
+"""Walks of a learner's values stay within the page's limits, and print shows no heap address.
 
 A program can share one list many times (`b = [a, a]`, `c = [b, b]`, ...): a dozen lines hold
 millions of items, and anything that walks every appearance (counting a literal, checking a
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from workbench.autograd import interpreter
-from workbench.autograd.interpreter import DEFAULT_LIMITS
+from workbench.autograd.interpreter import DEFAULT_LIMITS, run_program
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD_BUDGET = 512 * 2**20           # address space the child may add after importing torch
@@ -162,3 +162,22 @@ def test_the_walk_checks_the_deadline_as_it_goes():
 
     with pytest.raises(PastTheDeadline):
         interpreter._measure([list(range(50))] * 100, LIMIT, tick)    # 5,000 numbers: checked within them
+
+
+def test_print_shows_no_heap_address():
+    outcome = run_program(
+        "w = torch.ones(2, requires_grad=True)\ny = w * 2\nprint(y.grad_fn)\n"
+        "print([y.grad_fn, y.sum().grad_fn], (w.exp().grad_fn,))\n"
+        "z = y.clone()\nz.mul_(3)\nprint(z.grad_fn, thing)\nprint(w.grad_fn, w.dtype, w.shape)",
+        bindings={"thing": object()})
+    assert outcome.ok, outcome.refused or outcome.failed
+    printed = [p.text for p in outcome.interpreter.printed]
+    assert printed[:3] == ["<MulBackward0>", "[<MulBackward0>, <SumBackward0>] (<ExpBackward0>,)",
+                           "<MulBackward0> <object>"]
+    assert printed[3] == "None torch.float32 torch.Size([2])"
+    assert not any("0x" in text for text in printed), printed
+
+
+def test_print_writes_strings_inside_lists_as_python_does():
+    outcome = run_program("print('a', ['a', ('b',)], 'at 0x10')")
+    assert outcome.interpreter.printed[0].text == "a ['a', ('b',)] at 0x10"

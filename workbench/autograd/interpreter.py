@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -591,7 +592,7 @@ class Interpreter:
         self.printed.append(Printed(self.line, " ".join(parts)[:MAX_PRINTED_CHARS]))
         return None
 
-    def _show(self, value: Any, budget: list[int]) -> str:
+    def _show(self, value: Any, budget: list[int], *, nested: bool = False) -> str:
         """`str(value)` as print writes it, stopped once `budget[0]` characters are written.
 
         A list of 10,000 tensors would otherwise be formatted in full (seconds of CPU, outside
@@ -607,9 +608,11 @@ class Interpreter:
                 if budget[0] <= 0:
                     items.append("...")
                     break
-                items.append(self._show(item, budget))
+                items.append(self._show(item, budget, nested=True))
             text = opening + ", ".join(items) + ("," if len(items) == 1 and closing == ")" else "") \
                 + closing
+        elif nested and isinstance(value, str):
+            text = repr(value)  # Python writes `['a']` for a list, where print('a') writes a
         else:
             text = _show(value)
         budget[0] -= len(text)
@@ -966,12 +969,27 @@ def _kind(value: Any) -> str:
 MAX_PRINTED_CHARS = 2000
 
 
+# ` at 0x7f...`: where CPython's default repr puts an object's heap address.
+_ADDRESS = re.compile(r" (object )?at 0x[0-9a-fA-F]+")
+
+
 def _show(value: Any) -> str:
+    """What print writes for one value that is not a list.
+
+    Never a heap address: `print(y.grad_fn)` in Python writes `<AddBackward0 object at 0x7f...>`,
+    a number that changes from run to run and differs between the page and the learner's own
+    script; it teaches nothing. The node is shown by the name PyTorch gives it, `<AddBackward0>`,
+    and any other object's address is left out the same way.
+    """
     if isinstance(value, torch.Tensor):
         return str(value.detach()) if value.numel() <= 100 else f"tensor of shape {tuple(value.shape)}"
     if value is TORCH:
         return "<module 'torch'>"
-    return str(value)
+    if value is None or isinstance(value, str | int | float | torch.dtype | torch.Size):
+        return str(value)  # a learner's own string is written as it is, whatever it says
+    if isinstance(value, torch.autograd.graph.Node):
+        return f"<{value.name().split('::')[-1]}>"
+    return _ADDRESS.sub("", str(value))
 
 
 def _describe(node: ast.AST) -> str:
