@@ -134,7 +134,9 @@ def language_help() -> None:
             "which you mean); the graph PyTorch records then depends on the values\n"
             "- `print(...)`, `t.backward()` (with `retain_graph=True` or a `gradient`), "
             "`t.grad.zero_()`, `t.retain_grad()`\n"
-            f"- tensors up to {DEFAULT_LIMITS.max_numel:,} elements each; the run stops after "
+            f"- tensors up to {DEFAULT_LIMITS.max_numel:,} elements each, lists up to "
+            f"{DEFAULT_LIMITS.max_numel:,} numbers and {DEFAULT_LIMITS.max_numel:,} lists inside "
+            "(a list used twice counts twice); the run stops after "
             f"{DEFAULT_LIMITS.max_seconds:g} s or {DEFAULT_LIMITS.max_statements_run:,} statements\n"
             "- not accepted: imports, `def`, `lambda`, comprehensions, `break`, `try`, names or "
             "attributes starting with `_`")

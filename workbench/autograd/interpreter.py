@@ -3,7 +3,8 @@
 `language.parse_program` has already refused anything outside the accepted language; here each
 statement runs with the bindings the page provides (the moons model and its batch), a per-run
 random generator seeded with 0, the counting limits (statements, loop length, tensor elements,
-backward calls, printed lines) and a deadline checked between statements and expressions. An op
+list items, backward calls, printed lines) and a deadline checked between statements and
+expressions and at every step of a walk of a list (`_measure`: a shared list is walked once). An op
 on large operands is first dry-run on the `meta` device, so an oversized result is refused
 before it is allocated. `print` formats only what it shows. Problems come back in a
 `RunOutcome`: refused (the page's limits) or failed (PyTorch's own error, which is the lesson).
@@ -13,6 +14,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -217,6 +219,20 @@ class Interpreter:
         if time.monotonic() > self.deadline:
             raise self._limit(f"the program ran longer than {self.limits.max_seconds:g} s")
 
+    def _bound_list(self, items: list[Any]) -> None:
+        """A list literal holds at most `max_numel` items and `max_numel` lists inside it.
+
+        Every list of a program is made by a literal (no method returns one), so this bounds every
+        later walk of a learner's list: torch.tensor's, print's, an operand check's.
+        """
+        limit = self.limits.max_numel
+        count, lists = _measure(items, limit, self._tick)
+        if count > limit:
+            raise self._limit(f"a list may hold at most {limit} numbers")
+        if lists > limit:
+            raise self._limit(f"a list may hold at most {limit} lists inside it, each counted as "
+                              "often as it appears (`b = [a, a]` holds `a` twice)")
+
     def _count_step(self) -> None:
         """A statement run, or a `while` condition tested: both count against the step cap."""
         self.statements_run += 1
@@ -360,7 +376,7 @@ class Interpreter:
         value = self._eval(statement.value)
         op = IN_PLACE_OPERATORS[type(statement.op)]
         if isinstance(current, torch.Tensor):
-            self._check_operand(value)
+            self._check_operands((value,))
             self._dry_run(op, (current, value))
             op(current, value)  # in place: the tensor object keeps its identity, version += 1
             self._account(current)  # autograd may keep a copy of the old values for backward
@@ -391,8 +407,7 @@ class Interpreter:
             return self._lookup(node.id)
         if isinstance(node, ast.List | ast.Tuple):
             items = [self._eval(item) for item in node.elts]
-            if _count_leaves(items) > self.limits.max_numel:
-                raise self._limit(f"a list may hold at most {self.limits.max_numel} numbers")
+            self._bound_list(items)
             return items if isinstance(node, ast.List) else tuple(items)
         if isinstance(node, ast.UnaryOp):
             operand = self._eval(node.operand)
@@ -581,7 +596,7 @@ class Interpreter:
         self.printed.append(Printed(self.line, " ".join(parts)[:MAX_PRINTED_CHARS]))
         return None
 
-    def _show(self, value: Any, budget: list[int]) -> str:
+    def _show(self, value: Any, budget: list[int], *, nested: bool = False) -> str:
         """`str(value)` as print writes it, stopped once `budget[0]` characters are written.
 
         A list of 10,000 tensors would otherwise be formatted in full (seconds of CPU, outside
@@ -597,9 +612,11 @@ class Interpreter:
                 if budget[0] <= 0:
                     items.append("...")
                     break
-                items.append(self._show(item, budget))
+                items.append(self._show(item, budget, nested=True))
             text = opening + ", ".join(items) + ("," if len(items) == 1 and closing == ")" else "") \
                 + closing
+        elif nested and isinstance(value, str):
+            text = repr(value)  # Python writes `['a']` for a list, where print('a') writes a
         else:
             text = _show(value)
         budget[0] -= len(text)
@@ -680,8 +697,7 @@ class Interpreter:
     def _apply(self, function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
                label: str, *, check: bool, dry: Callable[..., Any] | None = None,
                owner: torch.Tensor | None = None) -> Any:
-        for value in (*args, *kwargs.values()):
-            self._check_operand(value)
+        self._check_operands((*args, *kwargs.values()))
         operands = ((owner,) if owner is not None else ()) + args
         if check:
             self._dry_run(dry or function, operands if dry else args, kwargs)
@@ -694,14 +710,23 @@ class Interpreter:
             self._record(label, result, tuple(t for t in operands if isinstance(t, torch.Tensor)))
         return result
 
-    def _check_operand(self, value: Any) -> None:
-        if isinstance(value, list | tuple) and not isinstance(value, torch.Size):
-            for item in value:
-                self._check_operand(item)
-            return
-        if not (value is None or isinstance(value, torch.Tensor | int | float | bool | str | slice
-                                            | torch.dtype | torch.Size) or value is Ellipsis):
-            raise ProgramRefused(self.line, f"{_kind(value)} cannot be passed to PyTorch here")
+    def _check_operands(self, values: tuple[Any, ...]) -> None:
+        """Everything one call passes to PyTorch: bounded in size, then each value's kind.
+
+        Each list is bounded by its literal, but a call takes many: `x.view(z, z, z, ...)` with
+        600 copies of a 10,000-number list would be walked (checked, flattened, copied to the
+        meta device) 6 million times. All of a call's values together get a list's bound.
+        """
+        limit = self.limits.max_numel
+        count, lists = _measure(values, limit, self._tick)
+        if count > limit or lists > limit:
+            raise self._limit(f"one call may be given at most {limit} numbers and tensors, and "
+                              f"{limit} lists, each counted as often as it appears")
+        for value in _distinct_leaves(values, self._tick):
+            if not (value is None or isinstance(value, torch.Tensor | int | float | bool | str
+                                                | slice | torch.dtype | torch.Size)
+                    or value is Ellipsis):
+                raise ProgramRefused(self.line, f"{_kind(value)} cannot be passed to PyTorch here")
 
     def _dry_run(self, function: Callable[..., Any], args: tuple[Any, ...],
                  kwargs: dict[str, Any] | None = None) -> None:
@@ -713,11 +738,16 @@ class Interpreter:
         least 2. Counting numel instead would let an empty tensor through: `torch.ones(0, N)`
         has no elements, but `.sum(0)` of it has N.
         """
-        tensors = _flat_tensors(list(args) + list((kwargs or {}).values()))
-        if math.prod(max(_extent(t), 2) for t in tensors) <= self.limits.max_numel:
+        bound = 1
+        for tensor in _flat_tensors(list(args) + list((kwargs or {}).values())):
+            bound *= max(_extent(tensor), 2)
+            if bound > self.limits.max_numel:  # stop: the product of 10,000 extents is huge
+                break
+        else:
             return
-        meta_args = tuple(_to_meta(a) for a in args)
-        meta_kwargs = {k: _to_meta(v) for k, v in (kwargs or {}).items()}
+        made: dict[int, Any] = {}
+        meta_args = tuple(_to_meta(a, made) for a in args)
+        meta_kwargs = {k: _to_meta(v, made) for k, v in (kwargs or {}).items()}
         try:
             with torch.no_grad():
                 shape_probe = function(*meta_args, **meta_kwargs)
@@ -734,7 +764,10 @@ class Interpreter:
         if name == "tensor":
             if len(args) != 1:
                 raise ProgramRefused(self.line, "torch.tensor takes one value or list")
-            count = _count_leaves(args[0])
+            count, lists = _measure(args[0], limit, self._tick)
+            if lists > limit:
+                raise self._limit(f"torch.tensor would walk more than {limit:,} lists; at most "
+                                  f"{limit:,} are allowed here")
         elif name == "arange":
             bounds = {"start": 0, "end": None, "step": 1}
             given = dict(zip(("end",) if len(args) == 1 else ("start", "end", "step"), args, strict=False))
@@ -761,7 +794,9 @@ class Interpreter:
                 raise ProgramRefused(self.line, "sizes cannot be negative")
             count = math.prod(shape_args)
         if count > limit:
-            raise self._limit(f"torch.{name} would make {count:,} elements; at most "
+            # torch.tensor's count stopped once it passed the limit: only a lower bound is known.
+            made = f"more than {limit:,}" if name == "tensor" else f"{count:,}"
+            raise self._limit(f"torch.{name} would make {made} elements; at most "
                               f"{limit:,} are allowed here")
 
     def _account(self, tensor: torch.Tensor) -> None:
@@ -800,12 +835,24 @@ class _TorchNamespace:
 TORCH = _TorchNamespace()
 
 
-def _to_meta(value: Any) -> Any:
+def _to_meta(value: Any, made: dict[int, Any] | None = None) -> Any:
+    """`value` with each tensor replaced by a meta tensor of its shape and strides.
+
+    Memoized by id: a list or tensor the program passes several times (`[a, a, a]`, `b = [a, a]`)
+    is converted once and shared, as it is in the real call.
+    """
+    made = {} if made is None else made
+    if id(value) in made:
+        return made[id(value)]
     if isinstance(value, torch.Tensor):
-        return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device="meta")
-    if isinstance(value, list | tuple) and not isinstance(value, torch.Size):
-        return type(value)(_to_meta(v) for v in value)
-    return value
+        converted: Any = torch.empty_strided(value.shape, value.stride(), dtype=value.dtype,
+                                             device="meta")
+    elif isinstance(value, list | tuple) and not isinstance(value, torch.Size):
+        converted = type(value)(_to_meta(v, made) for v in value)
+    else:
+        return value
+    made[id(value)] = converted
+    return converted
 
 
 def _extent(tensor: torch.Tensor) -> int:
@@ -817,18 +864,92 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float)
 
 
+def _is_list(value: Any) -> bool:
+    """A list or tuple of the program's (a torch.Size too: a tuple of numbers)."""
+    return isinstance(value, list | tuple)
+
+
+def _measure(value: Any, limit: int, tick: Callable[[], None]) -> tuple[int, int]:
+    """(items, lists) in `value`: the numbers (and tensors, strings...) and the lists inside it,
+    each counted as often as it appears, as `torch.tensor`, `print` and every walk of it meet them.
+
+    A program can share one list many times (`b = [a, a]`, `c = [b, b]`, ...): 30 lines hold 2**30
+    items, so counting them one by one (or letting torch.tensor walk them, in C and past any
+    deadline) never ends. Here each distinct list is walked once (its counts are kept by id and
+    added for every later appearance), the walk stops as soon as either count passes `limit`, and
+    `tick` (the deadline check) runs at every step. Every step adds at least one to a count, so a
+    walk takes at most 2 * limit + 2 steps, whatever the shape. Empty lists count too: a
+    million-fold nesting of `[]` holds no number, yet torch.tensor walks every one of them.
+    """
+    if not _is_list(value):
+        return 1, 0
+    known: dict[int, tuple[int, int]] = {}     # id(list) -> its counts; all alive during the walk
+    # One frame per list on the path from `value` down: [the list, next index, items, lists].
+    # Every count already added to a frame ends up in `value`'s, so the totals over the frames are
+    # a lower bound on the answer: the walk may stop as soon as they pass the limit.
+    frames: list[list[Any]] = [[value, 0, 0, 0]]
+    items_total = lists_total = 0
+    while True:
+        tick()
+        frame = frames[-1]
+        node, index = frame[0], frame[1]
+        if index == len(node):
+            frames.pop()
+            known[id(node)] = (frame[2], frame[3])
+            if not frames:
+                return frame[2], frame[3]
+            frames[-1][2] += frame[2]
+            frames[-1][3] += frame[3]
+            continue
+        frame[1] = index + 1
+        item = node[index]
+        if not _is_list(item):
+            frame[2] += 1
+            items_total += 1
+        elif id(item) in known:
+            items, lists = known[id(item)]
+            frame[2] += items
+            frame[3] += lists + 1
+            items_total += items
+            lists_total += lists + 1
+        else:
+            frame[3] += 1
+            lists_total += 1
+            frames.append([item, 0, 0, 0])
+        if items_total > limit or lists_total > limit:
+            return items_total, lists_total
+
+
+def _distinct_leaves(value: Any, tick: Callable[[], None]) -> list[Any]:
+    """Every value in `value` that is not a list, each object once (a shared list is walked once)."""
+    seen: set[int] = set()
+    leaves: list[Any] = []
+    stack = [value]
+    while stack:
+        tick()
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if _is_list(item) and not isinstance(item, torch.Size):
+            stack.extend(reversed(item))
+        else:
+            leaves.append(item)
+    return leaves
+
+
 def _flat_tensors(values: Any) -> list[torch.Tensor]:
-    if isinstance(values, torch.Tensor):
-        return [values]
-    if isinstance(values, list | tuple) and not isinstance(values, torch.Size):
-        return [t for v in values for t in _flat_tensors(v)]
-    return []
-
-
-def _count_leaves(value: Any) -> int:
-    if isinstance(value, list | tuple):
-        return sum(_count_leaves(v) for v in value)
-    return 1
+    """The tensors in `values`, in order, each as often as it appears (`torch.stack([a, a])` makes
+    two slices of `a`). Callers bound `values` first (`_measure`): this walks every appearance."""
+    found: list[torch.Tensor] = []
+    stack = [values]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, torch.Tensor):
+            found.append(item)
+        elif _is_list(item) and not isinstance(item, torch.Size):
+            stack.extend(reversed(item))
+    return found
 
 
 def _kind(value: Any) -> str:
@@ -852,12 +973,27 @@ def _kind(value: Any) -> str:
 MAX_PRINTED_CHARS = 2000
 
 
+# ` at 0x7f...`: where CPython's default repr puts an object's heap address.
+_ADDRESS = re.compile(r" (object )?at 0x[0-9a-fA-F]+")
+
+
 def _show(value: Any) -> str:
+    """What print writes for one value that is not a list.
+
+    Never a heap address: `print(y.grad_fn)` in Python writes `<AddBackward0 object at 0x7f...>`,
+    a number that changes from run to run and differs between the page and the learner's own
+    script; it teaches nothing. The node is shown by the name PyTorch gives it, `<AddBackward0>`,
+    and any other object's address is left out the same way.
+    """
     if isinstance(value, torch.Tensor):
         return str(value.detach()) if value.numel() <= 100 else f"tensor of shape {tuple(value.shape)}"
     if value is TORCH:
         return "<module 'torch'>"
-    return str(value)
+    if value is None or isinstance(value, str | int | float | torch.dtype | torch.Size):
+        return str(value)  # a learner's own string is written as it is, whatever it says
+    if isinstance(value, torch.autograd.graph.Node):
+        return f"<{value.name().split('::')[-1]}>"
+    return _ADDRESS.sub("", str(value))
 
 
 def _describe(node: ast.AST) -> str:
