@@ -202,6 +202,22 @@ def _exception_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__
 
 
+# The lines torch wraps around the weights_only unpickler's own reason (torch/serialization.py).
+_TORCH_ADVICE = ("Weights only load failed", "Please file an issue", "Check the documentation",
+                 "(1)", "(2)")
+
+
+def _weights_only_reason(exc: BaseException) -> str:
+    """The line of a weights_only refusal that says what was refused (`Trying to load
+    unsupported GLOBAL posix.system...`), not the advice torch wraps around it."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    marked = [line.split("WeightsUnpickler error:", 1)[1].strip() for line in lines
+              if "WeightsUnpickler error:" in line]
+    reasons = [line for line in marked if line]
+    reasons += [line for line in lines if not line.startswith(_TORCH_ADVICE)]
+    return f"{type(exc).__name__}: {reasons[0][:300]}" if reasons else _exception_text(exc)
+
+
 _SCAN_FIXES = {
     LIMIT: ("download a checkpoint from this page and upload that",),
     FOREIGN: ("save only `model.state_dict()`, or use safetensors",),
@@ -252,7 +268,7 @@ def _torch_load(data: bytes, map_location: str) -> Any:
         return torch.load(buffer, weights_only=True, map_location=map_location)
     except pickle.UnpicklingError as exc:       # weights_only refused a global, a call, a type
         raise CheckpointRefused(
-            FOREIGN, _exception_text(exc),
+            FOREIGN, _weights_only_reason(exc),
             "The file was opened with `torch.load(weights_only=True)`, which unpickles only "
             "tensors and plain containers (dict, list, numbers, strings). This file needs "
             "something else to unpickle: possibly code that would run on this server. Nothing "
