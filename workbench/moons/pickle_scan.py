@@ -133,11 +133,6 @@ class _Node:
         self.shared = False         # read back from the memo: from then on it may not change
 
 
-
-def _refuse(title: str, message: str) -> PickleRefused:
-    return PickleRefused(title, message)
-
-
 def _short(text: str, limit: int = 60) -> str:
     """A string from the file for a message: cut, and quoted so it reads as data."""
     text = text if len(text) <= limit else text[:limit] + "…"
@@ -163,31 +158,31 @@ class _Scanner:
 
     def pop(self, count: int, opcode: str) -> list[_Node]:
         if len(self.stack) < count:
-            raise _refuse(DAMAGED, f"{opcode} needs {count} item(s) on the unpickler's stack, which "
-                                   f"holds {len(self.stack)}")
+            raise PickleRefused(DAMAGED, f"{opcode} needs {count} item(s) on the unpickler's stack, which "
+                                         f"holds {len(self.stack)}")
         items = self.stack[len(self.stack) - count:]
         del self.stack[len(self.stack) - count:]
         return items
 
     def pop_mark(self, opcode: str) -> list[_Node]:
         if not self.marks:
-            raise _refuse(DAMAGED, f"{opcode} closes a MARK that was never opened")
+            raise PickleRefused(DAMAGED, f"{opcode} closes a MARK that was never opened")
         items, self.stack = self.stack, self.marks.pop()
         return items
 
     def top(self, opcode: str) -> _Node:
         if not self.stack:
-            raise _refuse(DAMAGED, f"{opcode} needs an item on the unpickler's stack, which is empty")
+            raise PickleRefused(DAMAGED, f"{opcode} needs an item on the unpickler's stack, which is empty")
         return self.stack[-1]
 
     def bounded(self, node: _Node) -> _Node:
         if node.size > CAPS.unfolded:
-            raise _refuse(LIMIT, f"an object in the pickle unfolds to more than {CAPS.unfolded:,} "
-                                 "items once its shared references are followed (a checkpoint of "
-                                 f"this page's model unfolds to at most {PAGE_LARGEST.unfolded})")
+            raise PickleRefused(LIMIT, f"an object in the pickle unfolds to more than {CAPS.unfolded:,} "
+                                       "items once its shared references are followed (a checkpoint of "
+                                       f"this page's model unfolds to at most {PAGE_LARGEST.unfolded})")
         if node.depth > CAPS.nesting:
-            raise _refuse(LIMIT, f"containers nest more than {CAPS.nesting} deep (a checkpoint of this "
-                                 f"page's model nests {PAGE_LARGEST.nesting} deep)")
+            raise PickleRefused(LIMIT, f"containers nest more than {CAPS.nesting} deep (a checkpoint of this "
+                                       f"page's model nests {PAGE_LARGEST.nesting} deep)")
         self.nesting = max(self.nesting, node.depth)
         return node
 
@@ -199,11 +194,11 @@ class _Scanner:
     def fill(self, target: _Node, kinds: tuple[str, ...], items: list[_Node], opcode: str) -> None:
         """Items added to a list or dict still under construction."""
         if target.kind not in kinds:
-            raise _refuse(DAMAGED, f"{opcode} cannot add items to a {target.kind}")
+            raise PickleRefused(DAMAGED, f"{opcode} cannot add items to a {target.kind}")
         if target.shared:
             # A container read back from the memo and then changed is how a pickle makes a
             # cycle, or grows an object already counted inside another: torch.save never does.
-            raise _refuse(LIMIT, f"{opcode} changes a container the pickle already refers back to")
+            raise PickleRefused(LIMIT, f"{opcode} changes a container the pickle already refers back to")
         target.size += sum(item.size for item in items)
         target.depth = max(target.depth, 1 + max((item.depth for item in items), default=0))
         self.bounded(target)
@@ -212,8 +207,8 @@ class _Scanner:
         for key in keys:
             if key.kind not in ("str", "int"):
                 # A tuple key is hashed by the unpickler in C, leaf by leaf, holding the GIL.
-                raise _refuse(FOREIGN, f"{opcode} uses a {key.kind} as a dict key; a checkpoint's "
-                                       "dicts are keyed by names and numbers only")
+                raise PickleRefused(FOREIGN, f"{opcode} uses a {key.kind} as a dict key; a checkpoint's "
+                                             "dicts are keyed by names and numbers only")
 
     # --- opcodes -----------------------------------------------------------------------------
 
@@ -225,15 +220,15 @@ class _Scanner:
         if name in ("BININT", "BININT1", "BININT2", "LONG1"):
             assert isinstance(arg, int)
             if arg.bit_length() >= MAX_INT_BITS:
-                raise _refuse(LIMIT, f"an integer of {arg.bit_length():,} bits; every number in a "
-                                     "checkpoint fits in 64 bits")
+                raise PickleRefused(LIMIT, f"an integer of {arg.bit_length():,} bits; every number in a "
+                                           "checkpoint fits in 64 bits")
             push(_Node("int", arg))
         elif name == "BINUNICODE":
             assert isinstance(arg, str)
             if len(arg) > CAPS.longest_string:
-                raise _refuse(LIMIT, f"a string of {len(arg):,} characters; the limit is "
-                                     f"{CAPS.longest_string:,} (this page's longest: "
-                                     f"{PAGE_LARGEST.longest_string})")
+                raise PickleRefused(LIMIT, f"a string of {len(arg):,} characters; the limit is "
+                                           f"{CAPS.longest_string:,} (this page's longest: "
+                                           f"{PAGE_LARGEST.longest_string})")
             self.longest_string = max(self.longest_string, len(arg))
             push(_Node("str", arg))
         elif name == "BINFLOAT":
@@ -245,22 +240,23 @@ class _Scanner:
         elif name in ("BINPUT", "LONG_BINPUT"):
             if arg != len(self.memo):
                 # pickle numbers its memo slots 0, 1, 2...; torch's unpickler would overwrite or skip.
-                raise _refuse(DAMAGED, f"the pickle writes memo slot {arg} where slot {len(self.memo)} "
-                                       "comes next")
+                raise PickleRefused(DAMAGED, f"the pickle writes memo slot {arg} where slot {len(self.memo)} "
+                                             "comes next")
             if len(self.memo) >= CAPS.memo_slots:
-                raise _refuse(LIMIT, f"the pickle keeps more than {CAPS.memo_slots:,} objects in its "
-                                     f"memo (this page's largest checkpoint keeps {PAGE_LARGEST.memo_slots})")
+                raise PickleRefused(LIMIT, f"the pickle keeps more than {CAPS.memo_slots:,} objects in its "
+                                           "memo (this page's largest checkpoint keeps "
+                                           f"{PAGE_LARGEST.memo_slots})")
             self.memo.append(self.top(name))
         elif name in ("BINGET", "LONG_BINGET"):
             assert isinstance(arg, int)
             if arg >= len(self.memo):
-                raise _refuse(DAMAGED, f"the pickle reads memo slot {arg}, which it never wrote "
-                                       f"({len(self.memo)} slot(s) written so far)")
+                raise PickleRefused(DAMAGED, f"the pickle reads memo slot {arg}, which it never wrote "
+                                             f"({len(self.memo)} slot(s) written so far)")
             self.memo_reads += 1
             if self.memo_reads > CAPS.memo_reads:
-                raise _refuse(LIMIT, f"the pickle refers back to earlier objects more than "
-                                     f"{CAPS.memo_reads:,} times (this page's largest checkpoint: "
-                                     f"{PAGE_LARGEST.memo_reads})")
+                raise PickleRefused(LIMIT, f"the pickle refers back to earlier objects more than "
+                                           f"{CAPS.memo_reads:,} times (this page's largest checkpoint: "
+                                           f"{PAGE_LARGEST.memo_reads})")
             node = self.memo[arg]
             node.shared = True
             push(node)
@@ -268,7 +264,7 @@ class _Scanner:
             self.marks.append(self.stack)
             self.stack = []
             if len(self.marks) > CAPS.mark_depth:
-                raise _refuse(LIMIT, f"more than {CAPS.mark_depth} MARKs open at once")
+                raise PickleRefused(LIMIT, f"more than {CAPS.mark_depth} MARKs open at once")
             self.deepest_mark = max(self.deepest_mark, len(self.marks))
         elif name == "EMPTY_TUPLE":
             push(self.container("tuple", []))
@@ -289,20 +285,20 @@ class _Scanner:
         elif name in ("SETITEM", "SETITEMS"):
             items = self.pop(2, name) if name == "SETITEM" else self.pop_mark(name)
             if len(items) % 2:
-                raise _refuse(DAMAGED, f"{name} pairs keys with values but has {len(items)} items")
+                raise PickleRefused(DAMAGED, f"{name} pairs keys with values but has {len(items)} items")
             self.keys(items[0::2], name)
             self.fill(self.top(name), ("dict", "odict"), items, name)
         elif name == "BUILD":
             # torch.save of `model.state_dict()`: the OrderedDict's `_metadata` dict.
             (state,) = self.pop(1, name)
             if state.kind != "dict":
-                raise _refuse(FOREIGN, f"BUILD sets the attributes of an object from a {state.kind}")
+                raise PickleRefused(FOREIGN, f"BUILD sets the attributes of an object from a {state.kind}")
             self.fill(self.top(name), ("odict",), [state], name)
         elif name == "GLOBAL":
             assert isinstance(arg, str)
             if arg not in ALLOWED_GLOBALS:
-                raise _refuse(FOREIGN, f"the pickle imports {_short(arg.replace(' ', '.'), 80)}, which a "
-                                       "state_dict never needs")
+                raise PickleRefused(FOREIGN, f"the pickle imports {_short(arg.replace(' ', '.'), 80)}, "
+                                             "which a state_dict never needs")
             push(_Node("global", arg))
         elif name == "REDUCE":
             func, args = self.pop(2, name)
@@ -311,47 +307,47 @@ class _Scanner:
             (pid,) = self.pop(1, name)
             push(self.storage(pid))
         else:
-            raise _refuse(FOREIGN, f"the pickle uses the opcode {name}, which torch.save of a "
-                                   "state_dict never writes")
+            raise PickleRefused(FOREIGN, f"the pickle uses the opcode {name}, which torch.save of a "
+                                         "state_dict never writes")
 
     def call(self, func: _Node, args: _Node) -> _Node:
         if func.kind != "global" or args.kind != "tuple":
-            raise _refuse(DAMAGED, f"REDUCE calls a {func.kind} with a {args.kind}")
+            raise PickleRefused(DAMAGED, f"REDUCE calls a {func.kind} with a {args.kind}")
         assert args.items is not None
         if func.value == ORDERED_DICT:
             if args.items:
-                raise _refuse(FOREIGN, "OrderedDict is called with arguments")
+                raise PickleRefused(FOREIGN, "OrderedDict is called with arguments")
             return self.container("odict", [])
         if func.value == REBUILD_TENSOR:
             return self.tensor(args.items)
-        raise _refuse(FOREIGN, f"REDUCE calls {_short(str(func.value).replace(' ', '.'))}, which "
-                               "torch.save of a state_dict never calls")
+        raise PickleRefused(FOREIGN, f"REDUCE calls {_short(str(func.value).replace(' ', '.'))}, which "
+                                     "torch.save of a state_dict never calls")
 
     def tensor(self, items: list[_Node]) -> _Node:
         """_rebuild_tensor_v2(storage, offset, size, stride, requires_grad, backward_hooks)."""
         kinds = [item.kind for item in items]
         if kinds != ["storage", "int", "tuple", "tuple", "bool", "odict"]:
-            raise _refuse(DAMAGED, "a tensor is rebuilt from (" + ", ".join(kinds[:8]) + "), not from "
-                                   "(storage, offset, size, stride, requires_grad, hooks)")
+            raise PickleRefused(DAMAGED, "a tensor is rebuilt from (" + ", ".join(kinds[:8]) + "), not from "
+                                         "(storage, offset, size, stride, requires_grad, hooks)")
         storage, offset, size, stride, _, hooks = items
         assert size.items is not None and stride.items is not None
         shape = [d.value for d in size.items if d.kind == "int"]
         steps = [s.value for s in stride.items if s.kind == "int"]
         if (len(shape) != len(size.items) or len(steps) != len(stride.items) or len(shape) != len(steps)
                 or len(shape) > MAX_TENSOR_DIMS or hooks.size != 1):
-            raise _refuse(DAMAGED, "a tensor's size and stride are not two tuples of whole numbers of "
-                                   f"the same length (at most {MAX_TENSOR_DIMS}), or it has hooks")
+            raise PickleRefused(DAMAGED, "a tensor's size and stride are not two tuples of whole numbers of "
+                                         f"the same length (at most {MAX_TENSOR_DIMS}), or it has hooks")
         elements = 1
         for d in shape:
             elements *= d
         assert isinstance(offset.value, int)
         if min([offset.value, *shape, *steps], default=0) < 0 or elements > CAPS.largest_tensor:
-            raise _refuse(LIMIT, f"a tensor has a negative size, stride or offset, or more than "
-                                 f"{CAPS.largest_tensor:,} elements")
+            raise PickleRefused(LIMIT, f"a tensor has a negative size, stride or offset, or more than "
+                                       f"{CAPS.largest_tensor:,} elements")
         extent = offset.value + sum((d - 1) * s for d, s in zip(shape, steps, strict=True)) + 1
         if elements and extent > storage.value:     # type: ignore[operator]
-            raise _refuse(DAMAGED, f"a tensor reads {extent:,} elements of a storage that holds "
-                                   f"{storage.value:,}")
+            raise PickleRefused(DAMAGED, f"a tensor reads {extent:,} elements of a storage that holds "
+                                         f"{storage.value:,}")
         self.largest_tensor = max(self.largest_tensor, elements)
         return _Node("tensor")
 
@@ -361,27 +357,27 @@ class _Scanner:
         kinds = [item.kind for item in items]
         if pid.kind != "tuple" or kinds != ["str", "global", "str", "str", "int"] \
                 or items[0].value != "storage" or items[1].value not in STORAGE_ELEMENT_BYTES:
-            raise _refuse(DAMAGED, "a persistent id is not ('storage', <dtype>Storage, key, device, "
-                                   "size), the only kind torch.save writes")
+            raise PickleRefused(DAMAGED, "a persistent id is not ('storage', <dtype>Storage, key, device, "
+                                         "size), the only kind torch.save writes")
         _, dtype, key, _, numel = (item.value for item in items)
         assert isinstance(key, str) and isinstance(numel, int) and isinstance(dtype, str)
         nbytes = numel * STORAGE_ELEMENT_BYTES[dtype]
         if key not in self.storages:
-            raise _refuse(DAMAGED, f"a tensor's data {_short(key, 20)} is not in the archive")
+            raise PickleRefused(DAMAGED, f"a tensor's data {_short(key, 20)} is not in the archive")
         if self.storages[key] != nbytes or numel < 0:
-            raise _refuse(DAMAGED, f"tensor data {_short(key, 20)} holds {self.storages[key]:,} bytes; "
-                                   f"the pickle says {nbytes:,}")
+            raise PickleRefused(DAMAGED, f"tensor data {_short(key, 20)} holds {self.storages[key]:,} bytes; "
+                                         f"the pickle says {nbytes:,}")
         if key not in self.storage_keys and key != str(len(self.storage_keys)):
             # torch.save numbers storages 0, 1, 2... in order; torch.load relies on it.
-            raise _refuse(DAMAGED, f"tensor data {_short(key, 20)} comes where "
-                                   f"{len(self.storage_keys)} should")
+            raise PickleRefused(DAMAGED, f"tensor data {_short(key, 20)} comes where "
+                                         f"{len(self.storage_keys)} should")
         self.storage_keys[key] = nbytes
         return _Node("storage", numel)
 
     def result(self) -> _Node:
         if self.marks or len(self.stack) != 1:
-            raise _refuse(DAMAGED, f"the pickle stops with {len(self.stack)} item(s) on the stack and "
-                                   f"{len(self.marks)} MARK(s) open, not one finished object")
+            raise PickleRefused(DAMAGED, f"the pickle stops with {len(self.stack)} item(s) on the stack and "
+                                         f"{len(self.marks)} MARK(s) open, not one finished object")
         return self.stack[0]
 
 
@@ -394,33 +390,33 @@ def _opcodes(data: bytes) -> Iterator[tuple[str, object]]:
         except StopIteration:
             return
         except (ValueError, UnicodeDecodeError) as exc:     # truncated, unknown opcode, bad UTF-8
-            raise _refuse(DAMAGED, f"the pickle cannot be read: {str(exc)[:200]}") from None
+            raise PickleRefused(DAMAGED, f"the pickle cannot be read: {str(exc)[:200]}") from None
         yield op.name, arg
 
 
 def scan_pickle(data: bytes, storages: dict[str, int]) -> PickleFacts:
     """Measure and check a torch.save pickle without building it; raise PickleRefused."""
     if len(data) > CAPS.pickle_bytes:
-        raise _refuse(LIMIT, f"the pickle is {len(data):,} bytes; the limit is {CAPS.pickle_bytes:,} "
-                             f"(this page's largest checkpoint has {PAGE_LARGEST.pickle_bytes:,})")
+        raise PickleRefused(LIMIT, f"the pickle is {len(data):,} bytes; the limit is {CAPS.pickle_bytes:,} "
+                                   f"(this page's largest checkpoint has {PAGE_LARGEST.pickle_bytes:,})")
     scanner = _Scanner(storages)
     count = 0
     for count, (name, arg) in enumerate(_opcodes(data), start=1):
         if count > CAPS.opcodes:
-            raise _refuse(LIMIT, f"the pickle has more than {CAPS.opcodes:,} opcodes (this page's "
-                                 f"largest checkpoint has {PAGE_LARGEST.opcodes:,})")
+            raise PickleRefused(LIMIT, f"the pickle has more than {CAPS.opcodes:,} opcodes (this page's "
+                                       f"largest checkpoint has {PAGE_LARGEST.opcodes:,})")
         if name not in ALLOWED_OPCODES:
-            raise _refuse(FOREIGN, f"the pickle uses the opcode {name}, which torch.save of a "
-                                   "state_dict never writes")
+            raise PickleRefused(FOREIGN, f"the pickle uses the opcode {name}, which torch.save of a "
+                                         "state_dict never writes")
         if (name == "PROTO") != (count == 1) or (name == "PROTO" and arg != 2):
-            raise _refuse(DAMAGED, "the pickle does not start with protocol 2, as torch.save writes it")
+            raise PickleRefused(DAMAGED, "the pickle does not start with protocol 2, as torch.save writes it")
         if name == "STOP":
             break
         if name != "PROTO":
             scanner.step(name, arg)
     root = scanner.result()
     if root.kind not in ("dict", "odict"):
-        raise _refuse(FOREIGN, f"the pickle holds a {root.kind}, not a dict of tensors")
+        raise PickleRefused(FOREIGN, f"the pickle holds a {root.kind}, not a dict of tensors")
     return PickleFacts(count, len(data), len(scanner.memo), scanner.memo_reads, scanner.nesting,
                        scanner.deepest_mark, root.size, scanner.longest_string, scanner.largest_tensor)
 
@@ -434,10 +430,10 @@ def scan_torch_zip(archive: zipfile.ZipFile) -> PickleFacts:
     names = [entry.filename for entry in entries]
     if len(set(names)) != len(names):
         # Two entries of one name: this scan and torch's zip reader might not read the same one.
-        raise _refuse(DAMAGED, "the archive holds two entries of the same name")
+        raise PickleRefused(DAMAGED, "the archive holds two entries of the same name")
     pickles = [name for name in names if name.endswith("/data.pkl") and name.count("/") == 1]
     if len(pickles) != 1:
-        raise _refuse(DAMAGED, f"the archive holds {len(pickles)} data.pkl file(s), not one")
+        raise PickleRefused(DAMAGED, f"the archive holds {len(pickles)} data.pkl file(s), not one")
     prefix = pickles[0].removesuffix("data.pkl")
     storages: dict[str, int] = {}
     for entry in entries:
@@ -447,10 +443,10 @@ def scan_torch_zip(archive: zipfile.ZipFile) -> PickleFacts:
         if number:
             storages[number.group(1)] = entry.file_size
         elif inner not in METADATA_ENTRIES and inner != "data.pkl":
-            raise _refuse(DAMAGED, f"the archive holds {_short(name)}, which torch.save never writes")
+            raise PickleRefused(DAMAGED, f"the archive holds {_short(name)}, which torch.save never writes")
         elif inner != "data.pkl" and entry.file_size > MAX_METADATA_ENTRY_BYTES:
-            raise _refuse(DAMAGED, f"the archive's {_short(name)} is {entry.file_size:,} bytes; torch.save "
-                                   "writes a few")
+            raise PickleRefused(DAMAGED, f"the archive's {_short(name)} is {entry.file_size:,} bytes; "
+                                         "torch.save writes a few")
     with archive.open(pickles[0]) as handle:
         data = handle.read(CAPS.pickle_bytes + 1)
     return scan_pickle(data, storages)
