@@ -54,9 +54,7 @@ def divergence_panel(session: TrainingSession) -> None:
                  f"{session.diverged.epoch}): the loss is no longer a number.",
                  icon=":material/trending_up:")
         st.markdown(session.diverged.explanation(settings))
-        st.markdown(f"**What to do**: lower the learning rate (try {settings.lr / 10:g}), then the "
-                    "run starts again from the same initial weights; or press **Reset** to watch "
-                    "the divergence again.")
+        st.markdown(session.diverged.advice(settings))
 
 
 def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:

@@ -46,9 +46,10 @@ def checkpoint_panel(session: TrainingSession, state: MoonsTrainerState) -> None
     st.file_uploader(
         "Upload a checkpoint (.pt, .pth or .safetensors)", type=["pt", "pth", "safetensors"],
         key=UPLOAD_KEY,
-        help="Checked before anything is loaded: size, no compressed entries, "
-             "torch.load(weights_only=True, map_location='meta') for keys, shapes and dtypes, "
-             "finite values; then a strict load into a fresh model.")
+        help="Checked before anything is loaded: size, no compressed entries, the pickle read "
+             "opcode by opcode without building it (only what torch.save of tensors writes, "
+             "within limits), torch.load(weights_only=True, map_location='meta') for keys, shapes "
+             "and dtypes, finite values; then a strict load into a fresh model.")
     if state.upload_message:
         st.success(state.upload_message, icon=":material/upload_file:")
     if state.upload_error is not None:

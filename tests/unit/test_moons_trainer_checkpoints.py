@@ -12,6 +12,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from workbench.moons import checkpoints
 from workbench.moons.checkpoints import (
     MAX_CHECKPOINT_BYTES,
     CheckpointRefused,
@@ -77,7 +78,10 @@ def test_resume_checkpoint_for_another_optimizer_is_refused(trained):
     assert "another optimizer" in refused.value.title
 
 
-def test_malicious_pickle_never_runs(tmp_path, trained):
+@pytest.mark.parametrize("gate", ["pickle scan", "weights_only"])
+def test_malicious_pickle_never_runs(tmp_path, trained, monkeypatch, gate):
+    """The scan refuses the GLOBAL before torch.load is called; without the scan, torch's
+    weights_only unpickler still refuses it: two gates, each enough on its own."""
     canary = tmp_path / "canary"
 
     class Payload:
@@ -87,9 +91,14 @@ def test_malicious_pickle_never_runs(tmp_path, trained):
     buffer = io.BytesIO()
     torch.save({"net.0.weight": Payload()}, buffer)
     assert not canary.exists()
+    if gate == "pickle scan":
+        monkeypatch.setattr(torch, "load", lambda *a, **k: pytest.fail("torch.load was called"))
+    else:
+        monkeypatch.setattr(checkpoints, "scan_torch_zip", lambda archive: None)
     with pytest.raises(CheckpointRefused) as refused:
         read_checkpoint(buffer.getvalue(), trained.model)
     assert refused.value.title == "The file holds more than plain tensors"
+    assert "system" in str(refused.value)
     assert not canary.exists()
 
 

@@ -5,15 +5,23 @@ uploaded is not: a `.pt` file is a zip holding a pickle, and unpickling can run 
 says so itself. So an upload passes every gate below, in order, before anything is loaded for
 real, and any failure leaves the learner's model untouched:
 
-1. a size cap (bytes), and for safetensors a cap on its JSON header;
+1. a size cap (bytes), and for safetensors caps on its JSON header's size and nesting;
 2. for `.pt`: a zip whose entries are all stored, not compressed (a re-compressed 0.19 MB file
-   can expand to 190 MB of tensors), with a capped total uncompressed size;
-3. `torch.load(weights_only=True, map_location="meta")`: only tensors and plain containers are
+   can expand to 190 MB of tensors), with a capped total uncompressed size, holding only the
+   entries torch.save writes;
+3. its pickle read opcode by opcode without building anything (`pickle_scan`): only what a
+   torch.save of tensors, dicts, lists and numbers writes, and within caps, so that no shared-
+   reference bomb reaches the unpickler (`weights_only=True` does not guard against one);
+4. `torch.load(weights_only=True, map_location="meta")`: only tensors and plain containers are
    unpickled, and no tensor memory is allocated, but keys, shapes and dtypes can be read;
-4. exact checks of keys, shapes, dtypes and layout against the current architecture
-   (`load_state_dict` would silently cast float64 weights and accept sparse ones);
-5. the real load (`weights_only=True`, on the CPU) and a check that every value is finite;
-6. the caller then loads into a fresh model with `strict=True`.
+5. exact checks of keys, shapes, dtypes and layout against the current architecture
+   (`load_state_dict` would silently cast float64 weights and accept sparse ones), and of a
+   resume checkpoint's epoch, best validation loss and optimizer state;
+6. the real load (`weights_only=True`, on the CPU) and a check that every value is finite;
+7. the caller then loads into a fresh model with `strict=True`.
+
+Every failure on the way, whatever raised it, is a `CheckpointRefused` with a message saying
+what is wrong; no message quotes the file's objects except through `describe_value`.
 
 This module never imports streamlit.
 """
@@ -21,11 +29,13 @@ from __future__ import annotations
 
 import copy
 import io
+import itertools
 import json
 import math
 import pickle
+import re
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,9 +44,14 @@ from safetensors.torch import load as safetensors_load
 from safetensors.torch import save as safetensors_save
 
 from workbench.common.errors import ExplainedError
+from workbench.moons.pickle_scan import DAMAGED, FOREIGN, LIMIT, PickleRefused, scan_torch_zip
+from workbench.moons.settings import MAX_EPOCHS
 
 MAX_CHECKPOINT_BYTES = 4 * 1024 * 1024          # the largest allowed MLP with Adam state fits
 MAX_SAFETENSORS_HEADER = 64 * 1024
+# A safetensors header nests 3 deep ({name: {"shape": [...]}}); json.loads recurses per level
+# and raises RecursionError near a thousand, so nesting is measured before it parses anything.
+MAX_SAFETENSORS_NESTING = 8
 RESUME_FORMAT = "pytorch-workbench/moons-resume/1"
 SAFETENSORS_DTYPES = {"F32": torch.float32, "F64": torch.float64, "F16": torch.float16,
                       "BF16": torch.bfloat16, "I64": torch.int64, "I32": torch.int32,
@@ -122,6 +137,48 @@ def resume_checkpoint(model: torch.nn.Module, optimizer: torch.optim.Optimizer, 
 # Loading: the gates
 # ---------------------------------------------------------------------------------------------
 
+def describe_value(value: Any, limit: int = 60) -> str:
+    """A short description of a value read from an upload, for a message.
+
+    Never `repr` or `str` of a whole object: a structure of shared references can unfold to
+    billions of items, and `str` of a large int is quadratic. At most three items of each
+    container, two levels deep, are looked at; the text is cut at `limit` characters.
+    """
+    text = _preview(value, levels=2)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _preview(value: Any, levels: int) -> str:
+    if value is None or isinstance(value, bool | float):
+        return repr(value)
+    if isinstance(value, int):
+        return str(value) if abs(value) < 10**15 else f"an integer of {value.bit_length():,} bits"
+    if isinstance(value, str | bytes):
+        return repr(value[:40]) + ("…" if len(value) > 40 else "")
+    if torch.is_tensor(value):
+        return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)}"
+    if isinstance(value, list | tuple | dict | set | frozenset):
+        head = f"a {type(value).__name__} of {len(value)} item{'' if len(value) == 1 else 's'}"
+        if levels == 0 or not value:
+            return head
+        first = list(itertools.islice(value.items() if isinstance(value, dict) else value, 3))
+        if isinstance(value, dict):
+            shown = [f"{_preview(key, 0)}: {_preview(item, levels - 1)}" for key, item in first]
+        else:
+            shown = [_preview(item, levels - 1) for item in first]
+        return f"{head} ({', '.join(shown)}{', …' if len(value) > 3 else ''})"
+    return f"a {type(value).__name__}"
+
+
+def _names(names: Iterable[Any], limit: int = 8) -> str:
+    """Up to `limit` names from an upload, each described safely, and how many more there are."""
+    names = list(names)
+    shown = [name if isinstance(name, str) and len(name) <= 80 else describe_value(name)
+             for name in names[:limit]]
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" and {more:,} more" if more else "")
+
+
 def describe_architecture(shapes: Mapping[str, tuple[int, ...]]) -> str:
     """`2 -> 64 -> 32 -> 1` from the weight shapes of consecutive Linear layers."""
     weights = [shape for name, shape in shapes.items() if name.endswith("weight") and len(shape) == 2]
@@ -139,12 +196,41 @@ def _refuse_size(data: bytes, cap: int) -> None:
             ("download a checkpoint from this page and upload that",))
 
 
+def _exception_text(exc: BaseException) -> str:
+    """`KeyError: 5`: the exception's kind and the first line of its message, cut short."""
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__
+
+
+# The lines torch wraps around the weights_only unpickler's own reason (torch/serialization.py).
+_TORCH_ADVICE = ("Weights only load failed", "Please file an issue", "Check the documentation",
+                 "(1)", "(2)")
+
+
+def _weights_only_reason(exc: BaseException) -> str:
+    """The line of a weights_only refusal that says what was refused (`Trying to load
+    unsupported GLOBAL posix.system...`), not the advice torch wraps around it."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    marked = [line.split("WeightsUnpickler error:", 1)[1].strip() for line in lines
+              if "WeightsUnpickler error:" in line]
+    reasons = [line for line in marked if line]
+    reasons += [line for line in lines if not line.startswith(_TORCH_ADVICE)]
+    return f"{type(exc).__name__}: {reasons[0][:300]}" if reasons else _exception_text(exc)
+
+
+_SCAN_FIXES = {
+    LIMIT: ("download a checkpoint from this page and upload that",),
+    FOREIGN: ("save only `model.state_dict()`, or use safetensors",),
+    DAMAGED: ("save the checkpoint again with `torch.save`, and upload the file unchanged",),
+}
+
+
 def _check_zip(data: bytes, cap: int) -> None:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         entries = archive.infolist()
-    except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        raise CheckpointRefused("Not a readable .pt file", str(exc),
+    except Exception as exc:  # noqa: BLE001 - zipfile raises many kinds on a crafted archive
+        raise CheckpointRefused("Not a readable .pt file", _exception_text(exc),
                                 "`torch.save` writes a zip archive; this file is not a valid one.") from None
     compressed = [e.filename for e in entries if e.compress_type != zipfile.ZIP_STORED]
     if compressed:
@@ -159,22 +245,51 @@ def _check_zip(data: bytes, cap: int) -> None:
         raise CheckpointRefused("The archive is too large", f"{total:,} bytes uncompressed; limit {cap:,}.",
                                 "The archive's entries add up to more than a checkpoint of this page's "
                                 "model can hold.")
+    try:
+        scan_torch_zip(archive)
+    except PickleRefused as refused:
+        raise CheckpointRefused(refused.title, str(refused), refused.explanation,
+                                _SCAN_FIXES[refused.title]) from None
+    except Exception as exc:  # noqa: BLE001 - reading the entry itself failed (bad CRC, bad header)
+        raise CheckpointRefused(DAMAGED, _exception_text(exc),
+                                "The archive's pickle could not be read out of it.") from None
 
 
 def _torch_load(data: bytes, map_location: str) -> Any:
+    """torch.load of a file the scan passed; whatever it raises is a refusal, never a crash.
+
+    The scan refuses what torch.save never writes, so an exception here is a file the scan
+    did not foresee: the unpickler raises IndexError, KeyError or AssertionError on malformed
+    pickles, not only UnpicklingError. Exception, not BaseException: a KeyboardInterrupt or
+    SystemExit is not the file's doing.
+    """
     buffer = io.BytesIO(data)
     try:
         return torch.load(buffer, weights_only=True, map_location=map_location)
-    except (pickle.UnpicklingError, RuntimeError, ValueError, EOFError, KeyError, AttributeError,
-            TypeError, zipfile.BadZipFile) as exc:
+    except pickle.UnpicklingError as exc:       # weights_only refused a global, a call, a type
         raise CheckpointRefused(
-            "The file holds more than plain tensors",
-            str(exc).strip().splitlines()[0][:400] if str(exc).strip() else type(exc).__name__,
+            FOREIGN, _weights_only_reason(exc),
             "The file was opened with `torch.load(weights_only=True)`, which unpickles only "
             "tensors and plain containers (dict, list, numbers, strings). This file needs "
             "something else to unpickle: possibly code that would run on this server. Nothing "
             "from it was loaded and your model is unchanged.",
-            ("save only `model.state_dict()`, or use safetensors",)) from None
+            _SCAN_FIXES[FOREIGN]) from None
+    except RecursionError:
+        raise CheckpointRefused(
+            LIMIT, "torch.load ran out of Python's recursion limit on this file",
+            "The file's objects nest deeper than Python can follow; a checkpoint nests a few "
+            "levels.", _SCAN_FIXES[LIMIT]) from None
+    except MemoryError:
+        # The half-built objects went with the frames that held them: the server carries on.
+        raise CheckpointRefused(
+            LIMIT, "torch.load ran out of memory on this file",
+            "Reading the file would take more memory than this page gives one upload; a "
+            "checkpoint of this page's model takes a few megabytes.", _SCAN_FIXES[LIMIT]) from None
+    except Exception as exc:  # noqa: BLE001 - any failure on an untrusted file is a refusal
+        raise CheckpointRefused(
+            DAMAGED, f"torch.load stopped with {_exception_text(exc)}",
+            "`torch.load` could not read the file: its pickle or its tensor data is damaged, "
+            "or was not written by `torch.save`.", _SCAN_FIXES[DAMAGED]) from None
 
 
 def _safetensors_header(data: bytes) -> dict[str, Any]:
@@ -182,19 +297,69 @@ def _safetensors_header(data: bytes) -> dict[str, Any]:
         raise CheckpointRefused("Not a checkpoint", "the file is shorter than 8 bytes",
                                 "Neither a `torch.save` zip nor a safetensors file.")
     header_len = int.from_bytes(data[:8], "little")
-    if header_len > MAX_SAFETENSORS_HEADER or 8 + header_len > len(data):
+    if header_len > MAX_SAFETENSORS_HEADER:
+        raise CheckpointRefused(
+            "The safetensors header is too large",
+            f"the file declares a JSON header of {header_len:,} bytes; this page reads headers of "
+            f"up to {MAX_SAFETENSORS_HEADER:,} bytes",
+            "A safetensors file starts with the length of its JSON header, which lists each "
+            "tensor's name, dtype, shape and offsets. This page's largest model needs about a "
+            "kilobyte of it; a larger header is not a checkpoint of it, and parsing it would cost "
+            "time other learners need.",
+            ("download a checkpoint from this page and upload that",))
+    if 8 + header_len > len(data):
         raise CheckpointRefused("Not a readable safetensors file",
-                                f"header length {header_len:,} bytes does not fit the file",
-                                "A safetensors file starts with the length of its JSON header.")
+                                f"the file declares a JSON header of {header_len:,} bytes but holds "
+                                f"only {len(data) - 8:,} bytes after its length",
+                                "A safetensors file starts with the length of its JSON header; this "
+                                "one is cut short or damaged.")
+    text = data[8:8 + header_len]
+    nesting = _json_nesting(text)
+    if nesting > MAX_SAFETENSORS_NESTING:
+        raise CheckpointRefused(
+            "Not a readable safetensors file",
+            f"the JSON header nests {nesting:,} levels deep; a safetensors header nests 3",
+            "A safetensors header maps each tensor's name to its dtype, shape and offsets. "
+            "Deeper nesting is not a safetensors header, and parsing it would exhaust Python's "
+            "recursion limit, so it was refused before parsing.",
+            ("save the weights again with `safetensors.torch.save_file`",))
     try:
-        header = json.loads(data[8:8 + header_len])
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointRefused("Not a readable safetensors file", str(exc),
+        header = json.loads(text)
+    except Exception as exc:  # noqa: BLE001 - bad UTF-8, bad JSON, ints too long to convert...
+        raise CheckpointRefused("Not a readable safetensors file", _exception_text(exc),
                                 "The JSON header of the safetensors file could not be read.") from None
     if not isinstance(header, dict):
         raise CheckpointRefused("Not a readable safetensors file", "the header is not a JSON object",
                                 "A safetensors header maps tensor names to dtype, shape and offsets.")
     return header
+
+
+_JSON_SPECIAL = re.compile(rb'["\\\[\]{}]')
+
+
+def _json_nesting(text: bytes) -> int:
+    """How deep the brackets of a JSON text nest, outside its strings: one linear pass over its
+    quotes, backslashes and brackets (a regex for whole strings backtracks quadratically on
+    unterminated ones)."""
+    depth = deepest = 0
+    in_string, escaped = False, -1
+    for special in _JSON_SPECIAL.finditer(text):
+        position, char = special.start(), text[special.start()]
+        if position == escaped:                 # the character after a backslash
+            continue
+        if in_string:
+            if char == ord("\\"):
+                escaped = position + 1
+            elif char == ord('"'):
+                in_string = False
+        elif char == ord('"'):
+            in_string = True
+        elif char in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in b"]}":
+            depth -= 1
+    return deepest
 
 
 def _safetensors_spec(name: str, entry: Any) -> TensorSpec:
@@ -240,9 +405,9 @@ def compare_to_architecture(found: Mapping[str, TensorSpec], expected: Mapping[s
     missing = [k for k in expected if k not in found]
     unexpected = [k for k in found if k not in expected]
     if missing:
-        problems.append("missing keys: " + ", ".join(missing))
+        problems.append("missing keys: " + _names(missing, limit=12))
     if unexpected:
-        problems.append("unexpected keys: " + ", ".join(unexpected))
+        problems.append("unexpected keys: " + _names(unexpected))
     for name, spec in found.items():
         want = expected.get(name)
         if want is None:
@@ -275,7 +440,7 @@ def _refuse_mismatch(problems: list[str], found: Mapping[str, TensorSpec],
 def _require_finite(tensors: Mapping[str, torch.Tensor], what: str) -> None:
     bad = [k for k, v in tensors.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
     if bad:
-        raise CheckpointRefused("The checkpoint holds NaN or infinite values", f"{what}: " + ", ".join(bad),
+        raise CheckpointRefused("The checkpoint holds NaN or infinite values", f"{what}: " + _names(bad),
                                 "A model with a NaN or infinite weight predicts NaN everywhere. "
                                 "`load_state_dict` would accept it silently; this page does not.",
                                 ("train again from a fresh model and save before the loss diverges",))
@@ -301,20 +466,25 @@ def _check_optimizer_state(opt_state: Any, expected: Mapping[str, TensorSpec]) -
                                 "`optimizer.state_dict()` has a `state` per parameter and a list of "
                                 "parameter groups; this page's optimizer has one group.")
     group = opt_state["param_groups"][0]
-    if not isinstance(group, Mapping) or list(group.get("params", [])) != list(range(len(shapes))):
+    params = group.get("params") if isinstance(group, Mapping) else None
+    # Compared only once known to be a list of ints: `==` on what a file holds may mean tensors.
+    if not (isinstance(params, list) and all(type(p) is int for p in params)
+            and params == list(range(len(shapes)))):
         raise CheckpointRefused("The optimizer state does not fit this model",
                                 "its parameter group does not list this model's parameters",
                                 "The optimizer state was saved for a model with a different number "
                                 "of parameters.")
     for index, per_param in opt_state["state"].items():
-        if not isinstance(index, int) or not 0 <= index < len(shapes) or not isinstance(per_param, Mapping):
+        if type(index) is not int or not 0 <= index < len(shapes) or not isinstance(per_param, Mapping):
             raise CheckpointRefused("The optimizer state does not fit this model",
-                                    f"state entry {index!r} names no parameter of this model",
+                                    f"state entry {describe_value(index)} names no parameter of this "
+                                    "model",
                                     "Each optimizer state entry belongs to one parameter by index.")
         for name, value in per_param.items():
             if torch.is_tensor(value) and value.dim() > 0 and tuple(value.shape) != shapes[index]:
                 raise CheckpointRefused("The optimizer state does not fit this model",
-                                        f"state[{index}][{name!r}] has shape {tuple(value.shape)}, "
+                                        f"state[{index}][{describe_value(name)}] has shape "
+                                        f"{tuple(value.shape)}, "
                                         f"the parameter has {shapes[index]}",
                                         "Optimizer buffers such as Adam's moments have the shape of "
                                         "their parameter.")
@@ -354,8 +524,8 @@ NON_NEGATIVE_BUFFERS = frozenset({"exp_avg_sq", "max_exp_avg_sq", "square_avg", 
 def _check_hyperparameters(group: Mapping[str, Any], reference: Mapping[str, Any]) -> None:
     keys, expected_keys = set(group) - {"params"}, set(reference) - {"params"}
     if keys != expected_keys:
-        odd = sorted(map(str, keys ^ expected_keys))[:6]
-        raise _refuse_optimizer(f"parameter group keys differ from this optimizer's: {', '.join(odd)}",
+        odd = sorted(keys ^ expected_keys, key=describe_value)
+        raise _refuse_optimizer(f"parameter group keys differ from this optimizer's: {_names(odd, 6)}",
                                 "A resume file carries its optimizer's hyperparameters (lr, betas, "
                                 "weight_decay, ...); they must be the ones this optimizer has.")
     for key in sorted(expected_keys):
@@ -368,9 +538,9 @@ def _check_hyperparameters(group: Mapping[str, Any], reference: Mapping[str, Any
             ok = isinstance(value, tuple | list) and len(value) == len(want) and all(
                 _in_range(v, key) for v in value)
         else:
-            ok = type(value) is type(want) and value == want
+            ok = type(value) is type(want) and value == want    # `==` only on the page's own type
         if not ok:
-            raise _refuse_optimizer(f"{key} = {repr(value)[:60]} is not a valid value",
+            raise _refuse_optimizer(f"{key} = {describe_value(value)} is not a valid value",
                                     f"`{key}` must be {_expected_words(want, key)}.")
 
 
@@ -395,8 +565,9 @@ def _check_optimizer_values(opt_state: Mapping[str, Any], reference: Mapping[str
     for index, per_param in opt_state["state"].items():
         want = reference["state"].get(index, {})
         if set(per_param) != set(want):
-            raise _refuse_optimizer(f"state[{index}] holds {sorted(map(str, per_param))}, this "
-                                    f"optimizer keeps {sorted(want)}",
+            held = _names(sorted(per_param, key=describe_value))
+            raise _refuse_optimizer(f"state[{index}] holds {held}; this optimizer keeps "
+                                    f"{', '.join(sorted(want))}",
                                     "Each parameter's optimizer state holds the buffers of this "
                                     "kind of optimizer, no more and no fewer.")
         for name, value in per_param.items():
@@ -442,6 +613,22 @@ def read_checkpoint(data: bytes, model: torch.nn.Module, optimizer_name: str | N
     A resume checkpoint's optimizer state is checked in full against `optimizer` (the page's
     own: its kind and hyperparameter types) and a trial step, before anything is loaded.
     """
+    try:
+        return _read_checkpoint(data, model, optimizer_name, cap, optimizer)
+    except CheckpointRefused:
+        raise
+    except Exception as exc:  # noqa: BLE001 - an upload must never reach the page's error guard
+        # Each gate refuses what it checks with its own message; this net under them catches a
+        # check that tripped over the file in a way nobody foresaw. The file is still refused
+        # and the model untouched; the check deserves a message of its own.
+        raise CheckpointRefused(
+            "The checkpoint could not be checked", _exception_text(exc),
+            "One of the checks of the uploaded file failed on something in it that this page "
+            "did not expect.", ("download a checkpoint from this page and upload that",)) from None
+
+
+def _read_checkpoint(data: bytes, model: torch.nn.Module, optimizer_name: str | None, cap: int,
+                     optimizer: torch.optim.Optimizer | None) -> LoadedCheckpoint:
     _refuse_size(data, cap)
     expected = {k: _spec_of(v) for k, v in model.state_dict().items()}
     kind = detect_format(data)
@@ -468,23 +655,28 @@ def read_checkpoint(data: bytes, model: torch.nn.Module, optimizer_name: str | N
             "Old-style raw pickles are refused: reading one safely is not possible.",
             ("download a checkpoint from this page to see the expected format",))
 
-    _check_zip(data, cap)
+    _check_zip(data, cap)           # the archive's entries, then its pickle, scanned and bounded
     on_meta = _torch_load(data, "meta")
-    resume = isinstance(on_meta, Mapping) and on_meta.get("format") == RESUME_FORMAT
+    form = on_meta.get("format") if isinstance(on_meta, Mapping) else None
+    resume = isinstance(form, str) and form == RESUME_FORMAT
     meta_state = _as_state_dict(on_meta.get("model") if resume else on_meta, "the model state")
     found = {k: _spec_of(v) for k, v in meta_state.items()}
     _refuse_mismatch(compare_to_architecture(found, expected), found, expected)
     if resume:
         saved_name = on_meta.get("optimizer_name")
-        if optimizer_name is not None and saved_name != optimizer_name:
+        if optimizer_name is not None and not (isinstance(saved_name, str) and saved_name == optimizer_name):
             # The name comes from the file: only letters and digits go into the (Markdown) fix.
-            plain = isinstance(saved_name, str) and saved_name.isascii() and saved_name.isalnum()
+            plain = isinstance(saved_name, str) and saved_name.isascii() and saved_name.isalnum() \
+                and len(saved_name) <= 40
             raise CheckpointRefused(
                 "The resume checkpoint is for another optimizer",
-                f"saved with {saved_name}, the page uses {optimizer_name}",
+                f"saved with {saved_name if plain else describe_value(saved_name)}, the page uses "
+                f"{optimizer_name}",
                 "An optimizer's state (momentum, Adam's moments) only means something to the same "
                 "kind of optimizer.", (f"choose {saved_name if plain else 'that optimizer'} as the "
                                        "optimizer, then upload again",))
+        epoch = _resume_epoch(on_meta.get("epoch"))
+        best_val_loss = _best_val_loss(on_meta.get("best_val_loss"))
         _check_optimizer_state(on_meta.get("optimizer"), expected)
 
     real = _torch_load(data, "cpu")
@@ -499,14 +691,41 @@ def read_checkpoint(data: bytes, model: torch.nn.Module, optimizer_name: str | N
     if optimizer is not None:
         _check_optimizer_values(opt_state, _stepped_reference(optimizer))
         _trial_step(opt_state, optimizer)
-    epoch = real.get("epoch")
-    best = real.get("best_val_loss")
     settings = real.get("settings")
-    return LoadedCheckpoint(
-        "resume", "pt", state, opt_state,
-        epoch=int(epoch) if isinstance(epoch, int) and epoch >= 0 else 0,
-        best_val_loss=float(best) if isinstance(best, int | float) else math.inf,
-        settings=dict(settings) if isinstance(settings, Mapping) else {})
+    return LoadedCheckpoint("resume", "pt", state, opt_state, epoch=epoch, best_val_loss=best_val_loss,
+                            settings=dict(settings) if isinstance(settings, Mapping) else {})
+
+
+def _resume_epoch(epoch: Any) -> int:
+    """The epoch a resume checkpoint carries on from: a whole number the page can reach.
+
+    This page's own files hold 0 (saved before the first epoch ended) up to MAX_EPOCHS; the
+    number is shown on the page and multiplies into the step count, so anything else is
+    refused rather than clamped, and never printed in full.
+    """
+    if type(epoch) is not int or not 0 <= epoch <= MAX_EPOCHS:
+        raise CheckpointRefused(
+            "The resume checkpoint's epoch is not valid",
+            f"its epoch is {describe_value(epoch, 40)}; this page's resume checkpoints are at "
+            f"epoch 0 to {MAX_EPOCHS}",
+            f"A resume checkpoint records how many epochs were trained, a whole number from 0 to "
+            f"{MAX_EPOCHS} on this page; training carries on from there.",
+            ("download a resume checkpoint from this page and upload that",))
+    return epoch
+
+
+def _best_val_loss(loss: Any) -> float:
+    """The best validation loss so far: a finite non-negative number, or inf (as this page
+    writes it) when no epoch has been validated yet. NaN is refused: the page keeps
+    `min(best, loss)`, and every comparison with NaN is False, so a NaN best stays NaN."""
+    if isinstance(loss, bool) or not isinstance(loss, int | float) or math.isnan(loss) or loss < 0:
+        raise CheckpointRefused(
+            "The resume checkpoint's best validation loss is not valid",
+            f"its best_val_loss is {describe_value(loss, 40)}",
+            "The best validation loss so far is a binary cross-entropy: a number that is zero or "
+            "more, or inf when no epoch has been validated yet.",
+            ("download a resume checkpoint from this page and upload that",))
+    return float(loss)
 
 
 def load_into_fresh(fresh: torch.nn.Module, loaded: LoadedCheckpoint) -> torch.nn.Module:

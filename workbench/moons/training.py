@@ -182,6 +182,12 @@ class TestReport:
         return round(100 * (self.bayes_accuracy - self.accuracy), 6)
 
 
+# Far above any weight this page's MLP reaches by training on standardised inputs (nn.Linear
+# starts them below 1; sound runs stay within a few tens): uploaded weights beyond it, not the
+# learning rate, are the likelier cause of a divergence.
+LARGE_UPLOADED_WEIGHT = 1e4
+
+
 @dataclass(frozen=True)
 class Divergence:
     """Where a run's loss stopped being a number: training stops there."""
@@ -189,9 +195,40 @@ class Divergence:
     step: int            # 1-based optimizer step whose loss was NaN or infinite
     epoch: int           # 1-based epoch it happened in
     loss: float
+    uploaded: LoadedWeights | None = None     # the run's weights came from an upload
+
+    @property
+    def caused_by_uploaded_weights(self) -> bool:
+        """Whether the uploaded weights, not the learning rate, made the loss stop being a number.
+
+        The loss of a step is computed before that step's update. So if it is already NaN or
+        infinite at the first step after the upload, no learning rate played any part: the
+        uploaded weights themselves overflow the forward pass. Weights far larger than
+        training here produces make every gradient huge, so later divergences are theirs too.
+
+        Such weights are accepted at upload, as `load_state_dict` accepts any finite weights: a
+        run of this page that went badly can save them, and refusing one's own file would be
+        wrong. The explanation is where the page says what they do.
+        """
+        uploaded = self.uploaded
+        return uploaded is not None and (self.step == uploaded.from_step + 1
+                                         or uploaded.largest_weight > LARGE_UPLOADED_WEIGHT)
 
     def explanation(self, settings: MoonsSettings) -> str:
         what = "NaN (not a number)" if math.isnan(self.loss) else "infinite"
+        if self.caused_by_uploaded_weights:
+            assert self.uploaded is not None
+            first = self.step == self.uploaded.from_step + 1
+            when = ("at the first optimizer step from the uploaded weights, before any update: the "
+                    "learning rate played no part" if first else
+                    f"at optimizer step {self.step:,}, in epoch {self.epoch}")
+            return (f"The training loss became {what} {when}. The uploaded weights reach "
+                    f"{self.uploaded.largest_weight:.3g} in magnitude, where a fresh model's are below "
+                    "1 and training on this data keeps them within a few tens. float32 overflows "
+                    "near 3.4e38, and weights this large overflow it in the forward pass or make "
+                    "every gradient huge, whatever the learning rate. Once one weight is NaN every "
+                    "prediction is NaN, so the run was stopped there: more steps cannot bring it "
+                    "back.")
         kick = (" SGD's momentum of 0.9 adds up to about ten past steps, so each step moves the "
                 "weights about ten times further still." if settings.opt == "SGD" else "")
         return (f"The training loss became {what} at optimizer step {self.step:,}, in epoch "
@@ -200,6 +237,16 @@ class Divergence:
                 f"grows instead of shrinking, and the numbers overflow float32.{kick} Once one "
                 "weight is NaN every prediction is NaN, so the run was stopped there: more steps "
                 "cannot bring it back.")
+
+    def advice(self, settings: MoonsSettings) -> str:
+        """What to do next, in Markdown."""
+        if self.caused_by_uploaded_weights:
+            return ("**What to do**: press **Reset** to start again from this seed's fresh "
+                    "weights, or upload a checkpoint of a run that trained soundly; a lower "
+                    "learning rate cannot help these weights.")
+        return (f"**What to do**: lower the learning rate (try {settings.lr / 10:g}), then the run "
+                "starts again from the same initial weights; or press **Reset** to watch the "
+                "divergence again.")
 
 
 # Settings a running run can take on without starting again, as in TensorFlow Playground: they
@@ -252,6 +299,8 @@ class LoadedWeights:
     name: str
     kind: str               # "state_dict" or "resume"
     epoch: int | None       # a resume checkpoint's epoch; a bare state_dict has no history
+    from_step: int = 0      # the optimizer step count the run carried on from
+    largest_weight: float = 0.0     # the largest |weight| uploaded, to explain a divergence
 
 
 @dataclass(frozen=True)
@@ -380,7 +429,7 @@ class TrainingSession:
                 self.steps += 1
                 steps += 1
                 if not math.isfinite(loss):
-                    self.diverged = Divergence(self.steps, self.epoch + 1, loss)
+                    self.diverged = Divergence(self.steps, self.epoch + 1, loss, self.loaded)
                     break
                 self._epoch_loss_sum += loss * len(yb)
                 self._epoch_seen += len(yb)
@@ -475,11 +524,14 @@ class TrainingSession:
         self.diverged = None
         # Neither file holds the curves: the history before now is unknown either way.
         self.history, self.changes = History(), []
-        self.loaded = LoadedWeights(source, "resume" if epoch is not None else "state_dict", epoch)
         # A bare state_dict starts this page's count again; a resume checkpoint carries on from
         # its epoch, counting the steps those epochs would have taken here.
         self.epoch = min(epoch, self.settings.epochs) if epoch is not None else 0
         self.steps = self.epoch * self.steps_per_epoch
+        largest = max((float(v.detach().abs().max()) for v in state_dict.values()
+                       if v.is_floating_point() and v.numel()), default=0.0)
+        self.loaded = LoadedWeights(source, "resume" if epoch is not None else "state_dict", epoch,
+                                    self.steps, largest)
         if best_val_loss is not None:
             self.best_val_loss = best_val_loss
 
