@@ -9,7 +9,7 @@ one it is replacing it with. `UploadGuard`, an ASGI middleware mounted in serve.
 
 - rate-limits PUTs per session with a token bucket (BURST at once, then one per EVERY seconds:
   a learner replacing a checkpoint a few times never waits), answering 429 before the body is
-  read;
+  read, and then reading the body away without keeping it (see `_discard_body`);
 - keeps at most KEEP files per session: before a new PUT is handed to Streamlit, the session's
   oldest files are dropped through the manager's own `remove_file`.
 
@@ -78,12 +78,25 @@ class UploadGuard:
         session_id, file_id = found["session"], found["file"]
         # Unknown sessions pass: Streamlit answers 400 without reading the body, and they get
         # no bucket here, so the buckets are bounded by the live sessions.
-        if runtime.is_active_session(session_id):
-            if not self._take(session_id):
-                await _too_many(send, self.every)
-                return
-            self._make_room(runtime.uploaded_file_mgr, session_id, file_id)
-        await self.app(scope, receive, send)
+        if not runtime.is_active_session(session_id):
+            await self.app(scope, receive, send)
+            return
+        if not self._take(session_id):
+            await _too_many(send, self.every)
+            await _discard_body(receive)
+            return
+        manager, status = runtime.uploaded_file_mgr, []
+
+        async def sending(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+            await send(message)
+
+        self._trim(manager, session_id, besides=file_id)        # room for this one
+        await self.app(scope, receive, sending)
+        if status and status[0] < 300:
+            # Again once stored: PUTs of one session that overlapped all found room before.
+            self._trim(manager, session_id)
 
     def _take(self, session_id: str) -> bool:
         """One token from the session's bucket, if it has one."""
@@ -100,10 +113,12 @@ class UploadGuard:
         self._buckets[session_id] = (tokens - 1, now)
         return True
 
-    def _make_room(self, manager: Any, session_id: str, file_id: str) -> None:
-        """Drop the session's oldest files so that, with this one, it holds at most `keep`."""
-        others = [f for f in held_files(manager, session_id) if f != file_id]
-        for oldest in others[:max(0, len(others) - (self.keep - 1))]:
+    def _trim(self, manager: Any, session_id: str, besides: str | None = None) -> None:
+        """Drop the session's oldest files until it holds at most `keep`, counting `besides`
+        (a file on its way in) as one of them."""
+        files = [f for f in held_files(manager, session_id) if f != besides]
+        room = self.keep - (besides is not None)
+        for oldest in files[:max(0, len(files) - room)]:
             manager.remove_file(session_id=session_id, file_id=oldest)
 
 
@@ -114,6 +129,21 @@ async def _too_many(send: Callable, retry_after: float) -> None:
                             (b"content-length", str(len(body)).encode()),
                             (b"retry-after", str(max(1, round(retry_after))).encode())]})
     await send({"type": "http.response.body", "body": body})
+
+
+async def _discard_body(receive: Callable) -> None:
+    """Read what the client still sends of a refused upload, a chunk at a time, keeping none.
+    The 429 is already sent; but uvicorn's HTTP/1.1 (h11) closes a connection whose request body
+    was left unread, and closing over unread bytes resets it, so a browser could see a network
+    error instead of the 429. Past Streamlit's own cap for one upload, stop and let it close."""
+    from streamlit import config
+
+    left = (config.get_option("server.maxUploadSize") + 1) * 1024 * 1024
+    while left > 0:
+        message = await receive()
+        if message["type"] != "http.request" or not message.get("more_body"):
+            return
+        left -= len(message.get("body", b""))
 
 
 def known_sessions(runtime: Any) -> set[str]:

@@ -60,13 +60,16 @@ def _streamlit_upload(runtime: FakeRuntime, calls: list[str]):
     return app
 
 
-def _call(app, method: str, path: str, body: bytes = b"x" * 1000) -> tuple[int, dict, bool]:
-    """(status, headers, whether the body was read) of one request through `app`."""
+def _call(app, method: str, path: str, body: bytes = b"x" * 1000) -> tuple[int, dict, bool, bool]:
+    """(status, headers, whether any of the body was read before the answer, whether all of it
+    was read in the end) of one request through `app`; the body comes in two pieces."""
     read, sent = [False], []
+    pieces = [{"type": "http.request", "body": body[:10], "more_body": True},
+              {"type": "http.request", "body": body[10:], "more_body": False}]
 
     async def receive():
-        read[0] = True
-        return {"type": "http.request", "body": body, "more_body": False}
+        read[0] = read[0] or not sent
+        return pieces.pop(0) if pieces else {"type": "http.disconnect"}
 
     async def send(message):
         sent.append(message)
@@ -75,10 +78,10 @@ def _call(app, method: str, path: str, body: bytes = b"x" * 1000) -> tuple[int, 
     with concurrent.futures.ThreadPoolExecutor(1) as pool:      # the suite may run a loop here
         pool.submit(asyncio.run, app(scope, receive, send)).result()
     start = next(m for m in sent if m["type"] == "http.response.start")
-    return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}, read[0]
+    return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}, read[0], not pieces
 
 
-def _put(app, session: str, file_id: str) -> tuple[int, dict, bool]:
+def _put(app, session: str, file_id: str) -> tuple[int, dict, bool, bool]:
     return _call(app, "PUT", f"/_stcore/upload_file/{session}/{file_id}")
 
 
@@ -92,8 +95,9 @@ def guarded():
 def test_a_burst_then_one_put_per_interval_and_a_refusal_reads_no_body(guarded):
     guard, runtime, calls, clock = guarded
     assert [_put(guard, "s1", f"f{n}")[0] for n in range(upload_guard.BURST)] == [204] * upload_guard.BURST
-    status, headers, read = _put(guard, "s1", "one-too-many")
-    assert (status, read) == (429, False), "refused before the body is read"
+    status, headers, read, drained = _put(guard, "s1", "one-too-many")
+    assert (status, read) == (429, False), "refused before any of the body is read"
+    assert drained, "then read away, so that the connection is not reset under the answer"
     assert int(headers["retry-after"]) >= 1
     assert len(calls) == upload_guard.BURST, "Streamlit never saw the refused one"
     assert _put(guard, "s2", "f0")[0] == 204, "another session has its own bucket"
@@ -133,6 +137,43 @@ def test_a_session_holds_at_most_keep_files_the_oldest_dropped_first():
     assert runtime.uploaded_file_mgr.get_stats(), "the manager's own totals stay right"
     held = runtime.uploaded_file_mgr.get_stats()["cache_memory_bytes"][0].byte_length
     assert held == 3 * 1000
+
+
+def test_overlapping_puts_of_one_session_still_leave_at_most_keep_files():
+    """Uploads that all found room before any was stored (a client sending them at once)."""
+    runtime, calls = FakeRuntime("s1"), []
+    upload = _streamlit_upload(runtime, calls)
+
+    async def overlapping():
+        gate, arrived = asyncio.Event(), []
+
+        async def slow_upload(scope, receive, send):
+            arrived.append(scope["path"])      # past the guard's first look at the session
+            await gate.wait()
+            await upload(scope, receive, send)
+
+        guard = UploadGuard(slow_upload, runtime=runtime, clock=Clock(), keep=2)
+        sent: list[dict] = []
+
+        async def receive():
+            return {"type": "http.request", "body": b"x" * 1000, "more_body": False}
+
+        async def send(message):
+            sent.append(message)
+
+        puts = [asyncio.create_task(guard({"type": "http", "method": "PUT", "headers": [],
+                                           "path": f"/_stcore/upload_file/s1/f{n}"}, receive, send))
+                for n in range(upload_guard.BURST)]
+        while len(arrived) < len(puts):
+            await asyncio.sleep(0)
+        gate.set()
+        await asyncio.gather(*puts)
+        return [m["status"] for m in sent if m["type"] == "http.response.start"]
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        statuses = pool.submit(asyncio.run, overlapping()).result()
+    assert statuses == [204] * upload_guard.BURST
+    assert len(runtime.uploaded_file_mgr.file_storage["s1"]) == 2
 
 
 def test_files_of_sessions_streamlit_forgot_are_swept():
