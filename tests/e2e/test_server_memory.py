@@ -142,6 +142,13 @@ def _upload_body(size: int) -> tuple[bytes, str]:
     return head + b"\0" * size + f"\r\n--{boundary}--\r\n".encode(), boundary
 
 
+def _run(coroutine):
+    """Run `coroutine` on a loop of its own in a thread of its own: after the Chromium tests,
+    Playwright's sync API keeps an event loop running in this one."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 async def _learner(server: Server) -> Session:
     """A live session on the moons trainer (its uploader's page), the page run to its end."""
     learner = Session(server.base, "moons_trainer", run_timeout=120)
@@ -175,7 +182,7 @@ def test_big_messages_to_made_up_tokens_and_a_flood_of_uploads_leave_the_server_
         finally:
             await learner.close()
 
-    seen = asyncio.run(attack())
+    seen = _run(attack())
     mb = {k: round(seen[k] / 2**20) for k in ("before", "after_sockets", "after", "peak")}
     print(f"\nserver RSS (MiB): {mb}; uploads held: {seen['held']:,} bytes; "
           f"PUT statuses: { {s: seen['statuses'].count(s) for s in set(seen['statuses'])} } "
@@ -201,7 +208,7 @@ def test_the_uploads_of_a_closed_tab_are_dropped(server):
         await learner.close()
         return held
 
-    assert asyncio.run(upload_and_leave()) >= 2 * 2**20
+    assert _run(upload_and_leave()) >= 2 * 2**20
     # The session is kept TTL seconds for a reconnect; its files go within the guard's sweep.
     deadline = time.monotonic() + TTL + 60
     while server.held_uploads():
