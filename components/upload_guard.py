@@ -9,7 +9,7 @@ one it is replacing it with. `UploadGuard`, an ASGI middleware mounted in serve.
 
 - rate-limits PUTs per session with a token bucket (BURST at once, then one per EVERY seconds:
   a learner replacing a checkpoint a few times never waits), answering 429 before the body is
-  read, and then reading the body away without keeping it (see `_discard_body`);
+  read (the body is then read away without being kept, see `_too_many`);
 - keeps at most KEEP files per session: before a new PUT is handed to Streamlit, the session's
   oldest files are dropped through the manager's own `remove_file`.
 
@@ -82,8 +82,7 @@ class UploadGuard:
             await self.app(scope, receive, send)
             return
         if not self._take(session_id):
-            await _too_many(send, self.every)
-            await _discard_body(receive)
+            await _too_many(receive, send, self.every)
             return
         manager, status = runtime.uploaded_file_mgr, []
 
@@ -122,28 +121,27 @@ class UploadGuard:
             manager.remove_file(session_id=session_id, file_id=oldest)
 
 
-async def _too_many(send: Callable, retry_after: float) -> None:
+async def _too_many(receive: Callable, send: Callable, retry_after: float) -> None:
+    """429, decided before any of the body is read. The status goes out first; then what the
+    client still sends of the refused file is read away a chunk at a time, keeping none, and only
+    then the response ends: uvicorn's HTTP/1.1 (h11) must close a connection whose response ended
+    before its request did, and closing over unread bytes resets it, so the browser could see a
+    network error instead of the 429. Past Streamlit's own cap for one upload it stops reading,
+    and the connection is closed."""
+    from streamlit import config
+
     body = b"Too many uploads: wait a moment and try again."
     await send({"type": "http.response.start", "status": 429,
                 "headers": [(b"content-type", b"text/plain; charset=utf-8"),
                             (b"content-length", str(len(body)).encode()),
                             (b"retry-after", str(max(1, round(retry_after))).encode())]})
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _discard_body(receive: Callable) -> None:
-    """Read what the client still sends of a refused upload, a chunk at a time, keeping none.
-    The 429 is already sent; but uvicorn's HTTP/1.1 (h11) closes a connection whose request body
-    was left unread, and closing over unread bytes resets it, so a browser could see a network
-    error instead of the 429. Past Streamlit's own cap for one upload, stop and let it close."""
-    from streamlit import config
-
     left = (config.get_option("server.maxUploadSize") + 1) * 1024 * 1024
     while left > 0:
         message = await receive()
         if message["type"] != "http.request" or not message.get("more_body"):
-            return
+            break
         left -= len(message.get("body", b""))
+    await send({"type": "http.response.body", "body": body})
 
 
 def known_sessions(runtime: Any) -> set[str]:

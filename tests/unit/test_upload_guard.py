@@ -106,6 +106,28 @@ def test_a_burst_then_one_put_per_interval_and_a_refusal_reads_no_body(guarded):
     assert _put(guard, "s1", "too-soon")[0] == 429
 
 
+def test_a_refusal_answers_first_and_ends_only_once_the_body_is_read_away():
+    """uvicorn (h11) closes a connection whose answer ended before its request did, resetting
+    it under the answer; so the 429's status goes first and its end after the body."""
+    runtime, log = FakeRuntime("s1"), []
+    guard = UploadGuard(_streamlit_upload(runtime, []), runtime=runtime, clock=Clock(), burst=0)
+    pieces = [{"type": "http.request", "body": b"x" * 10, "more_body": True},
+              {"type": "http.request", "body": b"x" * 10, "more_body": False}]
+
+    async def receive():
+        log.append("receive")
+        return pieces.pop(0)
+
+    async def send(message):
+        log.append(f"{message['type']} {message.get('status', '')}".strip())
+
+    scope = {"type": "http", "method": "PUT", "path": "/_stcore/upload_file/s1/f", "headers": []}
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, guard(scope, receive, send)).result()
+    assert log == ["http.response.start 429", "receive", "receive", "http.response.body"]
+    assert runtime.uploaded_file_mgr.file_storage == {}
+
+
 def test_other_requests_and_unknown_sessions_pass_untouched(guarded):
     guard, runtime, calls, clock = guarded
     for _ in range(3 * upload_guard.BURST):
