@@ -14,26 +14,44 @@ The route exists when the app is served by `serve.py` (an `st.App` with this rou
 bare `streamlit run streamlit_app.py` there is no route (`SERVED` is False) and pages fall back
 to fragment reruns. Tokens are random and per learner; the registry holds only weak references,
 so a source lives exactly as long as the learner's session state that owns it.
+
+The route is public: anyone can open it with any token, so it spends nothing on a request it
+will not serve (see `routes()` for each limit and why).
 """
 from __future__ import annotations
 
+import asyncio
 import secrets
 import threading
+import time
 import weakref
 from collections.abc import Callable
 
 SERVED = False          # set by serve.py when the route is mounted
 PATH = "api/frames"     # relative to the page's URL, so a proxy prefix carries over
 
+# The least time between two frames of one view, in seconds, whoever asks (every socket and
+# GET of the token together). static/moons_live.js asks at most every FRAME_MS = 66 ms and the
+# moons trainer takes a new picture at most every SNAPSHOT_SECONDS = 0.06 s (live.py, which
+# passes it): an ask sooner than 60 ms after the last one would get the same picture. The 6 ms
+# between the two is slack for a request that arrives early because its predecessor was late.
+FRAME_INTERVAL = 0.06
+
 
 class FrameSource:
     """One learner's frames: `produce(since)` returns the next message (or None: gone), and
-    `pause()`, where given, stops what the frames show (the view's Pause, without a rerun)."""
+    `pause()`, where given, stops what the frames show (the view's Pause, without a rerun).
+    `interval`: the least time between two frames served for this source (FRAME_INTERVAL)."""
 
     def __init__(self, produce: Callable[[int], bytes | None],
-                 pause: Callable[[], None] | None = None) -> None:
+                 pause: Callable[[], None] | None = None, *, interval: float = FRAME_INTERVAL) -> None:
         self.produce, self.pause = produce, pause
+        self.interval = interval
         self.token = secrets.token_urlsafe(18)
+        # The route's bookkeeping, only ever touched on the server's event loop: when this
+        # source's next frame and next pause may be served (time.monotonic()).
+        self.next_frame_at = 0.0
+        self.next_pause_at = 0.0
 
     @property
     def url(self) -> str:
@@ -73,54 +91,164 @@ def pause_for(token: str) -> bool:
 
 PAUSE = "pause"     # the stream message that pauses instead of asking for a frame
 
+# Close codes of the stream. Refused before the handshake is accepted, a socket never sees its
+# code (the server answers the handshake with HTTP 403); these are for the server's own record.
+GONE = 4404         # the server does not know the token (also: the learner's source went away)
+BUSY = 4429         # refused: the token already has MAX_STREAMS sockets open
+IDLE = 4408         # closed: no message for IDLE_SECONDS
+UNSUPPORTED = 1003  # closed: a binary message (RFC 6455's "unsupported data")
+TOO_BIG = 1009      # closed: a message longer than MAX_ASK (RFC 6455's "message too big")
 
-GONE = 4404     # the close code a stream gets for a token the server does not know
+MAX_ASK = 32            # characters: the protocol's messages are "pause" or a decimal `since`
+MAX_STREAMS = 2         # sockets per token: the view holds one; its replacement may overlap it
+IDLE_SECONDS = 30.0     # a playing view asks every 66 ms, a paused one closes its socket
+MAX_WAITING = 4         # asks of one token held at once (room for its sockets' and two GETs);
+                        # a GET beyond them gets 429
+
+_streams: dict[str, int] = {}       # open sockets per token (event loop only)
 
 
-def routes() -> list:
+def _frame_delay(source: FrameSource, now: float, *, capped: bool = True) -> float | None:
+    """Book `source`'s next frame turn: how long to hold this ask first, or None when `capped`
+    and MAX_WAITING asks already wait for theirs. Every socket and GET of a token shares the
+    turns, so a view gets one frame per interval however many ways it asks."""
+    at = max(now, source.next_frame_at)
+    if capped and at - now > MAX_WAITING * source.interval:
+        return None
+    source.next_frame_at = at + source.interval
+    return at - now
+
+
+def _pause_delay(source: FrameSource, now: float) -> float:
+    """The same for a pause, on turns of its own: a learner's Pause acts at once (it is the first
+    in an interval), a stream of them is slowed to one per interval."""
+    at = max(now, source.next_pause_at)
+    source.next_pause_at = at + source.interval
+    return at - now
+
+
+def routes(*, idle_seconds: float = IDLE_SECONDS) -> list:
     """The Starlette routes serve.py mounts: `GET <PATH>/<token>?since=N` answers one frame;
     `<PATH>/<token>/stream` is a WebSocket that answers one frame per message the browser sends
     (its `since`), so the browser still asks for each frame when it is ready to draw it, at a
     fraction of a request's cost on both ends. The message "pause" (on the socket, or as
     `POST <PATH>/<token>/pause`) pauses and is not answered: the view acts on its Pause at once,
-    before the page's rerun."""
+    before the page's rerun.
+
+    Limits, so that an unknown token costs a dictionary lookup and a known one one learner's view:
+    - the token is looked up before a socket is accepted: an unknown one's handshake is refused,
+      so nothing can be sent on it (server.maxMessageSize bounds what an accepted one can send);
+    - at most MAX_STREAMS sockets per token; a socket silent for `idle_seconds` is closed;
+    - a text message longer than MAX_ASK closes the socket (1009); a binary one closes it too
+      (1003): the view never sends one, so whatever does is not the view, and answering it
+      with a close costs one message where ignoring it would let it send on at wire speed;
+    - one frame per FrameSource.interval per token: an ask that comes sooner is held (never
+      answered early, never refused while MAX_WAITING or fewer wait), so a view that asks
+      too often, on any number of sockets, gets its frames at the interval and costs the server
+      no more than one well-behaved view. Holding uses asyncio.sleep: the event loop runs on.
+    """
     from starlette.requests import Request
     from starlette.responses import Response
     from starlette.routing import Route, WebSocketRoute
     from starlette.websockets import WebSocket, WebSocketDisconnect
 
     async def frame(request: Request) -> Response:
-        message = frame_for(request.path_params["token"], _since(request.query_params.get("since")))
+        token = request.path_params["token"]
+        asked = request.query_params.get("since")
+        if asked is not None and len(asked) > MAX_ASK:
+            return Response(status_code=400)
+        source = _source(token)
+        if source is None:
+            return Response(status_code=404)
+        delay = _frame_delay(source, time.monotonic())
+        if delay is None:
+            return Response(status_code=429, headers={"Retry-After": "1"})
+        del source                      # held without a reference: the learner may go meanwhile
+        if delay:
+            await asyncio.sleep(delay)
+        message = frame_for(token, _since(asked))
         if message is None:
             return Response(status_code=404)
         return Response(message, media_type="application/octet-stream",
                         headers={"Cache-Control": "no-store"})
 
     async def pause(request: Request) -> Response:
-        return Response(status_code=204 if pause_for(request.path_params["token"]) else 404)
+        token = request.path_params["token"]
+        source = _source(token)
+        if source is None:
+            return Response(status_code=404)
+        delay = _pause_delay(source, time.monotonic())
+        del source
+        if delay:
+            await asyncio.sleep(delay)
+        return Response(status_code=204 if pause_for(token) else 404)
 
     async def stream(socket: WebSocket) -> None:
         token = socket.path_params["token"]
-        await socket.accept()
+        source = _source(token)
+        if source is None:
+            await socket.close(code=GONE)           # before accept(): the handshake is refused
+            return
+        if _streams.get(token, 0) >= MAX_STREAMS:
+            await socket.close(code=BUSY)
+            return
+        del source                      # the socket must not keep the learner's source alive
+        _streams[token] = _streams.get(token, 0) + 1
         try:
-            while True:
-                asked = await socket.receive_text()
-                if asked == PAUSE:
-                    if not pause_for(token):
-                        await socket.close(code=GONE)
-                        return
-                    continue
-                message = frame_for(token, _since(asked))
-                if message is None:
-                    await socket.close(code=GONE)
-                    return
-                await socket.send_bytes(message)
+            await socket.accept()
+            await _serve_stream(socket, token, idle_seconds)
         except WebSocketDisconnect:
             return
+        finally:
+            _streams[token] -= 1
+            if not _streams[token]:
+                del _streams[token]
 
     return [Route("/" + PATH + "/{token}", frame, methods=["GET"]),
             Route("/" + PATH + "/{token}/pause", pause, methods=["POST"]),
             WebSocketRoute("/" + PATH + "/{token}/stream", stream)]
+
+
+async def _serve_stream(socket, token: str, idle_seconds: float) -> None:
+    """Answer the stream's messages until the browser leaves, the source goes, or a limit
+    closes it (see `routes()`)."""
+    while True:
+        try:
+            message = await asyncio.wait_for(socket.receive(), idle_seconds)
+        except TimeoutError:
+            await socket.close(code=IDLE)
+            return
+        if message["type"] == "websocket.disconnect":
+            return
+        asked = message.get("text")
+        if asked is None:
+            await socket.close(code=UNSUPPORTED)
+            return
+        if len(asked) > MAX_ASK:
+            await socket.close(code=TOO_BIG)
+            return
+        source = _source(token)
+        if source is None:
+            await socket.close(code=GONE)
+            return
+        now = time.monotonic()
+        # A socket's ask always waits for its turn, never refused: at most MAX_STREAMS sockets
+        # of a token each hold one ask, so the turns booked ahead stay few.
+        delay = (_pause_delay(source, now) if asked == PAUSE
+                 else _frame_delay(source, now, capped=False))
+        del source
+        if delay:
+            await asyncio.sleep(delay)
+        if asked == PAUSE:
+            if not pause_for(token):
+                await socket.close(code=GONE)
+                return
+            continue
+        reply = frame_for(token, _since(asked))
+        if reply is None:
+            await socket.close(code=GONE)
+            return
+        await socket.send_bytes(reply)
 
 
 def _since(asked: str | None) -> int:

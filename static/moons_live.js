@@ -110,12 +110,17 @@ class HttpFrames {
   constructor(url) {
     this.kind = "http";
     this.source = new URL(url, document.baseURI);
+    this.delivered = false;
   }
 
   async next(since) {
     this.source.searchParams.set("since", String(since));
     const response = await fetch(this.source, { cache: "no-store" });
-    return response.ok ? new Uint8Array(await response.arrayBuffer()) : null;
+    // Too many asks (the server's or the proxy's limits): not gone, try again shortly.
+    if (response.status === 429 || response.status === 503) throw new Error("busy");
+    if (!response.ok) return null;
+    this.delivered = true;
+    return new Uint8Array(await response.arrayBuffer());
   }
 
   pause() {               // no socket to say it on: the view posts it
@@ -337,7 +342,13 @@ class LiveView {
         }
         const bytes = await frames.next(this.history.epoch.length);
         if (!mine()) break;
-        if (bytes === null) { this.polling = null; break; }
+        if (bytes === null) {
+          // The server refuses a socket for a view it does not know before opening it, so a
+          // socket that failed to open for a view that is gone says nothing about sockets.
+          if (frames.kind === "http" && !frames.delivered) this.socketsWork = undefined;
+          this.polling = null;
+          break;
+        }
         const header = this.update(bytes, true);
         if (header && header.ended) {           // the run ended: the page shows the results
           this.polling = null;

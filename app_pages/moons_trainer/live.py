@@ -193,7 +193,8 @@ def frame_source(me: MoonsTrainerState) -> FrameSource:
                                 me.sent.scene_id, me.view.get("mt_show_test", False),
                                 ended=not alive)
 
-        me.frames = frame_route.register(FrameSource(produce, pause))
+        # One frame per snapshot at most, however the browser asks (components/frame_route.py).
+        me.frames = frame_route.register(FrameSource(produce, pause, interval=SNAPSHOT_SECONDS))
     return me.frames
 
 

@@ -196,6 +196,27 @@ def test_an_upload_into_a_fresh_model_shows_the_loaded_models_results(page, app_
     expect(page.locator(".st-key-mt_live .history-note")).to_contain_text("no training history")
 
 
+def test_a_learner_can_replace_the_uploaded_checkpoint_again_and_again(page, app_url, tmp_path):
+    """serve.py keeps at most two uploads per session (components/upload_guard.py): the file the
+    uploader shows and the one replacing it. Three files in a row, each replacing the last, all
+    load."""
+    from workbench.moons.model import build_model
+
+    open_path(page, app_url, "/moons_trainer?n=300&epochs=3")
+    wait_live(page)
+    for seed in (1, 2, 3):
+        checkpoint = tmp_path / f"seed{seed}.safetensors"
+        model = build_model(PRESET, torch.device("cpu"), torch.Generator().manual_seed(seed))
+        checkpoint.write_bytes(state_dict_safetensors(model))
+        page.locator(".st-key-mt_upload input[type=file]").set_input_files(checkpoint)
+        expect(page.get_by_text(f"Loaded {checkpoint.name}", exact=False)).to_be_visible(timeout=WAIT_MS)
+        expect(page.locator("[data-testid=stAlert]", has_text="Refused")).to_have_count(0)
+    expect(page.locator("[data-testid=stException]")).to_have_count(0)
+    chips = page.locator(".st-key-mt_upload [data-testid=stFileChipName]")
+    expect(chips).to_have_count(1)
+    expect(chips).to_have_text("seed3.safetensors")
+
+
 def test_where_the_frames_websocket_is_refused_the_view_fetches_them_instead(page, app_url):
     """A proxy that passes plain HTTP only: the socket closes before its first frame, and the
     same frames come by fetch, one request at a time."""

@@ -5,10 +5,12 @@ the repository's own nginx.conf (copied unchanged into a temporary prefix; only 
 includes, replicas.conf and listen.conf, are written here). The checks: pages draw through the
 proxy, a checkpoint upload is accepted and a training run streams its progress over the
 proxied websocket, each learner's requests all reach one replica (the route cookie), two
-learners with different cookies use both replicas, and static files arrive gzipped by nginx.
+learners with different cookies use both replicas, static files arrive gzipped by nginx, and a
+burst of frame requests or uploads past nginx's limits is refused by nginx with 429.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import gzip
 import json
@@ -17,7 +19,9 @@ import re
 import shutil
 import subprocess
 import time
+import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -227,3 +231,55 @@ def test_each_learner_sticks_to_one_replica_through_upload_and_training(browser,
     assert [e["method"] for e in uploads] == ["PUT"]
     assert uploads[0]["status"] in {"200", "204"} and uploads[0]["upstream"] == replica_a
     assert replica_a != replica_b
+
+
+def _statuses(requests: list[urllib.request.Request]) -> list[int]:
+    """The status of each request, sent 20 at a time."""
+    def status(request):
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    with concurrent.futures.ThreadPoolExecutor(20) as pool:
+        return list(pool.map(status, requests))
+
+
+def _until_refused(make: Callable[[], urllib.request.Request], most: int) -> list[int]:
+    """Send requests from `make` in rounds of 50 until nginx refuses one (or `most` went)."""
+    statuses: list[int] = []
+    while 429 not in statuses and len(statuses) < most:
+        statuses += _statuses([make() for _ in range(50)])
+    return statuses
+
+
+def test_a_burst_of_frame_requests_or_uploads_past_the_limits_gets_429_from_nginx(proxy):
+    """One browser (one route cookie): first as much as nginx lets through at once, one request
+    at a time (a view's 30 frames, 10 uploads); then far faster than a learner asks. Whatever
+    reached a replica was answered there (an unknown frame token: 404; an upload for no session
+    without its XSRF token: 403); nginx refused the rest itself, without asking a replica."""
+    frames_key, uploads_key = "f" * 32, "e" * 32
+
+    def frame():
+        return urllib.request.Request(f"{proxy.url}/api/frames/{uuid.uuid4().hex}?since=0",
+                                      headers={"Cookie": f"{COOKIE}={frames_key}"})
+
+    def upload():
+        return urllib.request.Request(
+            f"{proxy.url}/_stcore/upload_file/{uuid.uuid4()}/{uuid.uuid4()}", data=b"x" * 100,
+            method="PUT", headers={"Cookie": f"{COOKIE}={uploads_key}"})
+
+    assert [_statuses([frame()])[0] for _ in range(30)] == [404] * 30
+    assert [_statuses([upload()])[0] for _ in range(10)] == [403] * 10
+    frames = _until_refused(frame, most=2000)
+    uploads = _until_refused(upload, most=1000)
+    assert 429 in frames and set(frames) <= {404, 429}, f"no 429 in {len(frames)} frame requests"
+    assert 429 in uploads and set(uploads) <= {403, 429}, f"no 429 in {len(uploads)} uploads"
+    refusals = frames.count(429) + uploads.count(429)
+
+    def refused(entries):
+        return [e for e in entries if e["status"] == "429" and e["route"] in (frames_key, uploads_key)]
+
+    entries = proxy.wait_for(lambda es: len(refused(es)) >= refusals, "the refusals")
+    assert all(e["upstream"] == "" for e in refused(entries)), "refused by nginx, not a replica"

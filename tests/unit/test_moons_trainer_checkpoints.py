@@ -22,7 +22,8 @@ from workbench.moons.checkpoints import (
     state_dict_pt,
     state_dict_safetensors,
 )
-from workbench.moons.settings import PRESET
+from workbench.common.links import MAX_SEED
+from workbench.moons.settings import MAX_LAYERS, MAX_WIDTH, OPTIMIZERS, PRESET
 from workbench.moons.training import TrainingSession, predict_labels
 
 SMALL = dataclasses.replace(PRESET, n=400, epochs=3)
@@ -139,6 +140,32 @@ def test_compressed_zip_entries_are_refused(trained):
     with pytest.raises(CheckpointRefused) as refused:
         read_checkpoint(out.getvalue(), trained.model)
     assert refused.value.title == "Compressed entries are refused"
+
+
+def _upload_limit_bytes() -> int:
+    """server.maxUploadSize (.streamlit/config.toml), in bytes as Streamlit counts them (MiB)."""
+    import tomllib
+    from pathlib import Path
+
+    config = Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml"
+    return tomllib.loads(config.read_text())["server"]["maxUploadSize"] * 1024 * 1024
+
+
+@pytest.mark.parametrize("optimizer", OPTIMIZERS)
+def test_the_largest_checkpoint_the_page_saves_fits_the_upload_limits(optimizer):
+    """A resume checkpoint of the widest, deepest MLP the settings allow, with the optimizer's
+    state after a step, as the page's download button writes it: under both the checkpoint cap
+    and server.maxUploadSize, and loaded back. (Adam and AdamW hold the most: 2,392,363 bytes.)"""
+    settings = dataclasses.replace(SMALL, n=100, hidden=(MAX_WIDTH,) * MAX_LAYERS, opt=optimizer,
+                                   act="LeakyReLU", dataset="gaussians", seed=MAX_SEED, epochs=1)
+    session = TrainingSession(settings)
+    session.step_epoch()
+    data = resume_checkpoint(session.model, session.optimizer, session.epoch, session.best_val_loss,
+                             {"dataset": settings.dataset, "hidden": list(settings.hidden),
+                              "act": settings.act, "opt": settings.opt, "seed": settings.seed})
+    assert len(data) <= MAX_CHECKPOINT_BYTES <= _upload_limit_bytes(), len(data)
+    loaded = read_checkpoint(data, session.model, optimizer, optimizer=session.optimizer)
+    assert loaded.kind == "resume" and loaded.epoch == 1
 
 
 def test_size_cap_and_garbage_are_refused(trained):

@@ -47,7 +47,11 @@ from workbench.common.errors import ExplainedError
 from workbench.moons.pickle_scan import DAMAGED, FOREIGN, LIMIT, PickleRefused, scan_torch_zip
 from workbench.moons.settings import MAX_EPOCHS
 
-MAX_CHECKPOINT_BYTES = 4 * 1024 * 1024          # the largest allowed MLP with Adam state fits
+# The largest file this page saves is a resume checkpoint of the widest, deepest MLP the settings
+# allow with Adam's state: 2,392,363 bytes. 3 MiB fits it with 31% to spare; it equals
+# server.maxUploadSize (.streamlit/config.toml), and tests/unit/test_moons_trainer_checkpoints.py
+# checks that the largest real file fits both.
+MAX_CHECKPOINT_BYTES = 3 * 1024 * 1024
 MAX_SAFETENSORS_HEADER = 64 * 1024
 # A safetensors header nests 3 deep ({name: {"shape": [...]}}); json.loads recurses per level
 # and raises RecursionError near a thousand, so nesting is measured before it parses anything.
