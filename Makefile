@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m streamlit run serve.py --server.port $(PORT)
+	$(PY) -m streamlit run streamlit_app.py --server.port $(PORT)
 
 chromium:
 	@test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium)

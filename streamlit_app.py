@@ -1,29 +1,16 @@
-"""Router only: page config, navigation over app_pages/, the shared sidebar, one guard per page."""
+"""The app, whatever launches it: `streamlit run streamlit_app.py` (make run, Community Cloud's
+default main file, the Dockerfile, the tests and the benchmarks alike) serves Streamlit's router
+(router.py) plus one HTTP route, the live frames browser components ask for without a rerun
+(components/frame_route.py), and a guard on Streamlit's upload endpoint
+(components/upload_guard.py: uploads per session rate-limited and bounded, and the uploads of
+closed sessions dropped). There is no second way to serve it.
+"""
 import workbench  # noqa: F401  (first: pins torch to one thread before torch is imported)
 
-from pathlib import Path
+from starlette.middleware import Middleware
+from streamlit.starlette import App
 
-import streamlit as st
+from components import frame_route, upload_guard
 
-from components.guard import run_guarded
-from app_pages.navigation import HOME, sections
-from components.figures import presenting
-from components.sidebar import draw_sidebar, sync_presenter_from_url
-from workbench.common.jobs import SCRIPT_RUNS
-
-# A local favicon: a `:material/...:` page icon makes every visitor's browser fetch it from
-# Google's font CDN, a request to another host on every page.
-FAVICON = str(Path(__file__).parent / "assets" / "favicon.png")
-sync_presenter_from_url()
-# A projector needs the width: presenter mode starts with the sidebar folded (one click opens it).
-st.set_page_config(page_title="PyTorch Workbench", page_icon=FAVICON, layout="wide",
-                   initial_sidebar_state="collapsed" if presenting() else "auto")
-
-page = st.navigation({
-    section: [st.Page(t.script, title=t.title, icon=t.icon, url_path=t.url_path or None,
-                      default=t is HOME) for t in tools]
-    for section, tools in sections().items()
-})
-with SCRIPT_RUNS.run():       # a few page runs at a time: see workbench/common/jobs.py
-    draw_sidebar()
-    run_guarded(page.run, page.title)
+app = App("router.py", routes=frame_route.routes(),
+          middleware=[Middleware(upload_guard.UploadGuard)], lifespan=upload_guard.lifespan)

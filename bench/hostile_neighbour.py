@@ -16,7 +16,7 @@ without a neighbour, with how long a fresh home page took to open meanwhile:
 - pitfalls:    a tab opens the moons trainer's pitfall lab and trains both of its runs, again
                and again
 
-The server is `streamlit run serve.py` (the served path, frame route included).
+The server is `streamlit run streamlit_app.py`, the app's one entry.
 
 Run: .venv/bin/python bench/hostile_neighbour.py [--window 20] [--trainers 10]
      [--cases autograd workers frames pitfalls]
@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import math
 import re
 import statistics
 import sys
@@ -42,15 +43,13 @@ from websockets.exceptions import WebSocketException
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from st_client import Server, Session, string_state  # noqa: E402
+from st_client import Server, Session, follow_frames, string_state  # noqa: E402
 
-from components.binary_payload import unpack  # noqa: E402
 
 # The largest network the settings table allows, on the most points, for many epochs: no run
 # ends inside a window.
 TRAIN_QUERY = "n=5000&hidden=256,256,256,256&batch=256&epochs=500"
 STEPS = re.compile(r"([\d,]+) optimizer steps")
-FRAME_SECONDS = 0.1            # how often each trainer asks for a frame, as the view does at most
 # 99 x 29 scalar statements: just under the interpreter's statement cap, every one recorded in
 # the graph the page then draws.
 HEAVY_PROGRAM = ("x = torch.tensor(1.0, requires_grad=True)\ny = x\nfor i in range(99):\n"
@@ -86,37 +85,29 @@ def ws_url(base: str, path: str) -> str:
     return base.replace("http://", "ws://", 1) + "/" + path.lstrip("/")
 
 
-def read_frame(message: bytes) -> tuple[int | None, bool]:
-    """The optimizer steps a frame's status line counts, and whether it says the run ended."""
-    header, _ = unpack(message)
-    match = STEPS.search(header.get("frame", {}).get("status", ""))
-    return (int(match[1].replace(",", "")) if match else None), bool(header.get("ended"))
-
-
 async def start_trainer(url: str) -> Trainer:
     session = Session(url, "moons_trainer", TRAIN_QUERY, run_timeout=120)
     await session.open()
     await session.click("mt_play")
     if session.poll_url is None:
-        raise RuntimeError("the moons trainer named no frame route: is the server serve.py?")
+        raise RuntimeError("the moons trainer named no frame route")
     return Trainer(session, session.poll_url)
 
 
-async def keep_watching(url: str, trainer: Trainer, stop: asyncio.Event) -> None:
-    """Ask for frames as the live view does: one message out, one frame back, ten a second. A
-    frame that says the run ended (its lease lapsed: the server heard nothing for too long)
-    makes the page run again, as the view's trigger does, and the run plays on."""
+async def keep_watching(trainer: Trainer, stop: asyncio.Event) -> None:
+    """Follow the trainer's frames as the live view does; a frame that says the run ended (its
+    lease lapsed: the server heard nothing for too long) makes the page run again, as the
+    view's trigger does, and the run plays on."""
+    def read(status: str) -> bool:
+        match = STEPS.search(status)
+        trainer.steps = int(match[1].replace(",", "")) if match else trainer.steps
+        return stop.is_set()
+
     try:
-        async with connect(ws_url(url, trainer.frame_url + "/stream"), max_size=None) as socket:
-            while not stop.is_set():
-                asked = time.monotonic()
-                await socket.send("0")
-                steps, ended = read_frame(await socket.recv())
-                trainer.steps = steps if steps is not None else trainer.steps
-                if ended:
-                    trainer.lapses += 1
-                    await trainer.session.rerun()
-                await asyncio.sleep(max(0.0, FRAME_SECONDS - (time.monotonic() - asked)))
+        while not stop.is_set():
+            if await follow_frames(trainer.session, math.inf, read):
+                trainer.lapses += 1
+                await trainer.session.rerun()
     except (WebSocketException, OSError) as exc:
         trainer.error = f"frames: {exc}"
 
@@ -218,7 +209,7 @@ async def bench(url: str, args: argparse.Namespace) -> None:
     await open_home(url)                                  # imports and caches do not count
     trainers = [await start_trainer(url) for _ in range(args.trainers)]
     stop = asyncio.Event()
-    watchers = [asyncio.create_task(keep_watching(url, t, stop)) for t in trainers]
+    watchers = [asyncio.create_task(keep_watching(t, stop)) for t in trainers]
     try:
         first = await measure(url, trainers, "none", args.window)
         windows = [await measure(url, trainers, case, args.window) for case in args.cases]
@@ -252,14 +243,14 @@ def main() -> None:
     parser.add_argument("--trainers", type=int, default=10)
     parser.add_argument("--window", type=float, default=20, help="seconds each case is measured")
     parser.add_argument("--cases", nargs="+", default=list(NEIGHBOURS), choices=list(NEIGHBOURS))
-    parser.add_argument("--url", help="a running `streamlit run serve.py` instead of a fresh one")
+    parser.add_argument("--url", help="a running `streamlit run streamlit_app.py` instead of a fresh one")
     args = parser.parse_args()
     if args.window < 5:
         parser.error("--window must be at least 5 seconds: a home page opens in one")
     if args.url:
         asyncio.run(bench(args.url.rstrip("/"), args))
         return
-    with Server(script="serve.py", log_path="/tmp/hostile_neighbour_server.log") as server:
+    with Server(log_path="/tmp/hostile_neighbour_server.log") as server:
         asyncio.run(bench(server.url, args))
 
 

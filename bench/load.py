@@ -1,14 +1,13 @@
 """A class of learners at once: concurrent websocket sessions with a realistic mix of work.
 
 Each learner opens a lesson link as a fresh tab, changes a setting there, follows an in-app link
-to the moons trainer, changes the learning rate, presses Play and keeps the live fragment ticking
-as the browser does (rerun_script with the fragment id and is_auto_rerun every run_every
-interval; like a browser whose server is slow, the next tick waits for the previous one), presses
-Play again a few seconds after a "busy" answer, then steps through the batch iterator.
+to the moons trainer, changes the learning rate, presses Play and follows the run's frames over
+the frame route as the live view does (one ask at a time, ten a second; a frame that says the run
+ended makes the page run again), then steps through the batch iterator.
 
-The server is `streamlit run streamlit_app.py`, so the live view is fed by those fragment reruns,
-the heavier way: serve.py's frame route, which a browser polls without a rerun, is not modelled.
-Each learner's progress is the epoch counter the view's frames carry.
+The server is `streamlit run streamlit_app.py`, the app's one entry: each learner's live view
+asks the frame route for frames over its WebSocket, ten a second, as a browser's does, and its
+progress is the epoch counter those frames carry.
 
 Prints script-time percentiles, the time until each learner's first page was complete, the
 health endpoint's latency sampled every 0.25 s, errors, every learner's training progress and
@@ -35,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from st_client import (  # noqa: E402
     MemorySampler,
+    follow_frames,
     RunResult,
     Server,
     Session,
@@ -75,27 +75,36 @@ class Learner:
     link: str
     first_page_s: float = 0.0
     runs: list[RunResult] = field(default_factory=list)
-    ticks: list[float] = field(default_factory=list)
     progress: str = "not started"
     busy: int = 0
     plays: int = 0
     trained_epochs: tuple[int, int] = (0, 0)
+    frames: int = 0     # frames the learner's live view got over the frame route
+    lapses: int = 0     # frames that said the run ended before it finished (a lapsed lease)
     error: str | None = None
 
     @property
     def finished(self) -> bool:
         return 0 < self.trained_epochs[1] <= self.trained_epochs[0]
 
-    def record(self, result: RunResult, *, tick: bool = False, trainer: bool = False) -> RunResult:
+    def read_status(self, text: str) -> bool:
+        """Read the progress a frame's status line shows; whether the run has finished."""
+        self.frames += 1
+        self._progress(text)
+        return self.finished
+
+    def _progress(self, text: str) -> None:
+        match = EPOCH.search(text)
+        if match:
+            self.trained_epochs = (int(match[1]), int(match[2]))
+            self.progress = f"epoch {match[1]} / {match[2]}, {match[3]:>6} steps"
+
+    def record(self, result: RunResult, *, trainer: bool = False) -> RunResult:
         """Keep a run; on the moons trainer (`trainer`), read the training progress it shows."""
         self.runs.append(result)
-        if tick:
-            self.ticks.append(result.wall_s)
         for text in result.texts:
-            match = EPOCH.search(text) if trainer else None
-            if match:
-                self.trained_epochs = (int(match[1]), int(match[2]))
-                self.progress = f"epoch {match[1]} / {match[2]}, {match[3]:>6} steps"
+            if trainer:
+                self._progress(text)
             if BUSY in text:
                 self.busy += 1
         return result
@@ -122,22 +131,23 @@ async def change_setting(session: Session, page: str, rng: random.Random) -> Run
 
 
 async def train(session: Session, learner: Learner, until: float) -> None:
-    """Play, then tick the run_every fragment until training ends, Play again after a busy answer."""
-    while time.monotonic() < until:
+    """Play, then follow the run's frames over the frame route as the live view does, until
+    training ends; a frame that says the run ended makes the page run again (the view's
+    trigger), which starts a run whose lease lapsed again or shows a finished run's results."""
+    while time.monotonic() < until and not learner.finished:
         if not session.widget("mt_play").disabled:
             learner.plays += 1
             learner.record(await session.click("mt_play"), trainer=True)
-        elif not session.fragments:
-            return  # Play is disabled and nothing ticks: training is done
-        while session.fragments and time.monotonic() < until and not learner.finished:
-            fragment, interval = next(iter(session.fragments.items()))
-            await asyncio.sleep(interval)
-            learner.record(await session.tick(fragment), tick=True, trainer=True)
+        if session.poll_url is None:
+            return  # nothing plays (a busy answer was recorded): the browser shows why
+        ended = await follow_frames(session, until, learner.read_status)
         if learner.finished:
-            # A browser's live view now asks for the full page once (components v2 `settle`),
-            # which ends the ticks; this client just stops ticking.
             return
-        await asyncio.sleep(2.0)  # "Press the button again in a few seconds"
+        if ended:
+            learner.lapses += 1
+            learner.record(await session.rerun(), trainer=True)
+        else:
+            return  # the time is up
 
 
 async def learner_run(
@@ -241,7 +251,6 @@ async def level(url: str, pid: int, sessions: int, args: argparse.Namespace) -> 
 
     runs = [r for learner in learners for r in learner.runs]
     times = [r.wall_s for r in runs if r.finished]
-    ticks = [t for learner in learners for t in learner.ticks]
     firsts = [learner.first_page_s for learner in learners if learner.first_page_s]
     exceptions = [(learner.link, e) for learner in learners for r in learner.runs for e in r.exceptions]
     guards = [(learner.link, r.guard_text) for learner in learners for r in learner.runs if r.guard_panel]
@@ -257,10 +266,6 @@ async def level(url: str, pid: int, sessions: int, args: argparse.Namespace) -> 
         f"script time, all {len(times)} runs: p50 {percentile(times, 50):.3f}s  "
         f"p95 {percentile(times, 95):.3f}s  "
         f"max {max(times, default=0):.3f}s"
-    )
-    print(
-        f"script time, {len(ticks)} fragment ticks: p50 {percentile(ticks, 50):.3f}s  "
-        f"p95 {percentile(ticks, 95):.3f}s  max {max(ticks, default=0):.3f}s"
     )
     print(
         f"first page complete (connect to script_finished): p50 {percentile(firsts, 50):.2f}s  "
@@ -288,7 +293,7 @@ async def level(url: str, pid: int, sessions: int, args: argparse.Namespace) -> 
     for learner in learners:
         print(
             f"  #{learner.index:<2} {learner.progress:<16} plays {learner.plays}  "
-            f"ticks {len(learner.ticks):<3} "
+            f"frames {learner.frames:<4} lapses {learner.lapses:<2} "
             f"busy {learner.busy:<3} first page {learner.first_page_s:.2f}s  {learner.link[:70]}"
             + (f"  ERROR {learner.error}" if learner.error else "")
         )

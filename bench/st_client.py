@@ -42,7 +42,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -182,6 +182,33 @@ def _component_poll_url(component: Any) -> str | None:
         return None
     poll = header.get("poll")
     return poll if isinstance(poll, str) else None
+
+
+def frame_status(message: bytes) -> tuple[str, bool]:
+    """A frame route answer's status line (what the live view shows above its plane) and
+    whether it says the run has ended."""
+    header, _ = unpack(message)
+    return str(header.get("frame", {}).get("status", "")), bool(header.get("ended"))
+
+
+async def follow_frames(session: Session, until: float, on_status: Callable[[str], bool],
+                        every: float = 0.1) -> bool:
+    """Ask the session's frame route for frames as the live view does (its WebSocket: one
+    message out, one frame back, ten a second) until `until`, or until `on_status(status)`
+    returns True. Returns whether a frame said the run ended (its end, or a lapsed lease: the
+    view's "ended" trigger then makes the page run again)."""
+    if session.poll_url is None:
+        return False
+    host = session.base_url.split("://", 1)[-1]
+    async with connect(f"ws://{host}/{session.poll_url.lstrip('/')}/stream", max_size=None) as socket:
+        while time.monotonic() < until:
+            asked = time.monotonic()
+            await socket.send("0")
+            status, ended = frame_status(await socket.recv())
+            if on_status(status) or ended:
+                return ended
+            await asyncio.sleep(max(0.0, every - (time.monotonic() - asked)))
+    return False
 
 
 def _initial_state(kind: str, proto: Any) -> WidgetState | None:
@@ -572,13 +599,11 @@ def health(base_url: str, timeout: float = 2.0) -> bool:
 
 
 class Server:
-    """`streamlit run <script>` on 127.0.0.1; a context manager that stops it and its children."""
+    """`streamlit run streamlit_app.py` on 127.0.0.1; a context manager that stops it and its children."""
 
     def __init__(
         self, port: int | None = None, extra_args: Iterable[str] = (), log_path: str | None = None,
-        script: str = "streamlit_app.py",
     ) -> None:
-        self.script = script
         self.port = port or free_port()
         self.extra_args = list(extra_args)
         self.log_path = log_path
@@ -600,7 +625,7 @@ class Server:
             "-m",
             "streamlit",
             "run",
-            self.script,
+            "streamlit_app.py",
             "--server.headless",
             "true",
             "--server.address",

@@ -10,10 +10,11 @@ out, one binary frame back), or, where no socket comes through, by `GET /api/fra
 per frame, the socket costs Chromium about 2 ms of CPU outside the page against about 6.5 ms
 for a fetch (bench/live_frames.py measures the whole).
 
-The route exists when the app is served by `serve.py` (an `st.App` with this route); under a
-bare `streamlit run streamlit_app.py` there is no route (`SERVED` is False) and pages fall back
-to fragment reruns. Tokens are random and per learner; the registry holds only weak references,
-so a source lives exactly as long as the learner's session state that owns it.
+The route is mounted by the app's one entry (streamlit_app.py), however it is launched. Where
+a proxy in front of the server lets neither the socket nor the fetch through, the view tells the
+page (its "no_route" trigger) and the page feeds it by fragment reruns instead, and says so.
+Tokens are random and per learner; the registry holds only weak references, so a source lives
+exactly as long as the learner's session state that owns it.
 
 The route is public: anyone can open it with any token, so it spends nothing on a request it
 will not serve (see `routes()` for each limit and why).
@@ -27,7 +28,6 @@ import time
 import weakref
 from collections.abc import Callable
 
-SERVED = False          # set by serve.py when the route is mounted
 PATH = "api/frames"     # relative to the page's URL, so a proxy prefix carries over
 
 # The least time between two frames of one view, in seconds, whoever asks (every socket and
@@ -127,8 +127,13 @@ def _pause_delay(source: FrameSource, now: float) -> float:
     return at - now
 
 
+# The route's own "I do not know this view" carries this header, so the browser can tell it from
+# a 404 or 403 that a proxy in front of the server answers for a path it does not pass.
+GONE_HEADERS = {"X-Frame-Route": "gone"}
+
+
 def routes(*, idle_seconds: float = IDLE_SECONDS) -> list:
-    """The Starlette routes serve.py mounts: `GET <PATH>/<token>?since=N` answers one frame;
+    """The Starlette routes streamlit_app.py mounts: `GET <PATH>/<token>?since=N` answers one frame;
     `<PATH>/<token>/stream` is a WebSocket that answers one frame per message the browser sends
     (its `since`), so the browser still asks for each frame when it is ready to draw it, at a
     fraction of a request's cost on both ends. The message "pause" (on the socket, or as
@@ -159,7 +164,7 @@ def routes(*, idle_seconds: float = IDLE_SECONDS) -> list:
             return Response(status_code=400)
         source = _source(token)
         if source is None:
-            return Response(status_code=404)
+            return Response(status_code=404, headers=GONE_HEADERS)
         delay = _frame_delay(source, time.monotonic())
         if delay is None:
             return Response(status_code=429, headers={"Retry-After": "1"})
@@ -168,7 +173,7 @@ def routes(*, idle_seconds: float = IDLE_SECONDS) -> list:
             await asyncio.sleep(delay)
         message = frame_for(token, _since(asked))
         if message is None:
-            return Response(status_code=404)
+            return Response(status_code=404, headers=GONE_HEADERS)
         return Response(message, media_type="application/octet-stream",
                         headers={"Cache-Control": "no-store"})
 
@@ -176,12 +181,14 @@ def routes(*, idle_seconds: float = IDLE_SECONDS) -> list:
         token = request.path_params["token"]
         source = _source(token)
         if source is None:
-            return Response(status_code=404)
+            return Response(status_code=404, headers=GONE_HEADERS)
         delay = _pause_delay(source, time.monotonic())
         del source
         if delay:
             await asyncio.sleep(delay)
-        return Response(status_code=204 if pause_for(token) else 404)
+        if not pause_for(token):
+            return Response(status_code=404, headers=GONE_HEADERS)
+        return Response(status_code=204)
 
     async def stream(socket: WebSocket) -> None:
         token = socket.path_params["token"]

@@ -5,7 +5,7 @@ file a session puts in `MemoryUploadedFileManager.file_storage[session id]`, und
 the client picks, until the session is shut down: one session could park any number of
 server.maxUploadSize files (a probe held 466 MB with 100 PUTs in 1.9 s). The pages of this app
 have one single-file uploader each, so a learner's tab needs at most the file it shows and the
-one it is replacing it with. `UploadGuard`, an ASGI middleware mounted in serve.py:
+one it is replacing it with. `UploadGuard`, an ASGI middleware mounted by streamlit_app.py:
 
 - rate-limits PUTs per session with a token bucket (BURST at once, then one per EVERY seconds:
   a learner replacing a checkpoint a few times never waits), answering 429 before the body is
@@ -17,7 +17,7 @@ Streamlit drops a session's files when it shuts the session down, but a session 
 closed is kept for server.disconnectedSessionTTL seconds for a reconnect and then silently
 evicted from its store without being shut down (streamlit/runtime/memory_session_storage.py:
 a TTLCache with no removal callback), so its files were never dropped. `sweep_orphans` drops
-the files of sessions Streamlit no longer knows; `lifespan` (serve.py) runs it every
+the files of sessions Streamlit no longer knows; `lifespan` (streamlit_app.py) runs it every
 SWEEP_SECONDS, and hands the freed pages back to the operating system.
 
 What this reads of Streamlit that is not its public API (`file_storage`, the runtime's

@@ -37,6 +37,7 @@ function unpack(bytes) {
 // (a proxy that passes only plain HTTP), or closes or stalls before its first frame, the same
 // answers come by `fetch`.
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const ROUTE_TRIES = 3;            // failed fetches, with no frame ever, before the page feeds the view
 const GONE = 4404;                // the server's close code for a token it does not know
 // Both under the run's lease (1.8 s, workbench/common/jobs.py): a view that asks for no frame
 // for that long is taken for a closed tab, and its run stops.
@@ -118,7 +119,10 @@ class HttpFrames {
     const response = await fetch(this.source, { cache: "no-store" });
     // Too many asks (the server's or the proxy's limits): not gone, try again shortly.
     if (response.status === 429 || response.status === 503) throw new Error("busy");
-    if (!response.ok) return null;
+    // The route's own 404 for a view it no longer knows says so; any other refusal is a proxy
+    // (or a filter) that does not pass the route.
+    if (!response.ok && response.headers.get("X-Frame-Route") === "gone") return null;
+    if (!response.ok) throw new Error("blocked");
     this.delivered = true;
     return new Uint8Array(await response.arrayBuffer());
   }
@@ -349,6 +353,7 @@ class LiveView {
           this.polling = null;
           break;
         }
+        this.routeWorked = true;
         const header = this.update(bytes, true);
         if (header && header.ended) {           // the run ended: the page shows the results
           this.polling = null;
@@ -359,6 +364,16 @@ class LiveView {
         // A socket that never delivered a frame is not coming through (a proxy, a filter):
         // fetch from now on. Otherwise the server is restarting: try again shortly.
         if (frames && frames.kind === "socket" && !frames.delivered) this.socketsWork = false;
+        // Fetches that fail too, before this view ever had a frame by the route: nothing gets
+        // through. The page feeds the view by reruns from now on, and says so.
+        if (frames && frames.kind === "http" && !this.routeWorked && error.message !== "busy"
+            && (this.routeFailures = (this.routeFailures || 0) + 1) >= ROUTE_TRIES) {
+          this.polling = null;
+          frames.close();
+          this.transport = null;
+          this.setTriggerValue("no_route", Date.now());
+          break;
+        }
         if (frames) frames.close();
         frames = this.transport = null;
         await sleep(500);

@@ -28,7 +28,7 @@ from workbench.common.jobs import SCHEDULER, SCRIPT_RUNS
 from workbench.moons.settings import MAX_STEPS_PER_RUN
 from workbench.moons.training import LiveSnapshot, TrainingSession
 
-FRAME_SECONDS = 0.1           # ten frames a second while a run plays (without the frame route)
+FRAME_SECONDS = 0.1           # ten frames a second while a run plays, where no frame route is reached
 SNAPSHOT_SECONDS = 0.06       # the browser asks for a frame at most every 66 ms
 PAUSE_KEY = "mt_pause"        # the view pauses the run itself when this button is pressed
 
@@ -199,10 +199,10 @@ def frame_source(me: MoonsTrainerState) -> FrameSource:
 
 
 def live_view(me: MoonsTrainerState) -> None:
-    """The live view as a fragment. Served with the frame route, the browser asks for a playing
-    run's frames itself and the fragment reruns only when the run ends; without it, the fragment
-    reruns ten times a second."""
-    every = FRAME_SECONDS if me.running and not frame_route.SERVED else None
+    """The live view as a fragment. The browser asks the frame route for a playing run's frames
+    itself and the fragment reruns only when the run ends; where the view reached no route (a
+    proxy that blocks it), the fragment reruns ten times a second instead."""
+    every = FRAME_SECONDS if me.running and me.route_blocked else None
     st.fragment(_frame, run_every=every)()
 
 
@@ -217,6 +217,9 @@ def live_frame() -> None:
     asked = st.session_state.get(LIVE_KEY)
     if asked is not None and asked.get("settle") and me.running != me.page_drew_running:
         st.rerun(scope="app")           # the browser drew the paused view: now the page follows
+    if asked is not None and asked.get("no_route") and not me.route_blocked:
+        me.route_blocked = True         # neither socket nor fetch came through: reruns feed the view
+        st.rerun(scope="app")           # the page run sets this fragment's timer
     session = me.session
     assert session is not None
     full_run = me.sent.page_run != me.page_runs
@@ -234,7 +237,7 @@ def live_frame() -> None:
                 me.job_error = unexpected(job_error)
                 st.rerun(scope="app")   # the error's panel is above this fragment
     playback(me, session)               # after the check: a run that just ended enables Play
-    poll = frame_source(me).url if me.running and frame_route.SERVED else None
+    poll = frame_source(me).url if me.running and not me.route_blocked else None
     # Paused here, still playing below: the view shows the pause first, then the browser asks
     # for the full page (the results), so Pause shows as soon as this fragment has run.
     settle = not me.running and me.page_drew_running
@@ -242,8 +245,13 @@ def live_frame() -> None:
                 show_test=me.view.get("mt_show_test", False),
                 show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll,
                 settle=settle, pause_key=PAUSE_KEY)
-    if me.running and not me.page_drew_running and not frame_route.SERVED:
-        st.rerun(scope="app")   # without the frame route, a page run sets this fragment's timer
+    if me.route_blocked:
+        st.caption("The frame route (`api/frames/`) did not answer this browser, perhaps a proxy "
+                   "in front of the server blocks it: the view updates by page reruns, a few times "
+                   "a second. Whoever runs the server can pass that path through (see the deploy "
+                   "notes).")
+    if me.running and not me.page_drew_running and me.route_blocked:
+        st.rerun(scope="app")   # fed by reruns: a page run sets this fragment's timer
     if me.running:
         return
     if session.diverged is not None:

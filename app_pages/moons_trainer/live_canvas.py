@@ -158,5 +158,6 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
         header["scene_id"] = scene_header["id"]
         blobs = frame_blobs
     _RENDERER(data=pack(header, blobs), key=KEY, on_resync_change=lambda: None,
-              on_ended_change=lambda: None, on_settle_change=lambda: None)
+              on_ended_change=lambda: None, on_settle_change=lambda: None,
+              on_no_route_change=lambda: None)
     sent.scene_id, sent.history_epochs = scene_header["id"], epochs_now

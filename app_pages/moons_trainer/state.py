@@ -39,6 +39,7 @@ class MoonsTrainerState:
     view: dict[str, bool] = field(default_factory=dict)     # the figure's toggles
     page_runs: int = 0
     page_drew_running: bool = False     # whether the last full page run drew a playing run
+    route_blocked: bool = False         # the view reached no frame route (a proxy): reruns feed it
     sent: SentToBrowser = field(default_factory=SentToBrowser)
     frames: FrameSource | None = None   # the frame route's source: owned here, so it lives as long
     job_error: ExplainedError | None = None

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "streamlit_app.py")
+APP = str(Path(__file__).resolve().parents[2] / "router.py")    # what streamlit_app.py serves
 
 
 def open_page(script: str | None = None, query: dict[str, str] | None = None,

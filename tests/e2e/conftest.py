@@ -60,13 +60,13 @@ def _wait_healthy(base: str, server: subprocess.Popen, timeout: float = 90) -> N
 
 
 @contextlib.contextmanager
-def serve(entry: str = "serve.py") -> Iterator[str]:
-    """A fresh `streamlit run` of the app on a free loopback port, stopped on exit: `serve.py`
-    (the router plus the frame route), as deployed, or `streamlit_app.py` alone."""
+def serve() -> Iterator[str]:
+    """A fresh `streamlit run streamlit_app.py` (the app's one entry, as `make run`, the
+    Dockerfile and Community Cloud start it) on a free loopback port, stopped on exit."""
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", entry, "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port),
          "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,

@@ -31,6 +31,8 @@ def click(page, key: str) -> None:
 
 
 def test_the_live_view_is_mounted_once_and_updated_in_place_while_it_trains(page, app_url):
+    """The server is `streamlit run streamlit_app.py` (what `make run`, Docker and Community
+    Cloud start): the playing run's frames come by the frame route, not by page reruns."""
     open_path(page, app_url, LONG_RUN)
     first = wait_live(page)
     assert first["status"].startswith("Epoch 0 / 500") and first["mounts"] == 1
@@ -38,6 +40,7 @@ def test_the_live_view_is_mounted_once_and_updated_in_place_while_it_trains(page
     later = wait_live(page, "v.frames >= arg + 20", arg=first["frames"], timeout=120_000)
     assert later["mounts"] == 1 and later["mount"] == 1, "one component, never re-created"
     assert later["transport"] == "socket", "frames come over the frame route's WebSocket"
+    assert page.locator("text=did not answer this browser").count() == 0
     assert later["grid"] != first["grid"], "the picture follows the weights"
     assert "training…" in later["status"]
     click(page, "mt_pause")
@@ -197,7 +200,7 @@ def test_an_upload_into_a_fresh_model_shows_the_loaded_models_results(page, app_
 
 
 def test_a_learner_can_replace_the_uploaded_checkpoint_again_and_again(page, app_url, tmp_path):
-    """serve.py keeps at most two uploads per session (components/upload_guard.py): the file the
+    """The app keeps at most two uploads per session (components/upload_guard.py): the file the
     uploader shows and the one replacing it. Three files in a row, each replacing the last, all
     load."""
     from workbench.moons.model import build_model
@@ -239,28 +242,20 @@ def test_where_the_frames_websocket_is_refused_the_view_fetches_them_instead(pag
     assert posted, "without the socket, the view posts its Pause"
 
 
-def test_without_the_frame_route_the_live_view_still_trains_by_fragment_reruns(browser):
-    """`streamlit run streamlit_app.py` (no serve.py, so no frame route): the same view, fed by
-    fragment reruns, still trains, updates in place and pauses."""
-    from tests.e2e.conftest import serve
-
-    with serve("streamlit_app.py") as url:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        try:
-            # Batch 16: about 5,400 steps, so that on a loaded machine the run still plays
-            # when Pause is pressed (with the default batch it could end within five frames).
-            open_path(page, url, "/moons_trainer?n=600&epochs=200&batch=16")
-            first = wait_live(page)
-            click(page, "mt_play")
-            later = wait_live(page, "v.frames >= arg + 5 && v.epoch > 0", arg=first["frames"],
-                              timeout=120_000)
-            assert later["mounts"] == 1 and later["grid"] != first["grid"]
-            assert page.evaluate("() => performance.getEntriesByType('resource')"
-                                 ".filter(r => r.name.includes('/api/frames/')).length") == 0
-            click(page, "mt_pause")
-            expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
-        finally:
-            page.close()
+def test_where_a_proxy_blocks_the_frame_route_the_view_trains_by_reruns_and_says_so(page, app_url):
+    """A proxy in front of the server that passes neither the route's socket nor its fetch (a
+    403 of its own): the same view, fed by fragment reruns, still trains, updates in place and
+    pauses, and the page says why it is slower."""
+    page.route_web_socket(re.compile(r"/api/frames/[^/]+/stream$"), lambda socket: socket.close())
+    page.route(re.compile(r"/api/frames/"), lambda route: route.fulfill(status=403, body="blocked"))
+    open_path(page, app_url, "/moons_trainer?n=600&epochs=200&batch=16")
+    first = wait_live(page)
+    click(page, "mt_play")
+    expect(page.locator("text=did not answer this browser")).to_be_visible(timeout=120_000)
+    later = wait_live(page, "v.frames >= arg + 5 && v.epoch > 0", arg=first["frames"], timeout=120_000)
+    assert later["mounts"] == 1 and later["grid"] != first["grid"]
+    click(page, "mt_pause")
+    expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
 
 
 class HeldUplink:
@@ -292,15 +287,14 @@ class HeldUplink:
             send()
 
 
-@pytest.mark.parametrize("entry", ["serve.py", "streamlit_app.py"])
-def test_a_run_the_server_heard_nothing_from_past_its_lease_plays_on_when_the_tab_speaks(browser, entry):
+def test_a_run_the_server_heard_nothing_from_past_its_lease_plays_on_when_the_tab_speaks(browser):
     """A tab that asks for nothing for longer than the run's lease (1.8 s) has its run's work
     stopped, so a closed tab costs nothing; when it asks again the learner is evidently there,
     and the run plays on by itself instead of standing paused with nobody having pressed Pause."""
     from tests.e2e.conftest import serve
     from workbench.common.jobs import SCHEDULER
 
-    with serve(entry) as url:
+    with serve() as url:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         uplink = HeldUplink(page)
         try:

@@ -1,6 +1,6 @@
 """What a hostile learner can make the server hold, measured on the server process itself.
 
-The app is started as `make run` starts it (`streamlit run serve.py`, on 127.0.0.1 and a free
+The app is started as `make run` starts it (`streamlit run streamlit_app.py`, on 127.0.0.1 and a free
 port). Then, from one client: 12 websockets to the frame route with made-up tokens at once, each
 trying to send a 32 MB message (MEMORY_PROBE_MESSAGE_MB sets it; under the old route each was
 accepted and read: 12 sockets of 190 MB took the server from 1,158 to 3,385 MB), and 100 upload
@@ -76,7 +76,7 @@ def server() -> Iterator[Server]:
     port = _free_port()
     # As `make run`, plus a short reconnect window so that a closed tab's session ends soon.
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "serve.py", "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port),
          "--server.disconnectedSessionTTL", str(TTL), "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,

@@ -11,6 +11,7 @@ def _sources():
     for folder in ("app_pages", "components", "workbench"):
         yield from (ROOT / folder).rglob("*.py")
     yield ROOT / "streamlit_app.py"
+    yield ROOT / "router.py"
 
 
 def test_no_colour_is_written_outside_the_palette():

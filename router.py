@@ -1,0 +1,30 @@
+"""The router that streamlit_app.py serves: page config, navigation over app_pages/, the shared
+sidebar, one guard per page. AppTest runs this script (tests/app/apptest.py)."""
+import workbench  # noqa: F401  (first: pins torch to one thread before torch is imported)
+
+from pathlib import Path
+
+import streamlit as st
+
+from components.guard import run_guarded
+from app_pages.navigation import HOME, sections
+from components.figures import presenting
+from components.sidebar import draw_sidebar, sync_presenter_from_url
+from workbench.common.jobs import SCRIPT_RUNS
+
+# A local favicon: a `:material/...:` page icon makes every visitor's browser fetch it from
+# Google's font CDN, a request to another host on every page.
+FAVICON = str(Path(__file__).parent / "assets" / "favicon.png")
+sync_presenter_from_url()
+# A projector needs the width: presenter mode starts with the sidebar folded (one click opens it).
+st.set_page_config(page_title="PyTorch Workbench", page_icon=FAVICON, layout="wide",
+                   initial_sidebar_state="collapsed" if presenting() else "auto")
+
+page = st.navigation({
+    section: [st.Page(t.script, title=t.title, icon=t.icon, url_path=t.url_path or None,
+                      default=t is HOME) for t in tools]
+    for section, tools in sections().items()
+})
+with SCRIPT_RUNS.run():       # a few page runs at a time: see workbench/common/jobs.py
+    draw_sidebar()
+    run_guarded(page.run, page.title)
