@@ -2,7 +2,7 @@
 
 Settings (widgets drawn from workbench/tensors/settings.py TABLE) -> workbench.tensors.report
 .inspect and broadcast.combine_shapes -> pictures and tables. The URL always holds the lesson link
-of what is on screen (shape, dtype, ops, ...; see README.md), written once per run.
+of what is on screen (shape, dtype, ops, ...; see docs/lesson-links.md), written once per run.
 """
 from __future__ import annotations
 

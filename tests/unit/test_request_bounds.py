@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-REQUEST_BUDGET = 256 * 2**20          # the per-request budget the README documents
+REQUEST_BUDGET = 256 * 2**20          # the per-request budget docs/safety.md documents
 
 CAPPED = """
 import json, resource, sys

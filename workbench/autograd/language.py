@@ -7,7 +7,7 @@ or function that is not on the lists of `catalog.py` is refused with the line an
 length, constants, exponents, tensor sizes, total elements, wall time); the interpreter enforces
 the ones that can only be counted while running.
 
-The accepted language (documented for learners on the page and in README.md):
+The accepted language (documented for learners on the page and in docs/lesson-links.md):
 
 - `name = expression`, `name += expression` (also `-=`, `*=`, `/=`: in place on tensors)
 - numbers, strings, lists and tuples of them; `+ - * / ** @` and unary minus

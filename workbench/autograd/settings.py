@@ -2,7 +2,7 @@
 
 Teachers type these link names into slides (`?code=...&backward=3&retain=1`): they never change.
 The table drives the page's widgets (components/settings_form.py), the lesson links, `hide=`,
-the share panel and the README's parameter table.
+the share panel and docs/lesson-links.md's parameter table.
 """
 from __future__ import annotations
 

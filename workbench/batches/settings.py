@@ -1,7 +1,7 @@
 """The batch iterator's settings: the dataclass and its one table.
 
 Every field's lesson-link name, range or choices, widget label and help are written here and
-nowhere else: the page's widgets, the lesson links, the share panel and the README's table are
+nowhere else: the page's widgets, the lesson links, the share panel and docs/lesson-links.md's table are
 all drawn from `TABLE`. The link names are public (teachers type them into slides): keep them.
 """
 from __future__ import annotations

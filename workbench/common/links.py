@@ -4,7 +4,7 @@ A tool's table (its `settings.py`, in the spirit of TensorFlow Playground's `sta
 for each field of its settings dataclass, the public link name, how to read it (type, range or
 choices), the widget's label and help. The default is the dataclass's own. Everything else is
 derived from it: the widgets (`components/settings_form.py`), the lesson links, `hide=`, the
-share panel and the README's parameter tables (`workbench/common/readme.py`).
+share panel and the parameter tables of docs/lesson-links.md (`workbench/common/readme.py`).
 
 Unlike Playground, every value is validated and clamped here: a link on a slide is untrusted
 input. A bad value never stops the page; it falls back to the default and the problem is
@@ -50,16 +50,16 @@ class Param:
         self.help = help
         self.label = label or name
         self.widget = widget or Widget()
-        # One line for the README and the share panel; the widget's help when not given.
+        # One line for docs/lesson-links.md and the share panel; the widget's help when not given.
         self.meaning = meaning or help
-        self.readme_default = readme_default      # the README's words for a long default
+        self.readme_default = readme_default      # docs/lesson-links.md's words for a long default
 
     @property
     def kind(self) -> str:
         return self.widget.kind or self.default_widget
 
     def values_text(self) -> str:
-        """The accepted values in words, for the README's tables."""
+        """The accepted values in words, for docs/lesson-links.md's tables."""
         return "text"
 
     def parse(self, raw: str) -> Any:  # pragma: no cover - every subclass defines it
@@ -244,7 +244,7 @@ class LinkSchema(Generic[Settings]):
         return p.format(getattr(self.defaults, p.field))
 
     def markdown_table(self) -> str:
-        """The README's table of this tool's link parameters."""
+        """docs/lesson-links.md's table of this tool's link parameters."""
         rows = ["| parameter | setting | values | default |", "| --- | --- | --- | --- |"]
         for p in self.params:
             default = self.default_text(p)

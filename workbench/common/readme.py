@@ -1,8 +1,9 @@
-"""The README's lesson-link parameter tables, generated from the tools' settings tables.
+"""The lesson-link parameter tables of docs/lesson-links.md, generated from the tools' settings
+tables.
 
-Each table sits between `<!-- settings:<tool> -->` and `<!-- /settings -->` in README.md.
+Each table sits between `<!-- settings:<tool> -->` and `<!-- /settings -->` in that document.
 `python -m workbench.common.readme` rewrites them; tests/unit/test_readme_tables.py fails when
-the README and the tables disagree.
+the document and the tables disagree.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "lesson-links.md"
 TABLES = {
     "tensor_inspector": "workbench.tensors.settings",
     "autograd_graph": "workbench.autograd.settings",
@@ -36,6 +37,6 @@ def blocks(text: str) -> list[str]:
 
 
 if __name__ == "__main__":
-    new = render(README.read_text())
-    README.write_text(new)
-    print(f"README.md: {len(blocks(new))} parameter tables written", file=sys.stderr)
+    new = render(DOC.read_text())
+    DOC.write_text(new)
+    print(f"{DOC.name}: {len(blocks(new))} parameter tables written", file=sys.stderr)

@@ -2,7 +2,7 @@
 label and help, written once.
 
 The page draws its widgets from `TABLE` (components/settings_form.py), lesson links are read and
-written with it, and the README's parameter table is generated from it. The link names (shape,
+written with it, and docs/lesson-links.md's parameter table is generated from it. The link names (shape,
 dtype, fill, value, seed, ops, lhs, rhs, combine) are public: teachers type them into slides.
 """
 from __future__ import annotations
