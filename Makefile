@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8501
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test chromium nginx unit bench screenshots clean
+.PHONY: install run test chromium nginx unit bench bench-all screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,7 +33,13 @@ test: $(STAMP) chromium nginx
 unit: $(STAMP)
 	$(PY) -m pytest tests/unit
 
+# The quick benchmarks (ratios against a bare PyTorch loop, and a class beside a hostile
+# neighbour); `bench-all` runs every script with its defaults (fuzz.py alone takes an hour).
+BENCH_QUICK := threads.py moons_speed.py batching_cost.py hostile_neighbour.py
 bench: $(STAMP)
+	for script in $(BENCH_QUICK); do $(PY) bench/$$script || exit 1; done
+
+bench-all: $(STAMP)
 	for script in bench/*.py; do $(PY) $$script || exit 1; done
 
 screenshots: $(STAMP)

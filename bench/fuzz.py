@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import random
 import sys
 import time
@@ -23,8 +24,21 @@ from typing import TextIO
 from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from st_client import RunResult, Server, Session, mib, rss_bytes  # noqa: E402
+
+from workbench.common.links import (  # noqa: E402
+    BoolParam,
+    ChoiceParam,
+    FloatParam,
+    IntListParam,
+    IntParam,
+    Param,
+    TextParam,
+)
+from workbench.common.readme import TABLES  # noqa: E402
+from workbench.tensors.settings import ShapeParam  # noqa: E402
 
 # Quick pages first: a page that finishes early leaves its share of --budget to the later ones.
 PAGES = ("", "lessons", "autograd_graph", "tensor_inspector", "batch_iterator", "moons_trainer")
@@ -32,97 +46,33 @@ BOOL = ("1", "0", "true", "false")
 
 # Documented parameters per page: name -> (kind, choices or (lo, hi)).
 Spec = tuple[str, tuple[object, ...]]
-DTYPES = (
-    "float32",
-    "float16",
-    "bfloat16",
-    "float64",
-    "int64",
-    "int32",
-    "int16",
-    "int8",
-    "uint8",
-    "bool",
-    "complex64",
-)
-FILLS = (
-    "arange",
-    "zeros",
-    "ones",
-    "full",
-    "empty",
-    "rand",
-    "randn",
-    "randint",
-    "linspace",
-    "zeros_like",
-    "ones_like",
-    "full_like",
-    "empty_like",
-    "rand_like",
-    "randn_like",
-    "randint_like",
-)
-SCHEMAS: dict[str, dict[str, Spec]] = {
-    "": {},
-    "tensor_inspector": {
-        "shape": ("shape", (5, 10**9)),
-        "dtype": ("choice", DTYPES),
-        "ops": ("ops", ()),
-        "fill": ("choice", FILLS),
-        "value": ("float", (-1e6, 1e6)),
-        "seed": ("int", (0, 2**31 - 1)),
-        "lhs": ("shape", (6, 4096)),
-        "rhs": ("shape", (6, 4096)),
-        "combine": ("choice", ("broadcast", "matmul")),
-    },
-    "autograd_graph": {
-        "code": ("code", ()),
-        "backward": ("int", (0, 10)),
-        "retain": ("bool", ()),
-        "zero": ("bool", ()),
-        "layout": ("choice", ("TB", "LR")),
-        "saved": ("bool", ()),
-    },
-    "moons_trainer": {
-        "dataset": ("choice", ("moons", "circles", "xor", "spiral", "gaussians")),
-        "n": ("int", (100, 5000)),
-        "noise": ("float", (0, 1)),
-        "seed": ("int", (0, 2**31 - 1)),
-        "split": ("choice", ("70/15/15", "60/20/20", "80/10/10", "50/25/25")),
-        "hidden": ("hidden", ()),
-        "act": ("choice", ("ReLU", "LeakyReLU", "GELU", "Tanh", "Sigmoid")),
-        "dropout": ("float", (0, 0.8)),
-        "opt": ("choice", ("AdamW", "Adam", "SGD", "RMSprop")),
-        "lr": ("float", (1e-5, 1)),
-        "wd": ("float", (0, 0.1)),
-        "batch": ("int", (1, 2048)),
-        "epochs": ("int", (1, 500)),
-    },
-    "batch_iterator": {
-        "n": ("int", (4, 500)),
-        "batch": ("int", (1, 500)),
-        "shuffle": ("bool", ()),
-        "drop_last": ("bool", ()),
-        "sampler": ("choice", ("default", "sequential", "random", "replacement", "subset", "weighted")),
-        "seed": ("int", (0, 2147483647)),
-        "workers": ("int", (0, 2)),
-        "epochs": ("int", (1, 5)),
-        "dataset": ("choice", ("points", "sequences", "moons")),
-        "minority": ("int", (5, 50)),
-        "num_samples": ("int", (0, 1000)),
-        "batch_sampler": ("choice", ("none", "bucket")),
-        "collate": ("choice", ("default", "pad")),
-        "worker_init": ("bool", ()),
-        "augment": ("bool", ()),
-        "pin_memory": ("bool", ()),
-        "prefetch": ("int", (1, 8)),
-        "persistent": ("bool", ()),
-    },
-    "lessons": {
-        "lesson": ("choice", ("tensors", "autograd", "training", "batching")),
-        "step": ("int", (1, 6)),
-    },
+# Free text gets a generator of its own kind; everything else is fuzzed from its table entry.
+TEXT_KINDS = {"ops": "ops", "code": "code"}
+
+
+def spec_of(param: Param) -> Spec:
+    """How to fuzz one link parameter, read from its settings table entry (written once)."""
+    if isinstance(param, ShapeParam):
+        return ("shape", (param.max_len, param.hi))
+    if isinstance(param, IntListParam):
+        return ("hidden", ())
+    if isinstance(param, BoolParam):
+        return ("bool", ())
+    if isinstance(param, ChoiceParam):
+        return ("choice", param.choices)
+    if isinstance(param, IntParam):
+        return ("int", (param.lo, param.hi))
+    if isinstance(param, FloatParam):
+        return ("float", (param.lo, param.hi))
+    if isinstance(param, TextParam):
+        return (TEXT_KINDS.get(param.name, "nasty"), ())
+    raise TypeError(f"no fuzzing for {type(param).__name__} {param.name!r}")
+
+
+# Every page's documented parameters, from the tools' settings tables (the home page has none).
+SCHEMAS: dict[str, dict[str, Spec]] = {"": {}} | {
+    page: {param.name: spec_of(param) for param in importlib.import_module(module).TABLE.params}
+    for page, module in TABLES.items()
 }
 
 NASTY = (

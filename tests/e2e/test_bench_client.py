@@ -1,0 +1,51 @@
+"""The benchmarks' Streamlit protocol client (bench/st_client.py) against a real server: if
+Streamlit's protocol or the app's pages change under it, this fails before a benchmark quietly
+measures nothing."""
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+from st_client import Server, Session, follow_frames, number_state  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+EPOCH = re.compile(r"Epoch (\d+) / ")
+
+
+def _epoch(status: str) -> int:
+    match = EPOCH.search(status)
+    return int(match[1]) if match else -1
+
+
+async def _a_learner(url: str) -> dict:
+    seen: dict = {}
+    async with Session(url, "moons_trainer", "n=600&epochs=200&batch=16", run_timeout=120) as session:
+        first = await session.open()
+        seen["first"] = first
+        seen["lr"] = await session.set_value("mt_lr", number_state(session, "mt_lr", 0.01))
+        seen["play"] = await session.click("mt_play")
+        seen["poll_url"] = session.poll_url
+        statuses: list[str] = []
+        await follow_frames(session, time.monotonic() + 60,
+                            lambda status: statuses.append(status) or _epoch(status) >= 2)
+        seen["statuses"] = statuses
+        seen["pause"] = await session.click("mt_pause")
+    return seen
+
+
+def test_the_bench_client_opens_a_page_trains_and_follows_the_frames():
+    with Server() as server:
+        seen = asyncio.run(_a_learner(server.url))
+    for step in ("first", "lr", "play", "pause"):
+        result = seen[step]
+        assert result.finished and not result.guard_panel and not result.exceptions, (step, result)
+    assert seen["first"].has_text("Epoch 0 / 200")
+    assert seen["poll_url"] and seen["poll_url"].startswith("api/frames/")
+    assert max(map(_epoch, seen["statuses"])) >= 2, seen["statuses"][-3:]
