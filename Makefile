@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8501
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test chromium nginx unit bench bench-all screenshots clean
+.PHONY: install run test chromium nginx node js unit bench bench-all screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,7 +26,14 @@ chromium:
 nginx:
 	@test -x /usr/sbin/nginx || (apt-get update -qq && apt-get install -y -qq nginx)
 
-test: $(STAMP) chromium nginx
+# tests/js/: the live view's modules (static/live/), with Node's own test runner.
+node:
+	@command -v node >/dev/null || (apt-get update -qq && apt-get install -y -qq nodejs)
+
+js: node
+	PYTHON=$(abspath $(PY)) node --test tests/js/*.test.mjs
+
+test: $(STAMP) chromium nginx js
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 

@@ -14,7 +14,7 @@ server's CPU per frame: its training threads (the niced ones, workbench/common/j
 rest (the event loop answering the frames, page runs).
 
 Unlike bench/live_frames.py, the Play click's and the run's end's page reruns are left out:
-this is the cost of a frame, for changes to static/moons_live.js. Linux only (/proc).
+this is the cost of a frame, for changes to static/live/*.js. Linux only (/proc).
 """
 from __future__ import annotations
 

@@ -15,6 +15,9 @@ from typing import Any
 import numpy as np
 
 DTYPES = {np.dtype(np.uint8): "uint8", np.dtype(np.float32): "float32"}
+ALIGN = 4
+# The layout above, named: the live view's protocol (live_canvas.py) carries it.
+FORMAT = {"length": "uint32le", "header": "json", "align": ALIGN, "dtypes": sorted(DTYPES.values())}
 
 
 def pack(header: dict[str, Any], blobs: dict[str, np.ndarray]) -> bytes:
@@ -59,4 +62,4 @@ def unpack(message: bytes) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
 
 
 def _align(offset: int) -> int:
-    return (offset + 3) // 4 * 4
+    return (offset + ALIGN - 1) // ALIGN * ALIGN

@@ -31,11 +31,17 @@ from collections.abc import Callable
 PATH = "api/frames"     # relative to the page's URL, so a proxy prefix carries over
 
 # The least time between two frames of one view, in seconds, whoever asks (every socket and
-# GET of the token together). static/moons_live.js asks at most every FRAME_MS = 66 ms and the
+# GET of the token together). The live view (static/live/) asks at most every ASK_SECONDS and the
 # moons trainer takes a new picture at most every SNAPSHOT_SECONDS = 0.06 s (live.py, which
 # passes it): an ask sooner than 60 ms after the last one would get the same picture. The 6 ms
 # between the two is slack for a request that arrives early because its predecessor was late.
 FRAME_INTERVAL = 0.06
+ASK_SECONDS = 0.066     # the view's pace while a run plays: up to fifteen frames a second
+
+# The view's socket, both under the run's lease (workbench/common/jobs.py's ttl, 1.8 s): a view
+# that asks for no frame for that long is taken for a closed tab, and its run stops.
+SOCKET_OPEN_SECONDS = 1.0       # a socket not open by then is given up for fetch
+SOCKET_PATIENCE_SECONDS = 1.2   # ... and so is one that answers nothing for this long
 
 
 class FrameSource:
@@ -101,7 +107,7 @@ TOO_BIG = 1009      # closed: a message longer than MAX_ASK (RFC 6455's "message
 
 MAX_ASK = 32            # characters: the protocol's messages are "pause" or a decimal `since`
 MAX_STREAMS = 2         # sockets per token: the view holds one; its replacement may overlap it
-IDLE_SECONDS = 30.0     # a playing view asks every 66 ms, a paused one closes its socket
+IDLE_SECONDS = 30.0     # a playing view asks every ASK_SECONDS, a paused one closes its socket
 MAX_WAITING = 4         # asks of one token held at once (room for its sockets' and two GETs);
                         # a GET beyond them gets 429
 
@@ -212,7 +218,7 @@ def routes(*, idle_seconds: float = IDLE_SECONDS) -> list:
                 del _streams[token]
 
     return [Route("/" + PATH + "/{token}", frame, methods=["GET"]),
-            Route("/" + PATH + "/{token}/pause", pause, methods=["POST"]),
+            Route("/" + PATH + "/{token}/" + PAUSE, pause, methods=["POST"]),
             WebSocketRoute("/" + PATH + "/{token}/stream", stream)]
 
 

@@ -1,5 +1,5 @@
 """The moons trainer's Plotly pictures. The live boundary and curves are drawn in the browser
-(live_canvas.py, static/moons_live.js); what is drawn once is here."""
+(live_canvas.py, static/live/); what is drawn once is here."""
 from __future__ import annotations
 
 import plotly.graph_objects as go

@@ -29,7 +29,7 @@ from workbench.moons.settings import MAX_STEPS_PER_RUN
 from workbench.moons.training import LiveSnapshot, TrainingSession
 
 FRAME_SECONDS = 0.1           # ten frames a second while a run plays, where no frame route is reached
-SNAPSHOT_SECONDS = 0.06       # the browser asks for a frame at most every 66 ms
+SNAPSHOT_SECONDS = 0.06       # the browser asks for a frame at most every frame_route.ASK_SECONDS
 PAUSE_KEY = "mt_pause"        # the view pauses the run itself when this button is pressed
 
 

@@ -1,4 +1,5 @@
-"""The moons trainer's live view as a browser component (its drawing code: static/moons_live.js).
+"""The moons trainer's live view as a browser component (its drawing code: static/live/, ES modules;
+the entry is static/live/view.js).
 
 The component is mounted once and updated in place. What does not change while a run trains
 (the points, the axes, the colours: the *scene*) is sent when it changes or when the page runs
@@ -8,7 +9,12 @@ status line and the epochs finished since the last frame, in one binary message
 
 The component's inline JavaScript is only a loader: Streamlit sends a component's JavaScript
 with every update, so the drawing code is a static file (`server.enableStaticServing`), fetched
-once from this app's own server and cached by the browser.
+once from this app's own server and cached by the browser. Its modules import each other by
+relative paths from the same folder: no build step.
+
+The frame route's protocol (its close code, the pause message, the view's pace and socket timings
+under the run's lease, the wire format) is written once, here and in components/frame_route.py,
+and sent in every header the page sends (`protocol()`): the JavaScript has no copies.
 """
 from __future__ import annotations
 
@@ -19,8 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from components import binary_payload, frame_route
 from components.binary_payload import pack
 from components.figures import graph_scale, presenting
+from workbench.common.jobs import SCHEDULER
 from workbench.common.palette import (
     BLUE,
     CLASS0_BLUE,
@@ -38,7 +46,7 @@ RESOLUTION = 48
 KEY = "mt_live"
 
 _LOADER = """
-const source = new URL("app/static/moons_live.js", document.baseURI).href;
+const source = new URL("app/static/live/view.js", document.baseURI).href;
 export default function (component) {
   const cleanup = { run: null };
   (window.__moonsLiveModule ??= import(source))
@@ -50,6 +58,19 @@ export default function (component) {
 }
 """
 _RENDERER = st.components.v2.component("workbench_moons_live", js=_LOADER)
+
+
+def protocol() -> dict:
+    """What the view's transport needs to know of the frame route, in the page's header."""
+    return {
+        "gone": frame_route.GONE,           # the stream's close code for a view it does not know
+        "pause": frame_route.PAUSE,         # the stream message (and POST path) that pauses
+        "frame_ms": round(frame_route.ASK_SECONDS * 1000),
+        "lease_ms": round(SCHEDULER.ttl * 1000),
+        "socket_open_ms": round(frame_route.SOCKET_OPEN_SECONDS * 1000),
+        "socket_patience_ms": round(frame_route.SOCKET_PATIENCE_SECONDS * 1000),
+        "wire": binary_payload.FORMAT,
+    }
 
 
 @dataclass
@@ -150,7 +171,8 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
     history_from = min(sent.history_epochs, snapshot.epochs_recorded)
     frame_header, frame_blobs = frame(session, snapshot, status(snapshot), history_from, show_test)
     epochs_now = snapshot.epochs_recorded
-    header: dict = {"frame": frame_header, "poll": poll_url, "settle": settle, "pause_key": pause_key}
+    header: dict = {"frame": frame_header, "poll": poll_url, "settle": settle, "pause_key": pause_key,
+                    "protocol": protocol()}
     if scene_header["id"] != sent.scene_id:
         header["scene"] = scene_header
         blobs = {**blobs, **frame_blobs}

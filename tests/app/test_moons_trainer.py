@@ -8,6 +8,7 @@ import zipfile
 import pytest
 import torch
 
+from app_pages.moons_trainer import live_canvas
 from tests.app.apptest import assert_clean, live_view, open_page, settle, shown_text
 from workbench.moons.checkpoints import state_dict_pt, state_dict_safetensors
 from workbench.moons.settings import PRESET
@@ -26,6 +27,8 @@ def test_opens_on_the_lessons_assignment():
     assert at.number_input(key="mt_lr").value == pytest.approx(PRESET.lr)
     header, blobs = live_view(at)
     assert header["frame"]["status"].startswith("Epoch 0 / 50 ")
+    # The frame route's protocol, from the Python constants (tests/unit/test_live_protocol.py).
+    assert header["protocol"] == live_canvas.protocol()
     groups = {g["name"]: g for g in header["scene"]["groups"]}
     assert set(groups) == {"train", "val"}, "test points only on request"
     session = at.session_state["learner::moons_trainer"].session

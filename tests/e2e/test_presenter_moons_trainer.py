@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.conftest import wait_settled
-from tests.e2e.live_view import wait_live
+from tests.e2e.live_view import wait_live, wait_styled
 from tests.e2e.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
 from tests.e2e.waiting import WAIT_MS
 
@@ -23,10 +23,11 @@ CONTROLS = {"Play": ".st-key-mt_play button", "Pause": ".st-key-mt_pause button"
 
 
 def _laid_out(page) -> None:
-    """The live view has drawn a frame after the page's run and its fonts: the figures' sizes,
-    which follow what sits above them, are final."""
+    """The live view has drawn a frame after the page's run, its stylesheet and its fonts: the
+    figures' sizes, which follow what sits above them, are final."""
     wait_settled(page)
     wait_live(page)
+    wait_styled(page)       # the view's stylesheet loads apart from its frames: text sizes follow it
     page.wait_for_function("document.fonts.status === 'loaded'", timeout=WAIT_MS)
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
 

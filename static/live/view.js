@@ -1,0 +1,397 @@
+// The moons trainer's live view, drawn in the browser: the predicted probability over the plane,
+// its 0.5 contour, the points, axes, colour bar and legend, and the loss/accuracy curves.
+//
+// The component's entry: loaded once per browser tab by the tiny loader in
+// app_pages/moons_trainer/live_canvas.py (from this app's static folder, app/static/live/) and
+// called with every frame the server sends. A frame is one binary message (wire.js): a JSON
+// header and typed arrays. The scene (points, axes, colours) comes only when it changes; each
+// training frame brings the new probability grid as uint8 and the epochs finished since the last
+// frame, which are appended to the curves. The page's header also carries the frame route's
+// protocol (its close code, pause message, pace and socket timings: `protocol` in
+// live_canvas.py); while a run plays the view asks the route for its frames (transport.js).
+//
+// This module is the orchestrator: DOM, theme, layout, the poll loop, the Pause listener and the
+// test hooks (`parentElement.__moonsLive`, `window.__moonsLiveMounts`, the root's dataset). What
+// it draws is in plane.js and curves.js.
+
+import { CURVE_FIELDS, drawCurves } from "./curves.js";
+import { FONT_PX, css, drawBoundary, hover, rgbOf } from "./plane.js";
+import { HttpFrames, ROUTE_TRIES, SocketFrames, postPause, sleep } from "./transport.js";
+import { unpack } from "./wire.js";
+
+const FIT_BOTTOM_GAP_PX = 10;     // presenter mode: what stays free below the figures on the first screen
+const FIT_MIN_PLANE_PX = 240;     // ... and the shortest plane it draws when the screen has less room
+const CURVES_MS = 250;            // while a run plays, the curves are redrawn at most four times a second
+
+// How far `element` sits below where it would be with everything scrolled to the top: the
+// scroll offsets of its ancestors, across the shadow root the view lives in.
+function scrolledAbove(element) {
+  let total = window.scrollY || 0;
+  for (let node = element; node; node = node.parentNode || node.host) {
+    if (node.scrollTop) total += node.scrollTop;
+  }
+  return total;
+}
+
+class LiveView {
+  constructor(parent, setTriggerValue) {
+    this.setTriggerValue = setTriggerValue;
+    this.root = document.createElement("div");
+    this.root.className = "moons-live";
+    this.root.innerHTML = `
+      <link rel="stylesheet" href="${new URL("../moons_live.css", import.meta.url).href}">
+      <div class="status" role="status" aria-live="off"></div>
+      <div class="panes">
+        <figure class="boundary">
+          <canvas class="plane" role="img"></canvas>
+          <div class="tooltip" hidden></div>
+          <figcaption class="legend"></figcaption>
+        </figure>
+        <figure class="curves">
+          <canvas class="loss" role="img" aria-label="Loss per epoch"></canvas>
+          <canvas class="accuracy" role="img" aria-label="Accuracy per epoch"></canvas>
+          <figcaption class="legend"></figcaption>
+          <p class="history-note" hidden></p>
+        </figure>
+      </div>`;
+    parent.appendChild(this.root);
+    this.status = this.root.querySelector(".status");
+    this.plane = this.root.querySelector("canvas.plane");
+    this.tooltip = this.root.querySelector(".tooltip");
+    this.boundaryLegend = this.root.querySelector(".boundary .legend");
+    this.lossCanvas = this.root.querySelector("canvas.loss");
+    this.accuracyCanvas = this.root.querySelector("canvas.accuracy");
+    this.curvesLegend = this.root.querySelector(".curves .legend");
+    this.panes = this.root.querySelector(".panes");
+    this.boundaryFigure = this.root.querySelector("figure.boundary");
+    this.curvesFigure = this.root.querySelector("figure.curves");
+    this.historyNote = this.root.querySelector(".history-note");
+    this.scene = null;
+    this.polling = null;
+    this.frame = null;
+    this.history = { epoch: [], train_loss: [], val_loss: [], train_acc: [], val_acc: [] };
+    this.frames = 0;
+    window.__moonsLiveMounts = (window.__moonsLiveMounts || 0) + 1;
+    this.root.dataset.mount = String(window.__moonsLiveMounts);
+    this.themeKey = "";
+    this.resize = new ResizeObserver(() => this.draw());
+    this.resize.observe(this.root);
+    // Presenter mode sizes the figures from the viewport: a change of the window's height, of
+    // what sits above the view, or of the fonts once loaded moves the bottom of the first screen.
+    this.onWindowResize = () => this.draw();
+    window.addEventListener("resize", this.onWindowResize);
+    if (document.fonts) document.fonts.ready.then(() => this.draw());
+    this.cutTexts = new Map();      // canvas -> its texts that do not fit inside it (tests read them)
+    // The app menu switches light/dark without sending a frame: look for it twice a second.
+    this.themeTimer = setInterval(() => { if (this.readTheme()) this.draw(); }, 500);
+    // The page's Pause button, pressed while this view plays, pauses the run from here at
+    // once; in the capture phase, so before Streamlit's own handler sends its rerun.
+    this.onClick = (event) => this.pausePressed(event);
+    document.addEventListener("click", this.onClick, true);
+    this.plane.addEventListener("mousemove", (e) => hover(this, e));
+    this.plane.addEventListener("mouseleave", () => { this.tooltip.hidden = true; });
+  }
+
+  destroy() {
+    this.resize.disconnect();
+    window.removeEventListener("resize", this.onWindowResize);
+    document.removeEventListener("click", this.onClick, true);
+    clearInterval(this.themeTimer);
+    this.root.remove();
+  }
+
+  readTheme() {
+    const style = getComputedStyle(this.root);
+    const text = style.getPropertyValue("--st-text-color") || style.color;
+    const background = style.getPropertyValue("--st-background-color") || "#ffffff";
+    const font = style.getPropertyValue("--st-font") || style.fontFamily || "sans-serif";
+    const key = `${text}|${background}|${font}`;
+    if (key === this.themeKey) return false;
+    this.themeKey = key;
+    this.text = rgbOf(text.trim(), [26, 29, 35]);
+    this.background = rgbOf(background.trim(), [255, 255, 255]);
+    this.font = font.trim();
+    this.dark = this.background.reduce((a, b) => a + b, 0) < 3 * 128;
+    this.root.dataset.theme = this.dark ? "dark" : "light";
+    return true;
+  }
+
+  // While a run plays, frames come from the page's frame route (components/frame_route.py),
+  // one request at a time, up to fifteen a second; the page itself does not rerun.
+  poll(url) {
+    if (url !== this.polling) {
+      this.polling = url;
+      if (url) this.pollLoop(url);
+    }
+    this.showState();
+  }
+
+  // Whether the view is following a playing run, for tests and the benchmark.
+  showState() {
+    this.root.dataset.state = this.polling ? "playing" : "paused";
+  }
+
+  // Pause pressed while the run plays. The run stops now, through the frame route, and the view
+  // shows the pause: a busy browser takes a few hundred milliseconds to re-render Streamlit's
+  // page for the button's rerun, which follows with the rest of the paused page (the model as
+  // it stays, the results).
+  pausePressed(event) {
+    const url = this.polling;
+    if (!url || !this.pauseKey || !event.target.closest) return;
+    const button = event.target.closest(`.st-key-${this.pauseKey} button`);
+    if (!button || button.disabled) return;
+    this.polling = null;                  // no more frames: the loop ends
+    if (!(this.transport && this.transport.pause())) {
+      postPause(url, this.protocol);     // the page's own Pause still stops the run
+    }
+    if (this.frame && this.frame.paused_status) this.frame = { ...this.frame, status: this.frame.paused_status };
+    this.showState();
+    this.draw();
+  }
+
+  async pollLoop(url) {
+    // One loop at a time: a loop still waiting for its answer when the page hands the view the
+    // same URL again (Pause, then Play within a second) ends instead of running beside the new one.
+    const generation = this.pollGeneration = (this.pollGeneration || 0) + 1;
+    const mine = () => this.polling === url && this.pollGeneration === generation;
+    let frames = null;
+    while (mine()) {
+      const started = performance.now();
+      try {
+        if (frames === null) {
+          frames = (this.socketsWork !== false && await SocketFrames.open(url, this.protocol)) || new HttpFrames(url);
+          this.socketsWork = frames.kind === "socket";
+          this.root.dataset.transport = frames.kind;
+          this.transport = frames;
+          if (!mine()) break;
+        }
+        const bytes = await frames.next(this.history.epoch.length);
+        if (!mine()) break;
+        if (bytes === null) {
+          // The server refuses a socket for a view it does not know before opening it, so a
+          // socket that failed to open for a view that is gone says nothing about sockets.
+          if (frames.kind === "http" && !frames.delivered) this.socketsWork = undefined;
+          this.polling = null;
+          break;
+        }
+        this.routeWorked = true;
+        const header = this.update(bytes, true);
+        if (header && header.ended) {           // the run ended: the page shows the results
+          this.polling = null;
+          this.setTriggerValue("ended", Date.now());
+          break;
+        }
+      } catch (error) {
+        // A socket that never delivered a frame is not coming through (a proxy, a filter):
+        // fetch from now on. Otherwise the server is restarting: try again shortly.
+        if (frames && frames.kind === "socket" && !frames.delivered) this.socketsWork = false;
+        // Fetches that fail too, before this view ever had a frame by the route: nothing gets
+        // through. The page feeds the view by reruns from now on, and says so.
+        if (frames && frames.kind === "http" && !this.routeWorked && error.message !== "busy"
+            && (this.routeFailures = (this.routeFailures || 0) + 1) >= ROUTE_TRIES) {
+          this.polling = null;
+          frames.close();
+          this.transport = null;
+          this.setTriggerValue("no_route", Date.now());
+          break;
+        }
+        if (frames) frames.close();
+        frames = this.transport = null;
+        await sleep(500);
+      }
+      await sleep(Math.max(0, this.protocol.frame_ms - (performance.now() - started)));
+    }
+    if (frames) frames.close();
+    if (this.transport === frames) this.transport = null;
+    if (this.pollGeneration === generation) this.showState();   // ended, gone or paused: whichever way
+  }
+
+  update(bytes, polled = false) {
+    const { header, blobs } = unpack(bytes);
+    if (polled && this.polling === null) return null;
+    if (header.scene) {
+      this.scene = { ...header.scene, blobs };
+      this.sceneId = header.scene.id;
+    } else if (header.scene_id !== this.sceneId) {
+      this.setTriggerValue("resync", header.scene_id);   // a frame for a scene this view lacks
+      return;
+    }
+    const frame = header.frame;
+    if (frame.history_from > this.history.epoch.length) {
+      this.setTriggerValue("resync", `history-${frame.history_from}`);
+      return;
+    }
+    for (const name of ["epoch", ...CURVE_FIELDS]) {
+      this.history[name].length = frame.history_from;
+      this.history[name].push(...frame.history[name]);
+    }
+    this.frame = { ...frame, grid: blobs.grid, pointProbability: blobs.point_probability };
+    this.frames += 1;
+    this.root.dataset.frames = String(this.frames);
+    this.root.dataset.epoch = String(frame.epoch);
+    // A fingerprint of the picture, for tests and benchmarks that watch it change.
+    this.root.dataset.gridSum = String(blobs.grid.reduce((a, b) => a + b, 0));
+    if (!polled) this.readTheme();
+    const started = performance.now();
+    this.draw(polled);
+    this.root.dataset.drawMs = (performance.now() - started).toFixed(1);
+    if (!polled) {
+      // The frame route's protocol (its close code, pause message, pace and timings): the
+      // page's header carries it, and the transport reads it from here.
+      if (header.protocol) this.protocol = header.protocol;
+      this.pauseKey = header.pause_key || null;
+      this.poll(header.poll || null);
+    }
+    // Drawn paused while the page below still shows the run playing: ask for the page now.
+    if (!polled && header.settle) setTimeout(() => this.setTriggerValue("settle", Date.now()), 0);
+    return header;
+  }
+
+  get scale() {
+    return this.scene ? this.scene.scale : 1;
+  }
+
+  // -- layout ---------------------------------------------------------------------------------
+  sizeCanvas(canvas, width, height) {
+    const ratio = window.devicePixelRatio || 1;
+    if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+      canvas.width = Math.round(width * ratio);
+      canvas.height = Math.round(height * ratio);
+    }
+    if (canvas.style.width !== `${width}px`) canvas.style.width = `${width}px`;
+    if (canvas.style.height !== `${height}px`) canvas.style.height = `${height}px`;
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    this.cutTexts.set(canvas, []);
+    return ctx;
+  }
+
+  // `polled`: a frame of a playing run (the curves may wait for a later one).
+  draw(polled = false) {
+    if (!this.scene || !this.frame) return;
+    if (!this.themeKey) this.readTheme();
+    const s = this.scale;
+    const total = this.root.clientWidth || 800;     // read before this frame's writes: no forced layout
+    if (this.root.style.getPropertyValue("--scale") !== String(s)) this.root.style.setProperty("--scale", String(s));
+    // The canvases' text size, for tests that compare it with the normal view (canvas text is
+    // not in the DOM).
+    const fontPx = String(FONT_PX * s);
+    for (const element of [this.root, this.boundaryFigure, this.curvesFigure]) {
+      if (element.dataset.fontPx !== fontPx) element.dataset.fontPx = fontPx;
+    }
+    // Every frame: the counter and the plane's title show the same epoch.
+    if (this.status.textContent !== this.frame.status) this.status.textContent = this.frame.status;
+    const wide = total >= 900 * Math.min(s, 1.2);
+    this.root.classList.toggle("wide", wide);
+    const boundaryWidth = wide ? Math.floor(total * 0.58) : total;
+    const curvesWidth = wide ? total - boundaryWidth - 16 : total;
+    // The legends and the history note first: in presenter mode their height is part of the room.
+    this.drawLegends();
+    const fr = this.frame;
+    const note = fr.history_note || "";
+    this.historyNote.hidden = !note;
+    if (this.historyNote.textContent !== note) this.historyNote.textContent = note;
+    const room = this.scene.fit_viewport ? this.firstScreenRoom() : null;
+    const belowPlane = room === null ? 0 : this.belowCanvases(this.boundaryFigure, [this.plane]);
+    drawBoundary(this, boundaryWidth, room === null ? null : Math.max(FIT_MIN_PLANE_PX, room - belowPlane));
+    let curvesHeight = null;
+    if (room !== null && wide) {
+      // Beside the plane, the curves end where the boundary's figure ends (a plane as wide as
+      // its column can be shorter than the room), the gap between the two panels included.
+      const belowCurves = this.belowCanvases(this.curvesFigure, [this.lossCanvas, this.accuracyCanvas]);
+      const column = Math.min(room, this.planeHeight + belowPlane);
+      curvesHeight = Math.max(2 * 120 + 8, column - belowCurves + 8);
+    }
+    // The curves change with an epoch, a setting change, a size or a theme, not with every
+    // frame: redrawn only then, and while a run plays at most every CURVES_MS (a preset run
+    // finishes an epoch every frame or two; the boundary is what moves).
+    const curvesLayout = [curvesWidth, wide ? this.planeHeight : 0, curvesHeight, s, this.themeKey,
+                          this.sceneId, fr.changes.length, fr.epochs, fr.history_note].join("|");
+    const curvesKey = `${curvesLayout}|${this.history.epoch.length}`;
+    const now = performance.now();
+    const throttled = polled && curvesLayout === this.curvesLayout && now - this.curvesDrawn < CURVES_MS;
+    if (curvesKey !== this.curvesKey && !throttled) {
+      this.curvesKey = curvesKey;
+      this.curvesLayout = curvesLayout;
+      this.curvesDrawn = now;
+      drawCurves(this, curvesWidth, wide ? (curvesHeight ?? this.planeHeight) : null);
+    }
+    const cut = [...this.cutTexts.values()].flat().join("\n");
+    if (this.root.dataset.clippedCanvasText !== cut) this.root.dataset.clippedCanvasText = cut;
+  }
+
+  // Presenter mode: the height from the top of the figures to the bottom of the first screen
+  // (the page scrolled to the top). The browser knows the projector's size; the server does not.
+  firstScreenRoom() {
+    const top = this.panes.getBoundingClientRect().top + scrolledAbove(this.panes);
+    return window.innerHeight - top - FIT_BOTTOM_GAP_PX;
+  }
+
+  // What a figure holds besides its canvases (legend, note, gaps), in pixels.
+  belowCanvases(figure, canvases) {
+    const canvasHeight = canvases.reduce((sum, c) => sum + c.getBoundingClientRect().height, 0);
+    return figure.getBoundingClientRect().height - canvasHeight;
+  }
+
+  // fillText, and a note of any text that does not fit inside its canvas (rotations included).
+  label(ctx, text, x, y) {
+    ctx.fillText(text, x, y);
+    const m = ctx.measureText(text), t = ctx.getTransform();
+    const xs = [x - m.actualBoundingBoxLeft, x + m.actualBoundingBoxRight];
+    const ys = [y - m.actualBoundingBoxAscent, y + m.actualBoundingBoxDescent];
+    const ratio = window.devicePixelRatio || 1;
+    for (const cx of xs) {
+      for (const cy of ys) {
+        const px = (t.a * cx + t.c * cy + t.e) / ratio, py = (t.b * cx + t.d * cy + t.f) / ratio;
+        const { width, height } = ctx.canvas;
+        if (px < -1 || py < -1 || px > width / ratio + 1 || py > height / ratio + 1) {
+          this.cutTexts.get(ctx.canvas).push(text);
+          return;
+        }
+      }
+    }
+  }
+
+  // The longest of `texts` that fits in `width` pixels at the context's font (the last, else).
+  fitting(ctx, texts, width) {
+    return texts.find((t) => ctx.measureText(t).width <= width) ?? texts[texts.length - 1];
+  }
+
+  drawLegends() {
+    const sc = this.scene;
+    const swatch = (colour, shape) => `<span class="swatch ${shape}" style="--c:${colour}"></span>`;
+    const items = [];
+    for (const group of sc.groups) {
+      for (const label of [0, 1]) {
+        items.push(`<span>${swatch(sc.colours.classes[label], group.symbol)}${group.label}, class ${label}</span>`);
+      }
+    }
+    items.push(`<span>${swatch(css(this.text), "line")}decision boundary (P = 0.5)</span>`);
+    if (sc.blobs.bayes) items.push(`<span>${swatch(sc.colours.bayes, "dashed")}best possible boundary (Bayes)</span>`);
+    const boundaryLegend = items.join("");
+    // Compared with what was set last, not with innerHTML (the browser respells the style
+    // attributes): drawn with every frame, the legends are rebuilt only when they change.
+    if (this.boundaryLegendHtml !== boundaryLegend) this.boundaryLegend.innerHTML = this.boundaryLegendHtml = boundaryLegend;
+    const [train, val] = sc.colours.curves;
+    const curves = [
+      `<span>${swatch(train, "line")}train</span>`, `<span>${swatch(val, "dashed")}validation</span>`,
+      `<span>${swatch(sc.colours.bayes, "dotted")}best possible test accuracy ${(100 * sc.bayes_accuracy).toFixed(2)}%</span>`,
+    ].join("");
+    if (this.curvesLegendHtml !== curves) this.curvesLegend.innerHTML = this.curvesLegendHtml = curves;
+  }
+}
+
+export function render(component) {
+  const { parentElement, setTriggerValue } = component;
+  let view = parentElement.__moonsLive;
+  if (!view) {
+    view = parentElement.__moonsLive = new LiveView(parentElement, setTriggerValue);
+  }
+  view.setTriggerValue = setTriggerValue;
+  if (component.data) view.update(component.data);
+  return () => {
+    view.destroy();
+    delete parentElement.__moonsLive;
+  };
+}
