@@ -64,9 +64,18 @@ def assert_clean(at: AppTest, what: object = None) -> None:
 def settle(at: AppTest, timeout: float = 60) -> AppTest:
     """Let the live training a click started finish (it runs in the scheduler, outside the
     script), then run the page again, as the live view's next frame would."""
+    import time
+
     from workbench.common.jobs import SCHEDULER
 
-    assert SCHEDULER.wait_until_idle(timeout), "a training job did not finish"
+    # The browser's frames renew a playing run's lease; AppTest has no browser, so renew it
+    # here: on a busy machine an epoch can outlast the lease, and a lapsed run restarts on the
+    # next page run instead of ending.
+    deadline = time.monotonic() + timeout
+    while not SCHEDULER.wait_until_idle(0.25):
+        for owner in SCHEDULER.owners():
+            SCHEDULER.keep_alive(owner)
+        assert time.monotonic() < deadline, "a training job did not finish"
     return at.run()
 
 

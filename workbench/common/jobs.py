@@ -222,6 +222,11 @@ class FairScheduler:
             if wait:
                 job.finished.wait(wait)
 
+    def owners(self) -> list[str]:
+        """Whose repeating jobs run now."""
+        with self._lock:
+            return list(self._jobs)
+
     def active(self) -> int:
         with self._lock:
             return len(self._jobs)
