@@ -301,7 +301,10 @@ UNEXPECTED_EXPLANATION = (
 )
 
 
+UNEXPECTED_TITLE = "This page hit an unexpected error"
+
+
 def unexpected(exc: BaseException) -> ExplainedError:
     """An error the page did not anticipate: a short, safe description, no traceback."""
-    return ExplainedError("This page hit an unexpected error", f"{type(exc).__name__}: {exc}"[:500],
+    return ExplainedError(UNEXPECTED_TITLE, f"{type(exc).__name__}: {exc}"[:500],
                           UNEXPECTED_EXPLANATION, (), type(exc).__name__)
