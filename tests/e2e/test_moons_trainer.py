@@ -13,7 +13,7 @@ import torch
 from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
-from tests.e2e.conftest import open_path, wait_settled
+from tests.e2e.conftest import open_path, wait_drawn, wait_settled
 from tests.e2e.live_view import VIEW_OBJECT, live, wait_live, wait_styled
 from tests.e2e.waiting import WAIT_MS, assert_unchanged, let_pass
 from workbench.moons.checkpoints import state_dict_safetensors
@@ -85,6 +85,7 @@ def test_hovering_a_point_reads_out_its_coordinates_class_and_probability(page, 
     settings = dataclasses.replace(PRESET, n=300, epochs=3)
     open_path(page, app_url, "/moons_trainer?n=300&epochs=3")
     wait_live(page)
+    wait_drawn(page)        # what sits above the plane is drawn: the plane is where it stays
     fresh = TrainingSession(settings)       # the page's untrained run: same seed, same weights
     x, label = fresh.split.x_train[0], int(fresh.split.y_train[0])
     with torch.no_grad():
