@@ -49,8 +49,11 @@ bench: $(STAMP)
 bench-all: $(STAMP)
 	for script in bench/*.py; do $(PY) $$script || exit 1; done
 
+# PNGs of home and of PATHS (e.g. PATHS="/moons_trainer /tensor_inspector?shape=4,6") as served
+# by streamlit_app.py, written outside the repository into SHOTS.
+SHOTS ?= /tmp/shots
 screenshots: $(STAMP)
-	$(PY) ../shared/tools/screenshot.py --out /tmp/shots / $(PATHS)
+	$(PY) ../shared/tools/screenshot.py --app streamlit_app.py --out $(SHOTS) / $(PATHS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

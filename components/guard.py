@@ -12,6 +12,9 @@ from components.error_panel import error_panel
 from workbench.common.errors import unexpected
 
 log = logging.getLogger("workbench.pages")
+# The key of the panel's container: Streamlit gives it the class `st-key-page_guard_error`, which
+# the end-to-end tests' "the page is clean" check looks for (tests/e2e/clean.py).
+GUARD_KEY = "page_guard_error"
 
 
 def run_guarded(run_page: Callable[[], object], page_name: str = "page",
@@ -25,4 +28,4 @@ def run_guarded(run_page: Callable[[], object], page_name: str = "page",
         log.exception("unhandled error on %s", page_name)
         if on_error is not None:
             on_error()
-        error_panel(unexpected(exc), key="page_guard_error")
+        error_panel(unexpected(exc), key=GUARD_KEY)

@@ -39,10 +39,6 @@ def connection_check() -> Callable[[], bool]:
     return lambda: runtime.is_active_session(session)
 
 
-def reset_learner_state(key: str) -> None:
-    st.session_state.pop(f"learner::{key}", None)
-
-
 @dataclass
 class DeviceChoice:
     """'auto' (the server's best device) or 'cpu', chosen in the sidebar."""

@@ -5,6 +5,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from workbench.common.errors import UNEXPECTED_TITLE
+
 APP = str(Path(__file__).resolve().parents[2] / "router.py")    # what streamlit_app.py serves
 
 
@@ -34,7 +36,7 @@ def shown_text(at: AppTest) -> str:
     return "\n".join(parts)
 
 
-GUARD_TITLE = "This page hit an unexpected error"
+GUARD_TITLE = UNEXPECTED_TITLE
 
 
 def guard_panels(at: AppTest) -> list[str]:

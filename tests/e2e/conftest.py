@@ -34,6 +34,9 @@ SETTLED = "[data-testid=stApp][data-test-script-state=notRunning]"
 # fails the test with a dead server instead of taking the machine down. A healthy server with
 # torch, Streamlit and a few worker threads reserves about 2-4 GB of address space.
 SERVER_ADDRESS_SPACE = int(os.environ.get("E2E_SERVER_ADDRESS_SPACE", 8 * 2**30))
+# E2E_PLANT=1: every server of the session breaks each page after drawing it (tests/e2e/planted.py),
+# so that each "the page is clean" check can be seen to fail.
+PLANTED = os.environ.get("E2E_PLANT", "") not in ("", "0")
 
 
 def _cap_address_space() -> None:
@@ -60,13 +63,15 @@ def _wait_healthy(base: str, server: subprocess.Popen, timeout: float = 90) -> N
 
 
 @contextlib.contextmanager
-def serve() -> Iterator[str]:
+def serve(*, planted: bool = PLANTED) -> Iterator[str]:
     """A fresh `streamlit run streamlit_app.py` (the app's one entry, as `make run`, the
-    Dockerfile and Community Cloud start it) on a free loopback port, stopped on exit."""
+    Dockerfile and Community Cloud start it) on a free loopback port, stopped on exit.
+    `planted`: every page breaks after drawing (tests/e2e/planted.py)."""
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
+    launcher = "tests.e2e.planted" if planted else "streamlit"
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
+        [sys.executable, "-m", launcher, "run", "streamlit_app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port),
          "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
@@ -123,3 +128,31 @@ def open_path(page, app_url: str, path: str) -> None:
 
 def wait_settled(page, timeout: float = 120_000) -> None:
     page.wait_for_selector(SETTLED, timeout=timeout)
+
+
+# A finished run is not yet a drawn page: Streamlit loads some elements' code on first use (a
+# Plotly chart, `st.html` and the page's styles in it, many widgets) and shows a skeleton until
+# it has, seconds after the run on a busy machine; a Plotly chart then fits its SVG to the box
+# the page's styles give it. Sizes read before that are the page's intermediate ones.
+_DRAWN_JS = """
+() => {
+  const app = document.querySelector('[data-testid=stApp]');
+  if (!app || app.dataset.testScriptState !== 'notRunning') return false;
+  if (document.querySelector('[data-testid=stSkeleton]')) return false;
+  for (const chart of document.querySelectorAll('[data-testid=stPlotlyChart]')) {
+    const c = chart.getBoundingClientRect();
+    if (!c.width || !c.height) continue;           // folded away: not laid out
+    const svg = chart.querySelector('svg.main-svg');
+    if (!svg) return false;
+    const s = svg.getBoundingClientRect();
+    if (Math.abs(s.height - c.height) >= 2 || Math.abs(s.width - c.width) >= 2) return false;
+  }
+  return true;
+}
+"""
+
+
+def wait_drawn(page, timeout: float = 120_000) -> None:
+    """Wait until the run has finished and its page is drawn at its final sizes: no element
+    still loading, every Plotly chart on screen fitted to its box. Read layout after this."""
+    page.wait_for_function(_DRAWN_JS, timeout=timeout)

@@ -4,13 +4,15 @@ A teacher's projector shows 1280x720 or 1366x768 and nothing below the fold: `fi
 opens a page there with `present=1`; `assert_on_first_screen` checks that an element's bounding
 box lies inside the viewport; `clipped_texts` lists texts cut by their box (an ellipsis, a
 scrolled-off line, SVG text outside its picture); `text_px` is the median size at which a
-figure's text is drawn on screen, SVG scaling included, to compare with the normal view.
+figure's text is drawn on screen, SVG scaling included, to compare with the normal view. Each
+of them reads the layout only once the page is drawn at its final sizes (`wait_drawn`): a
+finished run's styles and charts still arrive for a few seconds on a busy machine.
 """
 from __future__ import annotations
 
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.conftest import open_path
+from tests.e2e.conftest import open_path, wait_drawn
 from tests.e2e.waiting import WAIT_MS
 
 PROJECTORS = ((1280, 720), (1366, 768))
@@ -27,6 +29,7 @@ def first_screen(browser, app_url: str, path: str, size: tuple[int, int], *,
     page.set_default_timeout(60_000)
     joiner = "&" if "?" in path else "?"
     open_path(page, app_url, path + (f"{joiner}present=1" if present else ""))
+    wait_drawn(page)
     return page
 
 
@@ -52,6 +55,7 @@ def open_sidebar(page: Page) -> None:
 
 def box(locator: Locator) -> dict:
     expect(locator).to_be_visible(timeout=WAIT_MS)
+    wait_drawn(locator.page)
     found = locator.bounding_box()
     assert found is not None, f"{locator} has no box"
     return found
@@ -142,9 +146,11 @@ _TEXT_PX_JS = """
 
 def clipped_texts(locator: Locator) -> list[str]:
     """Texts inside `locator` that their own box cuts: ellipsis, overflow, SVG text outside its SVG."""
+    wait_drawn(locator.page)
     return locator.evaluate(_CLIPPED_JS)
 
 
 def text_px(locator: Locator) -> float:
     """The median on-screen font size of the text inside `locator`, SVG scaling included."""
+    wait_drawn(locator.page)
     return locator.evaluate(_TEXT_PX_JS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.clean import assert_clean
 from tests.e2e.conftest import open_path, wait_settled
 from workbench.batches.codegen import record_line
 from workbench.batches.runs import run_loader
@@ -34,7 +35,6 @@ def test_stepping_through_batches_in_the_browser(page, app_url, query):
         page.locator(".st-key-bi_next").get_by_role("button", name="Next").click()
         wait_settled(page)
         expect(_current(page)).to_contain_text(line)
-    assert page.locator("[data-testid=stException]").count() == 0
-    assert "Traceback" not in page.inner_text("body")
+    assert_clean(page, query)
     if query.get("workers") == "2":
         expect(_current(page)).to_contain_text("worker process 1")

@@ -4,6 +4,7 @@ import torch
 from playwright.sync_api import expect
 
 from app_pages.navigation import HOME
+from tests.e2e.clean import assert_clean
 from tests.e2e.conftest import open_path
 from tests.e2e.waiting import WAIT_MS
 
@@ -21,7 +22,7 @@ def test_a_link_with_hidden_controls_hides_them_and_keeps_their_values(page, app
     # 12 samples in batches of 5 without shuffling: the first batch is PyTorch's first 5 indices.
     first = next(iter(torch.utils.data.DataLoader(range(12), batch_size=5))).tolist()
     expect(page.get_by_text(str(first)).first).to_be_visible()
-    expect(page.locator("[data-testid=stException]")).to_have_count(0)
+    assert_clean(page)
 
 
 def test_presenter_mode_from_a_link_enlarges_the_text(page, app_url):

@@ -11,8 +11,9 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live_view import wait_live
+from tests.e2e.clean import assert_clean
 from tests.e2e.conftest import open_path, wait_settled
+from tests.e2e.live_view import wait_live
 
 pytestmark = pytest.mark.e2e
 WAIT = 60_000
@@ -57,7 +58,7 @@ def test_a_trained_run_comes_back_at_the_same_epoch_and_boundary(page, app_url):
     expect(page.get_by_text("Epoch 2 / 5").first).to_be_visible(timeout=WAIT)
     expect_query(page, dataset="spiral", n="300", epochs="5")
     assert wait_live(page, "v.epoch === 2")["grid"] == before["grid"]
-    assert page.locator("[data-testid=stException]").count() == 0
+    assert_clean(page)
 
 
 def test_a_typed_tensor_chain_comes_back(page, app_url):

@@ -12,7 +12,8 @@ import pytest
 import torch
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import open_path, wait_settled
+from tests.e2e.clean import assert_clean
+from tests.e2e.conftest import open_path, wait_drawn, wait_settled
 from tests.e2e.live_view import VIEW_OBJECT, live, wait_live, wait_styled
 from tests.e2e.waiting import WAIT_MS, assert_unchanged, let_pass
 from workbench.moons.checkpoints import state_dict_safetensors
@@ -52,7 +53,7 @@ def test_the_live_view_is_mounted_once_and_updated_in_place_while_it_trains(page
     # Paused over many would-be frames: the epoch, the counter and the picture stay.
     assert_unchanged(lambda: {k: live(page)[k] for k in ("epoch", "status", "grid")}, seconds=2.5)
     assert live(page)["mounts"] == 1 and paused["epoch"] >= later["epoch"]
-    expect(page.locator("[data-testid=stException]")).to_have_count(0)
+    assert_clean(page)
 
 
 def test_the_view_pauses_the_run_itself_before_the_pages_rerun(page, app_url):
@@ -80,13 +81,14 @@ def test_the_view_pauses_the_run_itself_before_the_pages_rerun(page, app_url):
     assert after["epoch"] - paused["epoch"] <= 1, (paused, after)
     wait_settled(page)
     assert_unchanged(lambda: {k: live(page)[k] for k in ("epoch", "grid")}, seconds=2.5)
-    expect(page.locator("[data-testid=stException]")).to_have_count(0)
+    assert_clean(page)
 
 
 def test_hovering_a_point_reads_out_its_coordinates_class_and_probability(page, app_url):
     settings = dataclasses.replace(PRESET, n=300, epochs=3)
     open_path(page, app_url, "/moons_trainer?n=300&epochs=3")
     wait_live(page)
+    wait_drawn(page)        # what sits above the plane is drawn: the plane is where it stays
     fresh = TrainingSession(settings)       # the page's untrained run: same seed, same weights
     x, label = fresh.split.x_train[0], int(fresh.split.y_train[0])
     with torch.no_grad():

@@ -1,9 +1,11 @@
+import re
 import time
 
 import pytest
 from playwright.sync_api import expect
 
 from app_pages.navigation import HOME, TOOLS, all_pages
+from tests.e2e.clean import assert_clean
 from tests.e2e.conftest import open_path
 
 pytestmark = pytest.mark.e2e
@@ -13,8 +15,7 @@ pytestmark = pytest.mark.e2e
 def test_page_draws_its_main_element_and_no_exception(page, app_url, tool):
     open_path(page, app_url, "/" + tool.url_path)
     expect(page.locator(f".st-key-{tool.main_key}")).to_be_visible()
-    assert page.locator("[data-testid=stException]").count() == 0
-    assert "Traceback" not in page.inner_text("body")
+    assert_clean(page, tool.title)
     expect(page.locator("[data-testid=stSidebar]").get_by_text("Device:")).to_be_visible()
 
 
@@ -26,7 +27,15 @@ def test_sidebar_navigation_reaches_every_tool(page, app_url):
 
 
 def test_cold_start_to_first_rendered_page(page, app_url):
+    """A new visitor's first page: home's tool cards and its device check are drawn, and the
+    page is clean."""
     started = time.perf_counter()
     open_path(page, app_url, "/")
-    expect(page.locator(f".st-key-{HOME.main_key}")).to_be_visible()
+    cards = page.locator(f".st-key-{HOME.main_key}")
+    expect(cards.locator("[data-testid=stPageLink]")).to_have_count(len(TOOLS) + 1)
+    for tool in TOOLS:
+        expect(cards.get_by_role("link", name=tool.title)).to_be_visible()
+    device = page.locator("[data-testid=stMetric]", has_text="PyTorch computes on")
+    expect(device.locator("[data-testid=stMetricValue]")).to_have_text(re.compile(r"\S"))
+    assert_clean(page, "home")
     print(f"home rendered {time.perf_counter() - started:.2f}s after navigation")

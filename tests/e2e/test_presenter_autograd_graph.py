@@ -9,7 +9,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import wait_settled
+from tests.e2e.conftest import wait_drawn, wait_settled
 from tests.e2e.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
 from tests.e2e.waiting import WAIT_MS
 from workbench.autograd.presets import PRESETS_BY_KEY
@@ -26,10 +26,10 @@ def _name(value) -> str:
 
 
 def _graph(page: Page):
-    """The graph's SVG, once the browser has laid it out and the page has settled."""
+    """The graph's SVG, once the browser has laid it out and the page is drawn."""
     svg = page.locator("[data-testid=stGraphVizChart] svg").first
     expect(svg.locator("text").first).to_be_attached(timeout=WAIT_MS)
-    wait_settled(page)
+    wait_drawn(page)
     return svg
 
 
@@ -44,6 +44,21 @@ def _controls(page: Page) -> dict[str, object]:
 def _node(svg, title: str):
     """The box of the graph node called `title` (a Graphviz node group holding that text)."""
     return svg.locator("g.node").filter(has=svg.page.locator(f"text:text-is('{title}')")).first
+
+
+# The page's script scrolls the graph's box to the node the engine ran, on a frame after the
+# graph is drawn: the node's centre is inside the part of the box on screen once it has.
+_FOLLOWED_JS = """
+([key, title]) => {
+  const box = document.querySelector(`.st-key-${key}`);
+  const node = box && [...box.querySelectorAll('g.node')]
+    .find((g) => [...g.querySelectorAll('text')].some((t) => t.textContent === title));
+  if (!node) return false;
+  const n = node.getBoundingClientRect(), b = box.getBoundingClientRect();
+  const x = n.x + n.width / 2, y = n.y + n.height / 2;
+  return b.x <= x && x <= b.x + b.width && b.y <= y && y <= b.y + b.height;
+}
+"""
 
 
 def _next(page: Page, step: int) -> None:
@@ -95,7 +110,9 @@ def test_a_graph_too_big_for_the_screen_says_so_and_offers_the_collapsed_view(br
     for step in (1, 2):
         _next(page, step)
     # The box follows the node the engine runs: it is inside the part of the box on screen.
-    running = _node(graph, "BinaryCrossEntropyWithLogitsBackward0").bounding_box()
+    running_title = "BinaryCrossEntropyWithLogitsBackward0"
+    page.wait_for_function(_FOLLOWED_JS, arg=["autograd_stage_graph", running_title], timeout=WAIT_MS)
+    running = _node(graph, running_title).bounding_box()
     seen = box.bounding_box()
     assert seen["x"] <= running["x"] + running["width"] / 2 <= seen["x"] + seen["width"]
     assert seen["y"] <= running["y"] + running["height"] / 2 <= seen["y"] + seen["height"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from app_pages.batch_iterator.stepper import STAGE_INDICES
-from tests.e2e.conftest import wait_settled
+from app_pages.batch_iterator.stepper import GRID_STAGE_KEY, STAGE_INDICES
+from tests.e2e.conftest import wait_drawn, wait_settled
 from tests.e2e.stage import (
     SCREENS,
     PROJECTORS,
@@ -40,6 +40,14 @@ _DRAWN_JS = """
 }
 """
 
+# In presenter mode the grid's height is the stage's: a rule (components/stage.py's
+# fit_to_viewport) in an `st.html` style block that may be drawn after the chart, which until
+# then has its figure's own height.
+_STAGE_STYLED_JS = """
+(key) => [...document.querySelectorAll('[data-testid=stHtml] style')]
+  .some((s) => s.textContent.includes(`.st-key-${key} [data-testid="stPlotlyChart"]`))
+"""
+
 
 def _path(query: dict[str, str]) -> str:
     return "/batch_iterator" + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else "")
@@ -50,6 +58,7 @@ def _grid(page: Page) -> Locator:
     # Each fresh browser context loads Plotly's bundle before the first chart (and the stage
     # around it) draws: on a busy machine that takes longer than other content.
     expect(grid).to_be_visible(timeout=2 * WAIT_MS)
+    wait_drawn(page)
     page.wait_for_function(_DRAWN_JS, arg=grid.element_handle(), timeout=WAIT_MS)
     return grid
 
@@ -121,6 +130,7 @@ def test_the_grid_height_follows_the_viewport(browser, app_url):
     heights = []
     for size in PROJECTORS:
         page = first_screen(browser, app_url, _path(QUERIES[1]), size)
+        page.wait_for_function(_STAGE_STYLED_JS, arg=GRID_STAGE_KEY, timeout=WAIT_MS)
         heights.append(_grid(page).bounding_box()["height"])
         page.context.close()
     assert heights[1] - heights[0] == pytest.approx(768 - 720, abs=2), heights

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import wait_settled
+from tests.e2e.conftest import wait_drawn, wait_settled
 from tests.e2e.live_view import wait_live, wait_styled
 from tests.e2e.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
 from tests.e2e.waiting import WAIT_MS
@@ -23,11 +23,11 @@ CONTROLS = {"Play": ".st-key-mt_play button", "Pause": ".st-key-mt_pause button"
 
 
 def _laid_out(page) -> None:
-    """The live view has drawn a frame after the page's run, its stylesheet and its fonts: the
-    figures' sizes, which follow what sits above them, are final."""
+    """The live view has drawn a frame after the page's run, with its own stylesheet and its
+    fonts: the figures' sizes, which follow what sits above them, and their text's are final."""
     wait_settled(page)
     wait_live(page)
-    wait_styled(page)       # the view's stylesheet loads apart from its frames: text sizes follow it
+    wait_styled(page)       # before it, the view's text is at the browser's default size
     page.wait_for_function("document.fonts.status === 'loaded'", timeout=WAIT_MS)
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
@@ -89,6 +89,7 @@ def test_the_tabs_legends_stay_off_the_axis_titles(browser, app_url, theme):
             chart = page.locator(f".st-key-{key}")
             chart.locator("g.legend").wait_for(timeout=WAIT_MS)
             chart.scroll_into_view_if_needed()
+            wait_drawn(page)        # the chart, hidden in its tab until now, fits its new box
             legend = chart.locator("g.legend").bounding_box()
             titles = chart.locator("g.infolayer text[class$='title']")
             assert titles.count() >= 1, f"{key}: no axis title drawn"

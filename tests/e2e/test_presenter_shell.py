@@ -5,6 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app_pages.navigation import all_pages
+from tests.e2e.conftest import open_path, wait_drawn
 from tests.e2e.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, open_sidebar
 from tests.e2e.waiting import WAIT_MS
 
@@ -25,8 +26,9 @@ def test_every_page_opens_with_the_sidebar_folded_and_the_title_at_the_top(brows
     page = first_screen(browser, app_url, "/", size, theme=theme)
     try:
         for tool in all_pages():
-            page.goto(f"{app_url}/{tool.url_path}?present=1")
+            open_path(page, app_url, f"/{tool.url_path}?present=1")
             expect(page.locator(f".st-key-{tool.main_key}")).to_be_visible(timeout=WAIT_MS)
+            wait_drawn(page)        # the presenter styles are in place: the title has moved up
             sidebar = page.locator("[data-testid=stSidebar]")
             expect(sidebar).to_have_attribute("data-collapsed", "true")
             title = page.locator(TITLE).first

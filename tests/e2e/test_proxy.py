@@ -32,8 +32,9 @@ import torch
 from playwright.sync_api import expect
 
 from app_pages.navigation import HOME, TOOLS
-from tests.e2e.live_view import LIVE_VIEW
+from tests.e2e.clean import assert_clean
 from tests.e2e.conftest import ROOT, _free_port, open_path, serve, stop
+from tests.e2e.live_view import LIVE_VIEW
 from workbench.moons.checkpoints import state_dict_safetensors
 from workbench.moons.model import build_model
 from workbench.moons.settings import PRESET
@@ -203,7 +204,7 @@ def test_each_learner_sticks_to_one_replica_through_upload_and_training(browser,
         page_a.wait_for_function(EPOCH_AT_LEAST, arg=2, timeout=90_000)
         page_a.locator(".st-key-mt_pause button").click()
         expect(page_a.locator(".st-key-mt_play button")).to_be_enabled(timeout=60_000)
-        assert page_a.locator("[data-testid=stException]").count() == 0
+        assert_clean(page_a, "learner A after upload and training")
 
         # Learner B, meanwhile, on the other replica.
         open_path(page_b, proxy.url, "/")

@@ -30,6 +30,14 @@ class Rule:
     fixes: tuple[str, ...] = ()
 
 
+# What a weights-only load accepts: the one wording of it, for PyTorch's own refusal (below)
+# and for the workbench's refusal of an upload (workbench/moons/checkpoints.py).
+WEIGHTS_ONLY = (
+    "`torch.load(weights_only=True)` unpickles only tensors and plain containers (dicts, lists, "
+    "tuples, numbers, strings); anything else would need other Python code to unpickle, possibly "
+    "code that would run on this server."
+)
+
 RULES: tuple[Rule, ...] = (
     # --- layout ops (the tensor inspector's chain) ---------------------------------------------
     Rule(r"is out of bounds for dimension", "That index is past the end of the dimension",
@@ -213,8 +221,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         r"Weights only load failed|weights_only",
         "The file holds more than plain tensors",
-        "`torch.load(weights_only=True)` refuses anything that would need arbitrary Python code "
-        "to unpickle. A checkpoint that needs it could run code on this server, so it is refused.",
+        WEIGHTS_ONLY + " A checkpoint that needs more is refused.",
         ("save only the `state_dict`, or use safetensors",),
     ),
     # --- inference mode ------------------------------------------------------------------
@@ -301,7 +308,10 @@ UNEXPECTED_EXPLANATION = (
 )
 
 
+UNEXPECTED_TITLE = "This page hit an unexpected error"
+
+
 def unexpected(exc: BaseException) -> ExplainedError:
     """An error the page did not anticipate: a short, safe description, no traceback."""
-    return ExplainedError("This page hit an unexpected error", f"{type(exc).__name__}: {exc}"[:500],
+    return ExplainedError(UNEXPECTED_TITLE, f"{type(exc).__name__}: {exc}"[:500],
                           UNEXPECTED_EXPLANATION, (), type(exc).__name__)

@@ -43,7 +43,7 @@ import torch
 from safetensors.torch import load as safetensors_load
 from safetensors.torch import save as safetensors_save
 
-from workbench.common.errors import ExplainedError
+from workbench.common.errors import WEIGHTS_ONLY, ExplainedError
 from workbench.moons.pickle_scan import DAMAGED, FOREIGN, LIMIT, PickleRefused, scan_torch_zip
 from workbench.moons.settings import MAX_EPOCHS
 
@@ -53,6 +53,8 @@ from workbench.moons.settings import MAX_EPOCHS
 # checks that the largest real file fits both.
 MAX_CHECKPOINT_BYTES = 3 * 1024 * 1024
 MAX_SAFETENSORS_HEADER = 64 * 1024
+# Why a file much larger is refused: said once, for the upload's size and for its unpickling.
+CHECKPOINT_SIZE = "A checkpoint of this page's model is a few kilobytes to a few megabytes."
 # A safetensors header nests 3 deep ({name: {"shape": [...]}}); json.loads recurses per level
 # and raises RecursionError near a thousand, so nesting is measured before it parses anything.
 MAX_SAFETENSORS_NESTING = 8
@@ -195,8 +197,8 @@ def _refuse_size(data: bytes, cap: int) -> None:
     if len(data) > cap:
         raise CheckpointRefused(
             "The file is too large", f"{len(data):,} bytes; the limit is {cap:,} bytes.",
-            "A checkpoint of this page's MLP is a few kilobytes to a few megabytes. A larger "
-            "file cannot be one of them, and reading it would cost memory other learners need.",
+            f"{CHECKPOINT_SIZE} A larger file cannot be one of them, and reading it would cost "
+            "memory other learners need.",
             ("download a checkpoint from this page and upload that",))
 
 
@@ -273,10 +275,8 @@ def _torch_load(data: bytes, map_location: str) -> Any:
     except pickle.UnpicklingError as exc:       # weights_only refused a global, a call, a type
         raise CheckpointRefused(
             FOREIGN, _weights_only_reason(exc),
-            "The file was opened with `torch.load(weights_only=True)`, which unpickles only "
-            "tensors and plain containers (dict, list, numbers, strings). This file needs "
-            "something else to unpickle: possibly code that would run on this server. Nothing "
-            "from it was loaded and your model is unchanged.",
+            f"{WEIGHTS_ONLY} This file needs something else to unpickle. Nothing from it was "
+            "loaded and your model is unchanged.",
             _SCAN_FIXES[FOREIGN]) from None
     except RecursionError:
         raise CheckpointRefused(
@@ -287,8 +287,8 @@ def _torch_load(data: bytes, map_location: str) -> Any:
         # The half-built objects went with the frames that held them: the server carries on.
         raise CheckpointRefused(
             LIMIT, "torch.load ran out of memory on this file",
-            "Reading the file would take more memory than this page gives one upload; a "
-            "checkpoint of this page's model takes a few megabytes.", _SCAN_FIXES[LIMIT]) from None
+            f"Reading the file would take more memory than this page gives one upload. {CHECKPOINT_SIZE}",
+            _SCAN_FIXES[LIMIT]) from None
     except Exception as exc:  # noqa: BLE001 - any failure on an untrusted file is a refusal
         raise CheckpointRefused(
             DAMAGED, f"torch.load stopped with {_exception_text(exc)}",
