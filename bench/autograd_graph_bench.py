@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 import torch  # noqa: E402
 
 import workbench  # noqa: F401, E402  (one intra-op thread, as in the app)
-from workbench.autograd.graph import to_dot  # noqa: E402
+from app_pages.autograd_graph.drawing import to_dot  # noqa: E402
 from workbench.autograd.presets import PRESETS_BY_KEY  # noqa: E402
 from workbench.autograd.session import run_session  # noqa: E402
 from workbench.autograd.settings import preset_settings  # noqa: E402

@@ -8,15 +8,15 @@ import shutil
 import pandas as pd
 import streamlit as st
 
+from app_pages.autograd_graph.drawing import dot_text, drawing, to_dot
 from app_pages.autograd_graph.editor import AutogradWork
+from app_pages.autograd_graph.stage_plan import (DESIGN_VIEWPORT, MIN_TEXT_PX, SCROLL_TEXT_PX,
+                                                 STAGE_BOTTOM_PX, STAGE_TOP_PX, StagePlan, plan_stage)
 from components.error_panel import error_panel
 from components.plain_text import code_span, md
 from workbench.autograd.backward_steps import BackwardTrace
-from workbench.autograd.graph import (SMALL_TENSOR, GraphModel, Overlay, dot_text, drawing, format_tensor,
-                                      saved_label, to_dot)
+from workbench.autograd.graph import SMALL_TENSOR, GraphModel, Overlay, format_tensor, saved_label
 from workbench.autograd.session import SessionResult
-from workbench.autograd.stage import (DESIGN_VIEWPORT, MIN_TEXT_PX, SCROLL_TEXT_PX, STAGE_BOTTOM_PX,
-                                      STAGE_TOP_PX, StagePlan, plan_stage)
 from workbench.common.errors import ExplainedError
 
 

@@ -7,7 +7,6 @@ import dataclasses
 
 import pandas as pd
 import streamlit as st
-import torch
 
 from app_pages.batch_iterator.figures import pipeline_dot
 from app_pages.batch_iterator.listings import items_listing, tensor_listing
@@ -15,7 +14,7 @@ from app_pages.batch_iterator.state import BatchPageState, Moons
 from components.error_panel import error_panel
 from components.state import SharedModel
 from workbench.batches import runs
-from workbench.batches.accumulation import AccumulationResult, compare_accumulation
+from workbench.batches.accumulation import AccumulationResult, accumulation_data, compare_accumulation
 from workbench.batches.cost import measure_batching_cost
 from workbench.batches.datasets import make_dataset
 from workbench.batches.exclusive import EXCLUSIVE_COMBINATIONS, try_exclusive
@@ -193,25 +192,6 @@ def cost_section(page: BatchPageState) -> None:
 
 # %% Gradient accumulation --------------------------------------------------------------------
 
-def _accumulation_data(run: LoaderRun | None, settings: BatchSettings,
-                       moons: SharedModel) -> tuple[torch.Tensor, torch.Tensor, str]:
-    use_moons = settings.dataset == "moons" and moons.ready
-    base = settings if settings.dataset != "sequences" else dataclasses.replace(
-        settings, dataset="points")
-    dataset = make_dataset(dataclasses.replace(base, n=max(base.n, 32)),
-                           (moons.features, moons.labels) if use_moons else None)
-    order: list[int] = []
-    if run is not None and settings.dataset != "sequences":
-        for record in run.epoch_records(0):
-            order += [i for i in record.indices if i not in order]
-    order += [i for i in range(len(dataset)) if i not in order]
-    chosen = order[:32]
-    source = ("the first 32 samples your loader yields in epoch 0" if run is not None
-              and settings.dataset != "sequences" and len(run.pool) >= 32
-              else "32 samples of the points dataset")
-    return dataset.features[chosen], dataset.labels[chosen], source
-
-
 def accumulation_section(run: LoaderRun | None, settings: BatchSettings,
                          moons: SharedModel) -> None:
     st.header("Gradient accumulation", divider="gray")
@@ -220,7 +200,8 @@ def accumulation_section(run: LoaderRun | None, settings: BatchSettings,
         "each **adds** into `.grad`, and one `optimizer.step()` follows. Scale each micro-batch's "
         "mean loss by its share (8/32) and the gradient is the one batch of 32 would give. "
         "Autograd is linear: the gradient of a sum is the sum of the gradients.")
-    features, labels, source = _accumulation_data(run, settings, moons)
+    data = accumulation_data(run, settings, (moons.features, moons.labels) if moons.ready else None)
+    features, labels, source = data.features, data.labels, data.source
     model = moons.model if settings.dataset == "moons" and moons.ready else None
     result: AccumulationResult = compare_accumulation(
         features, labels, micro_batches=4, model=model, seed=settings.seed,

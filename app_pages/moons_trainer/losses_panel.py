@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-import torch
 from plotly.subplots import make_subplots
 
 from app_pages.moons_trainer.figures import staged
@@ -13,10 +12,11 @@ from components.figures import PLOTLY_CONFIG, graph_scale
 from workbench.common.palette import BLUE, GREEN, VERMILION
 from workbench.moons.losses import (
     LOSSES,
+    confident_losses,
     hook_demo,
     large_logit_rows,
     loss_curves,
-    losses_on_logits,
+    model_losses,
 )
 from workbench.moons.training import TrainingSession
 
@@ -37,16 +37,6 @@ def _curves_figure(target: float) -> go.Figure:
     return staged(fig, 300).update_layout(margin={"t": 36 * graph_scale()})
 
 
-def _model_logits(session: TrainingSession) -> torch.Tensor:
-    model = session.model
-    was_training = model.training
-    model.eval()
-    with torch.no_grad():
-        logits = model(session.x_test)
-    model.train(was_training)
-    return logits
-
-
 def losses_panel(session: TrainingSession) -> None:
     st.markdown("The same logits `z` and the same 0/1 targets go into three losses. "
                 "`BCEWithLogitsLoss` reads z as the log-odds of class 1; `MSELoss` and "
@@ -54,7 +44,7 @@ def losses_panel(session: TrainingSession) -> None:
     target = st.radio("Target y", [1.0, 0.0], format_func=lambda v: f"y = {v:g}", horizontal=True,
                       key="mt_loss_target")
     st.plotly_chart(_curves_figure(target), key="mt_loss_curves", config=PLOTLY_CONFIG)
-    confident = losses_on_logits(torch.tensor([5.0]), torch.tensor([1.0]))
+    confident = confident_losses()
     st.markdown(
         f"A confident, correct logit (z = 5 for y = 1) costs "
         f"{confident['BCEWithLogitsLoss']:.4f} with `BCEWithLogitsLoss`, but "
@@ -63,7 +53,7 @@ def losses_panel(session: TrainingSession) -> None:
         "gradient of BCE is `sigmoid(z) - y`, bounded by 1 and vanishing only when the model is "
         "right. Huber grows linearly beyond delta, so its gradient is bounded too, but its "
         "minimum is still at z = y.")
-    on_test = losses_on_logits(_model_logits(session), session.y_test)
+    on_test = model_losses(session.model, session.x_test, session.y_test)
     trained = "the trained model" if session.steps else "the untrained model"
     cols = st.columns(len(on_test))
     for col, (name, value) in zip(cols, on_test.items(), strict=True):

@@ -2,8 +2,6 @@
 device-mismatch error."""
 from __future__ import annotations
 
-import copy
-
 import pandas as pd
 import streamlit as st
 import torch
@@ -12,7 +10,8 @@ from app_pages.moons_trainer.figures import activation_figure
 from components.error_panel import error_panel
 from components.figures import PLOTLY_CONFIG
 from app_pages.navigation import TOOLS
-from workbench.moons.model import PROBE, activation_curve, activation_table, collapsed_linear, parameter_table
+from workbench.moons.model import (PROBE, activation_curve, activation_table, collapsed_linear,
+                                   device_mismatch, linear_map_check, parameter_table)
 from workbench.moons.training import TrainingSession
 
 
@@ -39,19 +38,13 @@ def model_summary(session: TrainingSession) -> None:
 
 def linear_map_note(session: TrainingSession, weight: torch.Tensor, bias: torch.Tensor) -> None:
     """Identity activations: the layers multiplied out, checked against the model on the test split."""
-    model = session.model
-    was_training = model.training
-    model.eval()
-    with torch.no_grad():
-        direct = model(session.x_test)
-    model.train(was_training)
-    product = (session.x_test @ weight.T + bias).squeeze(-1)
-    layers = sum(isinstance(m, torch.nn.Linear) for m in model.net)
-    w = ", ".join(f"{v:.4g}" for v in weight.flatten().tolist())
+    check = linear_map_check(session.model, session.x_test, weight, bias)
+    layers = check.layers
+    w = ", ".join(f"{v:.4g}" for v in check.weights)
     st.info(f"With `Identity` there is no nonlinearity, so these {layers} `Linear` layers multiply "
-            f"out to **one**: `logit = x @ W.T + b` with `W = [{w}]`, `b = {float(bias):.4g}` "
-            f"(`W = W{layers} @ ... @ W1`). On the {len(direct)} test points it matches the model "
-            f"to {float((direct - product).abs().max()):.2g}, and the boundary `logit = 0` is a "
+            f"out to **one**: `logit = x @ W.T + b` with `W = [{w}]`, `b = {check.bias:.4g}` "
+            f"(`W = W{layers} @ ... @ W1`). On the {check.points} test points it matches the model "
+            f"to {check.max_difference:.2g}, and the boundary `logit = 0` is a "
             "straight line, however many layers you stack.", icon=":material/straighten:")
 
 
@@ -74,14 +67,13 @@ def activation_panel(act: str) -> None:
 
 def device_mismatch_panel(device: torch.device, model: torch.nn.Module) -> None:
     """Show PyTorch's device-mismatch error for real, on a copy of the model."""
-    other = torch.device("cpu") if device.type != "cpu" else torch.device("meta")
+    mismatch = device_mismatch(device, model)
+    other = mismatch.other
     st.markdown(f"The model lives on `{device}`. Feeding it a batch on `{other}` "
                 + ("(the `meta` device: shapes without data, since this server has no GPU) "
                    if other.type == "meta" else "") + "gives PyTorch's own error:")
     st.code(f"model(torch.zeros(4, 2, device='{other}'))", language="python")
-    try:
-        with torch.no_grad():
-            copy.deepcopy(model).eval()(torch.zeros(4, 2, device=other))
+    if mismatch.error is None:
         st.info("No error: this combination of devices is allowed here.")
-    except RuntimeError as exc:
-        error_panel(exc, key="mt_device_error")
+    else:
+        error_panel(mismatch.error, key="mt_device_error")

@@ -5,23 +5,14 @@ import math
 
 import pandas as pd
 import streamlit as st
-import torch
 
 from app_pages.tensor_inspector.figures import bits_figure
 from components.figures import PLOTLY_CONFIG
 from workbench.common.formatting import human_bytes
 from workbench.common.palette import PALE_PEACH
-from workbench.tensors.dtypes import dtype_info, dtype_table
+from workbench.tensors.dtypes import dtype_info, dtype_table, nbytes_of
 from workbench.tensors.factory import shape_text
-from workbench.tensors.settings import DTYPES, TensorSettings
-
-
-def _nbytes(shape: tuple[int, ...], dtype: str) -> int | None:
-    """nbytes of this shape and dtype, from a meta tensor; None when PyTorch cannot count it."""
-    try:
-        return torch.empty(shape, dtype=DTYPES[dtype], device="meta").nbytes
-    except RuntimeError:
-        return None
+from workbench.tensors.settings import TensorSettings
 
 
 def _bytes_text(nbytes: int | None) -> str:
@@ -33,7 +24,7 @@ def dtype_panel(settings: TensorSettings) -> None:
     st.markdown(f"**{chosen.name}**: {chosen.kind}, {chosen.bits} bits ({chosen.itemsize} "
                 f"byte{'s' if chosen.itemsize > 1 else ''} per element). Used for "
                 f"{chosen.used_for}.")
-    shape_bytes = _nbytes(settings.shape, settings.dtype)
+    shape_bytes = nbytes_of(settings.shape, settings.dtype)
     bytes_col, facts_col = st.columns([1, 2.2], vertical_alignment="center")
     bytes_col.metric(f"x {shape_text(settings.shape)} takes", _bytes_text(shape_bytes),
                      help="nbytes = numel x itemsize, from a meta tensor of this shape")
@@ -50,7 +41,7 @@ def dtype_panel(settings: TensorSettings) -> None:
     table = pd.DataFrame([{
         "dtype": d.name, "bits": d.bits, "sign + exponent + mantissa": d.split,
         "min": d.smallest, "max": d.largest, "resolution": d.resolution, "0.1 stored as": d.one_tenth,
-        f"x {shape_text(settings.shape)}": _bytes_text(_nbytes(settings.shape, d.name)),
+        f"x {shape_text(settings.shape)}": _bytes_text(nbytes_of(settings.shape, d.name)),
         "used for": d.used_for.replace("`", "")} for d in dtype_table()])
     chosen_row = table["dtype"] == settings.dtype
     st.dataframe(table.style.apply(lambda row: [f"background-color: {PALE_PEACH}"

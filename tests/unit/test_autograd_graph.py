@@ -10,7 +10,8 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.autograd.graph import build_graph, format_tensor, to_dot
+from app_pages.autograd_graph.drawing import to_dot
+from workbench.autograd.graph import build_graph, format_tensor
 from workbench.autograd.checks import THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD
 from workbench.autograd.interpreter import run_program
 from workbench.autograd.presets import PRESETS

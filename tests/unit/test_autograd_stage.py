@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-from workbench.autograd.graph import (CURRENT_FILL, SMALL_TENSOR, chains, drawing, estimate_size,
-                                      format_tensor, saved_fields, saved_label, to_dot)
+from app_pages.autograd_graph.drawing import CURRENT_FILL, chains, drawing, estimate_size, to_dot
+from app_pages.autograd_graph.stage_plan import (ALONG_MARGIN, DESIGN_VIEWPORT, MIN_TEXT_PX, SCROLL_TEXT_PX,
+                                                 plan_stage)
+from workbench.autograd.graph import SMALL_TENSOR, format_tensor, saved_fields, saved_label
 from workbench.autograd.presets import PRESETS, PRESETS_BY_KEY
 from workbench.autograd.session import fresh_moons_bindings, run_session
 from workbench.autograd.settings import AutogradSettings, preset_settings
-from workbench.autograd.stage import (ALONG_MARGIN, DESIGN_VIEWPORT, MIN_TEXT_PX, SCROLL_TEXT_PX,
-                                      plan_stage)
 
 PRESENTER = 1.5
 

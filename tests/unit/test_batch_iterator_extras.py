@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app_pages.batch_iterator.figures import class_counts_figure, index_grid, pipeline_dot
-from workbench.batches.accumulation import compare_accumulation, small_mlp
+from workbench.batches.accumulation import accumulation_data, compare_accumulation, small_mlp
 from workbench.batches.cost import (
     measure_batching_cost,
     per_sample_loader,
@@ -134,3 +134,24 @@ def test_item_and_tensor_listings_show_what_getitem_and_collate_made():
     tensors = tensor_listing(record)
     assert repr(record.tensors["x"]) in tensors and "# [5, 2] float32" in tensors
     assert repr(record.tensors["noise"]) in tensors
+
+
+def test_accumulation_data_is_the_loaders_first_32_samples_of_epoch_0():
+    settings = BatchSettings(n=40, batch_size=8, shuffle=True, seed=3)
+    run = run_loader(settings)
+    data = accumulation_data(run, settings, None)
+    order: list[int] = []
+    for record in run.epoch_records(0):
+        order += [i for i in record.indices if i not in order]
+    dataset = make_dataset(settings)
+    assert torch.equal(data.features, dataset.features[order[:32]])
+    assert torch.equal(data.labels, dataset.labels[order[:32]])
+    assert data.source == "the first 32 samples your loader yields in epoch 0"
+
+
+def test_accumulation_data_without_a_run_takes_32_points_in_order():
+    settings = BatchSettings(n=10)
+    data = accumulation_data(None, settings, None)
+    dataset = make_dataset(BatchSettings(n=32))
+    assert len(data.labels) == 32 and torch.equal(data.features, dataset.features[:32])
+    assert data.source == "32 samples of the points dataset"

@@ -10,11 +10,13 @@ import pytest
 import torch
 from torch import nn
 
+from workbench.common.modes import evaluating
 from workbench.moons.checks import FORWARD_HOOK, HOOK_CALL_ONLY
 from workbench.moons.codegen import moons_script
 from workbench.moons.data import grid_points, plot_extent
-from workbench.moons.losses import hook_demo, large_logit_rows, loss_curves, losses_on_logits
-from workbench.moons.model import MLP, activation_table, collapsed_linear
+from workbench.moons.losses import (confident_losses, hook_demo, large_logit_rows, loss_curves,
+                                    losses_on_logits, model_losses)
+from workbench.moons.model import MLP, activation_table, collapsed_linear, device_mismatch, linear_map_check
 from workbench.moons.settings import ACTIVATIONS, PRESET, TABLE
 from workbench.moons.training import TrainingSession
 
@@ -93,3 +95,51 @@ def test_a_forward_hook_fires_for_model_x_and_not_for_model_forward():
     assert demo.same_output
     assert len(model._forward_hooks) == 1 and not model.net[0]._forward_hooks   # none left behind
     assert FORWARD_HOOK.compute().correct_option == HOOK_CALL_ONLY
+
+
+# The computations the model and losses tabs draw, as plain results.
+
+@pytest.mark.parametrize("training", [True, False])
+def test_evaluating_switches_to_eval_without_a_graph_and_restores_the_mode(training):
+    model = MLP((8,), "ReLU", dropout=0.5).train(training)
+    with evaluating(model) as inside:
+        assert inside is model and not model.training and not torch.is_grad_enabled()
+        out = model(torch.ones(3, 2, requires_grad=True))
+    assert out.grad_fn is None and model.training is training and torch.is_grad_enabled()
+    with pytest.raises(ValueError), evaluating(model):
+        raise ValueError("the block fails")
+    assert model.training is training
+
+
+def test_linear_map_check_matches_an_identity_model_multiplied_out():
+    session = TrainingSession(dataclasses.replace(PRESET, act="Identity", n=400, epochs=1))
+    session.run_to_end()
+    session.model.train()
+    weight, bias = collapsed_linear(session.model)
+    check = linear_map_check(session.model, session.x_test, weight, bias)
+    assert check.layers == len(PRESET.hidden) + 1 and check.points == len(session.x_test)
+    assert check.weights == tuple(weight.flatten().tolist()) and check.bias == float(bias)
+    assert check.max_difference < 1e-4
+    assert session.model.training
+
+
+def test_device_mismatch_keeps_pytorchs_error_and_leaves_the_model_alone():
+    model = MLP((4,), "ReLU").train()
+    mismatch = device_mismatch(torch.device("cpu"), model)
+    assert mismatch.other == torch.device("meta")
+    if mismatch.error is not None:
+        assert isinstance(mismatch.error, RuntimeError)
+    assert model.training and next(model.parameters()).device.type == "cpu"
+
+
+def test_model_losses_are_the_losses_of_the_models_eval_logits():
+    model = MLP((8,), "ReLU", dropout=0.5).train()
+    x, y = torch.randn(20, 2, generator=torch.Generator().manual_seed(0)), (torch.arange(20) % 2).float()
+    model.eval()
+    with torch.no_grad():
+        expected = losses_on_logits(model(x), y)
+    model.train()
+    assert model_losses(model, x, y) == pytest.approx(expected) and model.training
+    confident = confident_losses()
+    assert confident == losses_on_logits(torch.tensor([5.0]), torch.tensor([1.0]))
+    assert confident["BCEWithLogitsLoss"] == pytest.approx(float(nn.functional.softplus(torch.tensor(-5.0))))

@@ -293,3 +293,10 @@ def test_a_long_chain_of_copies_stays_within_the_total_cap():
     large = inspect(TensorSettings(shape=(300, 300), ops=chain))
     assert small.materialized and not large.materialized
     assert large.total_numel == 13 * 300 * 300 > tensors.MAX_TOTAL_VALUES
+
+
+def test_nbytes_of_counts_numel_times_itemsize_and_says_when_pytorch_cannot():
+    from workbench.tensors.dtypes import nbytes_of
+    assert nbytes_of((2, 3), "float32") == 24
+    assert nbytes_of((4,), "float16") == 8 and nbytes_of((), "int64") == 8
+    assert nbytes_of((2 ** 62, 2 ** 62), "float32") is None

@@ -8,12 +8,17 @@ multiplies the gradient by the number of micro-batches.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
+
+from workbench.batches.datasets import make_dataset
+from workbench.batches.runs import LoaderRun
+from workbench.batches.settings import BatchSettings
 
 
 @dataclass(frozen=True)
@@ -111,3 +116,34 @@ def compare_accumulation(features: torch.Tensor, labels: torch.Tensor, micro_bat
         for key in full)
     allclose = all(torch.allclose(full[k], accumulated[k], rtol=1e-5, atol=1e-7) for k in full)
     return AccumulationResult(sizes, loss_full.item(), loss_accumulated, rows, allclose, name)
+
+
+@dataclass(frozen=True)
+class AccumulationData:
+    """The 32 samples the comparison runs on, and where they come from, in words."""
+
+    features: torch.Tensor
+    labels: torch.Tensor
+    source: str
+
+
+def accumulation_data(run: LoaderRun | None, settings: BatchSettings,
+                      moons: tuple[torch.Tensor, torch.Tensor] | None) -> AccumulationData:
+    """The first 32 samples the learner's loader yields in epoch 0 (then the rest of the dataset
+    in order); the points dataset stands in for sequences. `moons` is the moons trainer's data,
+    used when the dataset is "moons" and the trainer has published it."""
+    use_moons = settings.dataset == "moons" and moons is not None
+    base = settings if settings.dataset != "sequences" else dataclasses.replace(
+        settings, dataset="points")
+    dataset = make_dataset(dataclasses.replace(base, n=max(base.n, 32)),
+                           moons if use_moons else None)
+    order: list[int] = []
+    if run is not None and settings.dataset != "sequences":
+        for record in run.epoch_records(0):
+            order += [i for i in record.indices if i not in order]
+    order += [i for i in range(len(dataset)) if i not in order]
+    chosen = order[:32]
+    source = ("the first 32 samples your loader yields in epoch 0" if run is not None
+              and settings.dataset != "sequences" and len(run.pool) >= 32
+              else "32 samples of the points dataset")
+    return AccumulationData(dataset.features[chosen], dataset.labels[chosen], source)

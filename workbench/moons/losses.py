@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from workbench.common.modes import evaluating
+
 LOSSES: dict[str, nn.Module] = {
     "BCEWithLogitsLoss": nn.BCEWithLogitsLoss(reduction="none"),
     "MSELoss": nn.MSELoss(reduction="none"),
@@ -115,3 +117,15 @@ def hook_demo(model: nn.Module, x: torch.Tensor) -> HookDemo:
     for handle in handles:
         handle.remove()
     return HookDemo(calls, bool(torch.equal(called, forwarded)))
+
+
+def model_losses(model: nn.Module, x: torch.Tensor, targets: torch.Tensor) -> dict[str, float]:
+    """Each loss on the model's logits for `x` (eval mode, no graph; its mode is restored)."""
+    with evaluating(model):
+        logits = model(x)
+    return losses_on_logits(logits, targets)
+
+
+def confident_losses() -> dict[str, float]:
+    """Each loss on a confident, correct logit: z = 5 for y = 1."""
+    return losses_on_logits(torch.tensor([5.0]), torch.tensor([1.0]))

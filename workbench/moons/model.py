@@ -6,6 +6,7 @@ the global RNG. This module never imports streamlit.
 """
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from workbench.common.modes import evaluating
 from workbench.moons.settings import MoonsSettings
 
 ACTIVATION_MODULES: dict[str, Callable[[], nn.Module]] = {
@@ -193,3 +195,44 @@ def build_optimizer(name: str, params, lr: float, wd: float) -> torch.optim.Opti
     if name == "RMSprop":
         return torch.optim.RMSprop(params, lr=lr, weight_decay=wd)
     raise ValueError(f"unknown optimizer {name!r}")
+
+
+@dataclass(frozen=True)
+class LinearMapCheck:
+    """An identity-activation model multiplied out to one `Linear`, checked on some points."""
+
+    weights: tuple[float, ...]     # W = W_k @ ... @ W_1, flattened
+    bias: float
+    layers: int                    # how many `Linear` layers multiplied out
+    points: int                    # how many points it was checked on
+    max_difference: float          # largest |model(x) - (x @ W.T + b)| on them
+
+
+def linear_map_check(model: MLP, x: torch.Tensor, weight: torch.Tensor,
+                     bias: torch.Tensor) -> LinearMapCheck:
+    """The model against its multiplied-out map `x @ weight.T + bias` on `x`, in eval mode."""
+    with evaluating(model):
+        direct = model(x)
+    product = (x @ weight.T + bias).squeeze(-1)
+    return LinearMapCheck(weights=tuple(weight.flatten().tolist()), bias=float(bias),
+                          layers=sum(isinstance(m, nn.Linear) for m in model.net),
+                          points=len(direct), max_difference=float((direct - product).abs().max()))
+
+
+@dataclass(frozen=True)
+class DeviceMismatch:
+    """What PyTorch says when a batch on `other` meets a model on another device."""
+
+    other: torch.device
+    error: RuntimeError | None      # None: this combination of devices is allowed here
+
+
+def device_mismatch(device: torch.device, model: nn.Module) -> DeviceMismatch:
+    """Feed a copy of `model` (on `device`) a batch on another device, and keep PyTorch's error."""
+    other = torch.device("cpu") if device.type != "cpu" else torch.device("meta")
+    try:
+        with torch.no_grad():
+            copy.deepcopy(model).eval()(torch.zeros(4, 2, device=other))
+    except RuntimeError as exc:
+        return DeviceMismatch(other, exc)
+    return DeviceMismatch(other, None)

@@ -20,6 +20,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, Sampler, TensorDataset
 
+from workbench.common.modes import evaluating
 from workbench.moons.bayes import bayes_accuracy, bayes_log_densities
 from workbench.moons.data import (
     Dataset,
@@ -77,13 +78,10 @@ def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor,
              loss_fn: nn.Module | None = None) -> Metrics:
     """Loss and accuracy in eval mode, without recording a graph."""
     loss_fn = loss_fn or nn.BCEWithLogitsLoss()
-    was_training = model.training
-    model.eval()
-    with torch.no_grad():
+    with evaluating(model):
         logits = model(x)
         loss = loss_fn(logits, y).item()
         accuracy = ((logits > 0).float() == y).float().mean().item()
-    model.train(was_training)
     return Metrics(loss, accuracy)
 
 
@@ -473,11 +471,8 @@ class TrainingSession:
             self._live_inputs = torch.cat([grid, self.x_train, self.x_val, self.x_test])
         points = len(self.y_train) + len(self.y_val) + (len(self.y_test) if with_test else 0)
         inputs = self._live_inputs[:resolution ** 2 + points]
-        was_training = self.model.training
-        self.model.eval()
-        with torch.no_grad():
+        with evaluating(self.model):
             probability = torch.sigmoid(self.model(inputs))
-        self.model.train(was_training)
         quantised = (probability * 255).round().to(torch.uint8).cpu().numpy()
         return quantised[:resolution ** 2], quantised[resolution ** 2:]
 

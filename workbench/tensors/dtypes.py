@@ -87,3 +87,11 @@ def dtype_info(name: str) -> DtypeInfo:
 
 def dtype_table() -> list[DtypeInfo]:
     return [dtype_info(name) for name in DTYPES]
+
+
+def nbytes_of(shape: tuple[int, ...], dtype: str) -> int | None:
+    """nbytes of this shape and dtype, from a meta tensor; None when PyTorch cannot count it."""
+    try:
+        return torch.empty(shape, dtype=DTYPES[dtype], device="meta").nbytes
+    except RuntimeError:
+        return None

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from workbench.autograd.graph import Drawing, estimate_size
+from app_pages.autograd_graph.drawing import Drawing, estimate_size
 
 DESIGN_VIEWPORT = (1280, 720)
 MIN_TEXT_PX = 14.0          # the smallest text a presenter's graph may show
