@@ -7,6 +7,7 @@ import asyncio
 import re
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,10 @@ async def _a_learner(url: str) -> dict:
 
 def test_the_bench_client_opens_a_page_trains_and_follows_the_frames():
     with Server() as server:
-        seen = asyncio.run(_a_learner(server.url))
+        # A loop of its own in a thread of its own: after the Chromium tests, Playwright's sync
+        # API keeps an event loop running in this thread.
+        with ThreadPoolExecutor(1) as pool:
+            seen = pool.submit(asyncio.run, _a_learner(server.url)).result(timeout=300)
     for step in ("first", "lr", "play", "pause"):
         result = seen[step]
         assert result.finished and not result.guard_panel and not result.exceptions, (step, result)

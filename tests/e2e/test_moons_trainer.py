@@ -250,11 +250,12 @@ def test_where_a_proxy_blocks_the_frame_route_the_view_trains_by_reruns_and_says
     pauses, and the page says why it is slower."""
     page.route_web_socket(re.compile(r"/api/frames/[^/]+/stream$"), lambda socket: socket.close())
     page.route(re.compile(r"/api/frames/"), lambda route: route.fulfill(status=403, body="blocked"))
-    open_path(page, app_url, "/moons_trainer?n=600&epochs=200&batch=16")
+    open_path(page, app_url, LONG_RUN)
     first = wait_live(page)
     click(page, "mt_play")
     expect(page.locator("text=did not answer this browser")).to_be_visible(timeout=120_000)
-    later = wait_live(page, "v.frames >= arg + 5 && v.epoch > 0", arg=first["frames"], timeout=120_000)
+    later = wait_live(page, "v.frames >= arg + 5 && v.epoch > 0 && v.status.includes('training')",
+                      arg=first["frames"], timeout=120_000)
     assert later["mounts"] == 1 and later["grid"] != first["grid"]
     click(page, "mt_pause")
     expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
