@@ -22,6 +22,8 @@ _BEFORE = pytest.StashKey[set]()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
+    if hasattr(session.config, "workerinput"):
+        return                 # a pytest-xdist worker: the controller looks, before and after them all
     session.config.stash[_BEFORE] = untracked_files(CHECKOUT)
 
 
