@@ -27,7 +27,8 @@ nginx:
 	@test -x /usr/sbin/nginx || (apt-get update -qq && apt-get install -y -qq nginx)
 
 # The inner loop (README "Inner loop"): ruff, then the unit and AppTest tests that start no other
-# Python (`-m "not spawns"`, see pyproject's markers), on CHECK_WORKERS processes (pytest-xdist).
+# Python (`-m "not spawns"`, see pyproject's markers), on CHECK_WORKERS processes (pytest-xdist;
+# CHECK_WORKERS=0 runs them in this one).
 CHECK_WORKERS ?= 2
 check: $(STAMP)
 	$(VENV)/bin/ruff check -q .
