@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8501
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test chromium nginx node js unit bench bench-all screenshots clean
+.PHONY: install run check test chromium nginx node js unit bench bench-all screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,9 +33,18 @@ node:
 js: node
 	PYTHON=$(abspath $(PY)) node --test tests/js/*.test.mjs
 
+# The inner loop (README "Inner loop"): ruff, then the unit and AppTest tests that start no other
+# Python (`-m "not spawns"`, see pyproject's markers), on CHECK_WORKERS processes (pytest-xdist;
+# CHECK_WORKERS=0 runs them in this one).
+CHECK_WORKERS ?= 2
+check: $(STAMP)
+	$(VENV)/bin/ruff check -q .
+	$(PY) -m pytest -q -n $(CHECK_WORKERS) -m "not spawns" tests/unit tests/app
+
+# Every test; the 25 slowest are listed at the end, so that growth shows.
 test: $(STAMP) chromium nginx js
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=25
 
 unit: $(STAMP)
 	$(PY) -m pytest tests/unit

@@ -15,12 +15,15 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 
 from tests.cleantree import new_files, untracked_files  # noqa: E402
+from tests.spawns import SpawnGuard  # noqa: E402
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 _BEFORE = pytest.StashKey[set]()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
+    if hasattr(session.config, "workerinput"):
+        return                 # a pytest-xdist worker: the controller looks, before and after them all
     session.config.stash[_BEFORE] = untracked_files(CHECKOUT)
 
 
@@ -43,3 +46,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         print(message)
     if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# --- A test that starts another Python is marked `spawns` ---------------------------------------
+# `make check` leaves those out; in a run without them, an unmarked test that starts a Python
+# fails and names the marker. See tests/spawns.py.
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(SpawnGuard(), "spawn-guard")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import torch
 
 from tests.app.apptest import assert_clean, open_page, shown_text
@@ -100,6 +101,7 @@ def test_default_collate_on_sequences_is_explained():
     assert "lengths" in "".join(c.value for c in at.code)
 
 
+@pytest.mark.spawns
 def test_worker_processes_build_the_batches():
     at = open_page(PAGE, query={"workers": "2", "n": "12", "batch": "3"})
     assert_clean(at)
@@ -125,6 +127,7 @@ def test_knowledge_check_reveals_what_pytorch_computes():
     assert any("Right" in s.value for s in at.success)
 
 
+@pytest.mark.spawns
 def test_pitfall_button_runs_both_worker_runs():
     at = open_page(PAGE)
     at.button(key="bi_pitfall_run").click().run()
@@ -172,6 +175,7 @@ def test_moons_link_without_a_trained_model_falls_back_to_points():
     assert _batch_line(at) == _expected(BatchSettings(), 0)
 
 
+@pytest.mark.spawns
 def test_worker_runs_wait_for_their_turn_and_are_never_refused():
     """While the scheduler's turn is held (another learner's slice), a worker run waits for it
     instead of saying the server is busy, and runs once it is free."""
@@ -310,6 +314,7 @@ def test_a_change_at_the_first_batch_discards_nothing_and_says_nothing():
     assert "Back to" not in " ".join(i.value for i in at.info)
 
 
+@pytest.mark.spawns
 def test_a_run_cut_before_its_first_batch_says_so_and_can_run_again(monkeypatch):
     """A worker run stopped by its time bound before any batch is not 'a loader without
     batches': the page names the bound and offers to run it again."""

@@ -115,6 +115,7 @@ FUZZ_FINDINGS = [
 ]
 
 
+@pytest.mark.spawns
 def test_tensor_inspector_fuzz_findings():
     """Through the real router, in a child capped at 1 GB of extra address space: should a fix
     regress, the child fails on its own memory instead of this machine's."""

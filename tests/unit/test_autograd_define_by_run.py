@@ -258,6 +258,7 @@ PROGRAMS_CALLING_BACKWARD = {
 }
 
 
+@pytest.mark.spawns
 @pytest.mark.parametrize("code", PROGRAMS_CALLING_BACKWARD.values(), ids=PROGRAMS_CALLING_BACKWARD)
 def test_final_gradients_are_what_the_program_prints(code):
     settings = AutogradSettings(code=code, backward=1)

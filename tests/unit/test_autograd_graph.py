@@ -43,6 +43,7 @@ def session_grads(result) -> dict[str, torch.Tensor | None]:
     return grads
 
 
+@pytest.mark.spawns
 @pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.key)
 def test_preset_gradients_equal_the_same_program_run_directly(preset):
     chosen = preset_settings(preset)

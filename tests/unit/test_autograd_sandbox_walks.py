@@ -124,6 +124,7 @@ def hostile_runs() -> dict[str, dict]:
     return runs
 
 
+@pytest.mark.spawns
 @pytest.mark.parametrize("name", CASES)
 def test_hostile_shared_lists_end_at_a_limit_without_walking_every_appearance(hostile_runs, name):
     run = hostile_runs.get(name)

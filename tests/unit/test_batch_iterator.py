@@ -119,6 +119,7 @@ def _page_lines(run) -> list[str]:
     return [record_line(r.epoch, r.number, r.indices, r.worker) for r in run.records]
 
 
+@pytest.mark.spawns
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(s=settings_strategy)
 def test_code_panel_prints_the_same_batches_as_the_page(tmp_path, s):
@@ -126,6 +127,7 @@ def test_code_panel_prints_the_same_batches_as_the_page(tmp_path, s):
     assert _run_script(loader_script(s), tmp_path) == _page_lines(run_loader(s))
 
 
+@pytest.mark.spawns
 @pytest.mark.parametrize("changes", [
     {},
     {"num_workers": 2, "augment": True, "worker_init": True, "epochs": 3},
@@ -140,6 +142,7 @@ def test_code_panel_matches_page_for_worker_and_custom_settings(changes, tmp_pat
     assert _run_script(loader_script(s), tmp_path) == _page_lines(run_loader(s))
 
 
+@pytest.mark.spawns
 def test_moons_code_embeds_the_labels_and_prints_the_same_batches(tmp_path):
     generator = torch.Generator().manual_seed(5)
     features = torch.randn(30, 2, generator=generator)
@@ -154,6 +157,7 @@ def _no_worker_left() -> bool:
     return multiprocessing.active_children() == []
 
 
+@pytest.mark.spawns
 @pytest.mark.timeout(120)
 def test_worker_runs_use_real_processes_and_leave_none_behind():
     s = BatchSettings(n=24, batch_size=4, num_workers=2, epochs=2)
@@ -166,6 +170,7 @@ def test_worker_runs_use_real_processes_and_leave_none_behind():
     assert _no_worker_left()
 
 
+@pytest.mark.spawns
 @pytest.mark.timeout(120)
 def test_a_run_stops_at_its_bound_and_cleans_up():
     from workbench.batches.runs import MAX_RUN_BATCHES
@@ -189,6 +194,7 @@ class StallingDataset(torch.utils.data.Dataset):
         time.sleep(3600)
 
 
+@pytest.mark.spawns
 @pytest.mark.timeout(120)
 def test_a_stalled_worker_raises_instead_of_hanging(monkeypatch):
     monkeypatch.setattr(runs, "WORKER_TIMEOUT_S", 2.0)
@@ -203,6 +209,7 @@ def test_a_stalled_worker_raises_instead_of_hanging(monkeypatch):
     assert _no_worker_left()
 
 
+@pytest.mark.spawns
 @pytest.mark.timeout(120)
 def test_worker_errors_arrive_without_a_traceback():
     s = BatchSettings(dataset="sequences", collate="default", num_workers=1, batch_size=8)
@@ -215,6 +222,7 @@ def test_worker_errors_arrive_without_a_traceback():
     assert _no_worker_left()
 
 
+@pytest.mark.spawns
 @pytest.mark.timeout(120)
 def test_numpy_generator_pitfall_and_its_fix():
     s = BatchSettings(n=12, batch_size=3, shuffle=False, num_workers=2, epochs=2, augment=True)

@@ -222,6 +222,7 @@ def read_in_child(files: dict[str, bytes], tmp_path: Path, limit_s: float = 60) 
 # The bombs: refused by the scan, in a child that cannot freeze the suite.
 # ---------------------------------------------------------------------------------------------
 
+@pytest.mark.spawns
 def test_shared_reference_bombs_are_refused_by_the_scan_before_torch_load(trained, tmp_path):
     bombs = {
         "hash_bomb_as_reported_d40": torch_zip(hash_bomb(40)),

@@ -74,6 +74,7 @@ def test_the_knowledge_check_is_answered_by_the_real_error():
     assert "a + b" in DEVICE_MISMATCH.code and "torch.ones(2, 3" in DEVICE_MISMATCH.code
 
 
+@pytest.mark.spawns
 def test_the_demo_script_prints_what_the_page_shows(tmp_path):
     demo = cross_device_demo(torch.device("cpu"))
     out = subprocess.run([sys.executable, "-c", demo.code], capture_output=True, text=True,

@@ -26,6 +26,7 @@ CASES = {
 }
 
 
+@pytest.mark.spawns
 @pytest.mark.parametrize("name", CASES)
 def test_script_reproduces_the_pages_test_accuracy(name, tmp_path):
     settings = CASES[name]
@@ -56,6 +57,7 @@ def _run_script(script: str, folder) -> str:
     return done.stdout
 
 
+@pytest.mark.spawns
 def test_a_run_changed_mid_way_is_reproduced_change_for_change(tmp_path):
     """Learning rate, optimizer, weight decay and batch size changed while the run trained (one
     batch change mid-epoch, one at an epoch's end): the script makes each change where the page

@@ -1,4 +1,5 @@
 import nbformat
+import pytest
 
 from tests.runs import notebook_errors
 from workbench.common.device import DIAGNOSTICS_SCRIPT
@@ -21,6 +22,7 @@ def test_sections_become_cells_in_order():
     assert cells[2][1] == "Transposing swaps the strides."
 
 
+@pytest.mark.spawns
 def test_the_notebook_runs_and_prints_what_pytorch_computes(shared_kernel, tmp_path):
     import torch
 

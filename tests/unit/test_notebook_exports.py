@@ -10,6 +10,9 @@ import pytest
 from tests.runs import Run, notebook_errors, notebook_stdout, run_scripts
 from workbench.common.notebook import notebook_bytes
 
+# Every test here runs the exports in the session's Jupyter kernel and in a child Python.
+pytestmark = pytest.mark.spawns
+
 
 def _tensor_script() -> str:
     from workbench.tensors.codegen import tensor_script

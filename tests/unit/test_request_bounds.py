@@ -51,6 +51,7 @@ TENSOR_CASES = {
 }
 
 
+@pytest.mark.spawns
 def test_tensor_inspector_draws_any_shape_within_the_budget():
     results = run_capped(
         """
@@ -92,6 +93,7 @@ AUTOGRAD_CASES = {
 }
 
 
+@pytest.mark.spawns
 def test_autograd_programs_are_refused_before_they_allocate():
     results = run_capped(
         "from workbench.autograd.interpreter import run_program",
@@ -107,6 +109,7 @@ def test_autograd_programs_are_refused_before_they_allocate():
         assert "tensor elements in all" in results[name], (name, results[name])
 
 
+@pytest.mark.spawns
 def test_model_calls_count_their_activations():
     results = run_capped(
         """

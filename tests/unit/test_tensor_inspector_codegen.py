@@ -29,6 +29,7 @@ def _run(code: str) -> list[str]:
     return out.stdout.splitlines()
 
 
+@pytest.mark.spawns
 @pytest.mark.parametrize("settings", CASES, ids=lambda s: f"{s.shape}-{s.ops}")
 def test_script_prints_the_facts_the_page_shows(settings):
     report = inspect(settings)

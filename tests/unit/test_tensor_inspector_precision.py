@@ -83,6 +83,7 @@ def test_rounding_and_the_tensors_autocast_leaves_alone():
     assert explain(caught.value).title == "The operands have different dtypes"
 
 
+@pytest.mark.spawns
 def test_the_autocast_script_prints_the_tables_dtypes(tmp_path):
     report = autocast_report(5)
     out = subprocess.run([sys.executable, "-c", report.code], capture_output=True, text=True,
@@ -133,6 +134,7 @@ def test_a_tensor_outside_cpu_memory_is_refused_naming_its_device():
     assert last.error_type == "TypeError" and last.outcome == str(caught.value).strip()
 
 
+@pytest.mark.spawns
 def test_the_detach_script_runs_and_prints_pytorchs_messages(tmp_path):
     report = detach_bridge(9)
     out = subprocess.run([sys.executable, "-c", report.code], capture_output=True, text=True,
