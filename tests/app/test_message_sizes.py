@@ -124,7 +124,9 @@ def largest(case: Case) -> tuple[int, str]:
     return max(sizes)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.parametrize("case", [
+    pytest.param(c, id=c.name, marks=[pytest.mark.spawns] if "workers" in c.query else [])
+    for c in CASES])         # DataLoader workers are processes: that case is not for make check
 def test_the_largest_message_of_each_page_is_under_half_the_limit(case):
     size, kind = largest(case)
     assert size < LIMIT / 2, (
