@@ -11,3 +11,14 @@ def shared_kernel(tmp_path_factory):
     """One Jupyter kernel for every notebook the session runs (see tests/runs.py)."""
     with SharedKernel.started(tmp_path_factory.mktemp("kernel")) as kernel:
         yield kernel
+
+
+@pytest.fixture(scope="module")
+def trained():
+    """A small moons run trained six steps: a model and optimizer with state, one per module."""
+    from workbench.moons.settings import MoonsSettings
+    from workbench.moons.training import TrainingSession
+
+    session = TrainingSession(MoonsSettings(n=300, epochs=2))
+    session.run_for(6, 10.0)
+    return session

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.capped import address_space_cap
+
 from workbench.autograd import interpreter
 from workbench.autograd.interpreter import DEFAULT_LIMITS, run_program
 
@@ -66,17 +68,9 @@ CASES = {
 }
 
 CHILD = """
-import json, resource, sys, time
+import json, sys, time
 import workbench.autograd.interpreter as interpreter
-
-def vm_size():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmSize:"):
-            return int(line.split()[1]) * 1024
-
-cap = vm_size() + {budget}
-resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-
+{cap}
 def lines_run(source):
     # Lines of interpreter.py executed by one run of `source`.
     count = 0
@@ -106,7 +100,7 @@ for name, source in json.loads(sys.argv[1]).items():
 @pytest.fixture(scope="module")
 def hostile_runs() -> dict[str, dict]:
     """Each case's outcome in a capped child; a case the child did not finish is missing."""
-    source = textwrap.dedent(CHILD).format(budget=CHILD_BUDGET)
+    source = textwrap.dedent(CHILD).format(cap=address_space_cap(CHILD_BUDGET))
     programs = json.dumps({name: program for name, (program, _) in CASES.items()})
     try:
         done = subprocess.run([sys.executable, "-c", source, programs], cwd=ROOT, text=True,

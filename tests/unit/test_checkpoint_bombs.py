@@ -43,15 +43,9 @@ from workbench.moons.pickle_scan import (
 from workbench.moons.settings import MAX_EPOCHS, MAX_LAYERS, MAX_WIDTH, OPTIMIZERS, MoonsSettings
 from workbench.moons.training import TrainingSession
 
+QUICK = MoonsSettings(n=300, epochs=2)      # what the shared `trained` fixture trains
+
 ROOT = Path(__file__).resolve().parents[2]
-QUICK = MoonsSettings(n=300, epochs=2)
-
-
-@pytest.fixture(scope="module")
-def trained() -> TrainingSession:
-    session = TrainingSession(QUICK)
-    session.run_for(6, 10.0)
-    return session
 
 
 @pytest.fixture

@@ -17,14 +17,8 @@ from workbench.moons.checkpoints import (
 from workbench.moons.settings import MoonsSettings
 from workbench.moons.training import TrainingSession
 
-QUICK = MoonsSettings(n=300, epochs=2)
+QUICK = MoonsSettings(n=300, epochs=2)      # what the shared `trained` fixture trains
 
-
-@pytest.fixture(scope="module")
-def trained() -> TrainingSession:
-    session = TrainingSession(QUICK)
-    session.run_for(6, 10.0)
-    return session
 
 
 def _resume_bytes(session: TrainingSession) -> bytes:

@@ -14,19 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.capped import address_space_cap
+
 ROOT = Path(__file__).resolve().parents[2]
 REQUEST_BUDGET = 256 * 2**20          # the per-request budget docs/safety.md documents
 
 CAPPED = """
-import json, resource, sys
+import json, sys
 {imports}
-def vm_size():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmSize:"):
-            return int(line.split()[1]) * 1024
-cap = vm_size() + {budget}
-resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-results = {{}}
+{cap}results = {{}}
 {body}
 print(json.dumps(results))
 """
@@ -34,7 +30,7 @@ print(json.dumps(results))
 
 def run_capped(imports: str, body: str) -> dict:
     """Run `body` after `imports` in a child capped at REQUEST_BUDGET more address space."""
-    source = CAPPED.format(imports=textwrap.dedent(imports), budget=REQUEST_BUDGET,
+    source = CAPPED.format(imports=textwrap.dedent(imports), cap=address_space_cap(REQUEST_BUDGET),
                            body=textwrap.dedent(body))
     done = subprocess.run([sys.executable, "-c", source], cwd=ROOT, capture_output=True, text=True,
                           timeout=240, env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"})
