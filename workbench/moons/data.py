@@ -48,6 +48,54 @@ CURVES: dict[str, Callable[[torch.Tensor, int], torch.Tensor]] = {
 GAUSSIAN_CENTRES = ((-0.5, -0.5), (0.5, 0.5))
 
 
+# One function per generative process, each standing alone (numpy and scikit-learn only): the
+# trainer's code panel pastes the chosen one's source into its script.
+
+def draw_moons(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's two interleaving half circles."""
+    return make_moons(n_samples=n, noise=noise, random_state=seed)
+
+
+def draw_circles(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's two circles: label 0 outer (radius 1), label 1 inner (radius 0.5)."""
+    return make_circles(n_samples=n, noise=noise, random_state=seed, factor=0.5)
+
+
+def draw_xor(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Uniform on the square [-1, 1]^2; label 1 where x and y have the same sign."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1.0, 1.0, size=(n, 2))
+    y = (x[:, 0] * x[:, 1] > 0).astype(np.int64)
+    return x + rng.normal(scale=noise, size=(n, 2)), y
+
+
+def draw_spiral(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two arms of an Archimedean spiral, half a turn apart; t runs uniformly along each arm."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2                    # equal classes, in random order
+    rng.shuffle(y)
+    t = rng.uniform(0.0, 1.0, size=n)
+    radius = 0.2 + 1.8 * t
+    angle = 3.0 * np.pi * t + np.pi * y
+    x = np.column_stack([radius * np.cos(angle), radius * np.sin(angle)])
+    return x + rng.normal(scale=noise, size=(n, 2)), y
+
+
+def draw_gaussians(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """One Gaussian blob per class around GAUSSIAN_CENTRES; the noise is each blob's std."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2                    # equal classes, in random order
+    rng.shuffle(y)
+    x = np.asarray(GAUSSIAN_CENTRES, dtype=np.float64)[y]
+    return x + rng.normal(scale=noise, size=(n, 2)), y
+
+
+GENERATORS: dict[str, Callable[[int, float, int], tuple[np.ndarray, np.ndarray]]] = {
+    "moons": draw_moons, "circles": draw_circles, "xor": draw_xor, "spiral": draw_spiral,
+    "gaussians": draw_gaussians,
+}
+
+
 @dataclass(frozen=True)
 class Dataset:
     features: np.ndarray   # (n, 2) float64, raw (unscaled) coordinates
@@ -61,28 +109,7 @@ def make_dataset(name: str, n: int, noise: float, seed: int) -> Dataset:
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; expected one of {', '.join(DATASETS)}")
     n = int(min(max(n, 4), MAX_SAMPLES))
-    if name == "moons":
-        x, y = make_moons(n_samples=n, noise=noise, random_state=seed)
-    elif name == "circles":
-        x, y = make_circles(n_samples=n, noise=noise, random_state=seed, factor=0.5)
-    else:
-        rng = np.random.default_rng(seed)
-        if name == "xor":
-            # Uniform on [-1, 1]^2; label 1 where x and y have the same sign.
-            x = rng.uniform(-1.0, 1.0, size=(n, 2))
-            y = (x[:, 0] * x[:, 1] > 0).astype(np.int64)
-        else:
-            y = np.arange(n) % 2            # equal classes, in random order
-            rng.shuffle(y)
-        if name == "spiral":
-            # Two arms of an Archimedean spiral, t uniform along each arm (see _spiral_curve).
-            t = rng.uniform(0.0, 1.0, size=n)
-            radius = 0.2 + 1.8 * t
-            angle = 3.0 * np.pi * t + np.pi * y
-            x = np.column_stack([radius * np.cos(angle), radius * np.sin(angle)])
-        elif name == "gaussians":  # the noise is each blob's standard deviation
-            x = np.asarray(GAUSSIAN_CENTRES)[y].astype(np.float64)
-        x = x + rng.normal(scale=noise, size=(n, 2))
+    x, y = GENERATORS[name](n, noise, seed)
     return Dataset(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.int64), name, noise)
 
 
