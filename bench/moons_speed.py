@@ -57,7 +57,8 @@ def bare_training() -> tuple[float, float]:
     """The same model, weights, batches and optimizer, with nothing but the loop."""
     session = TrainingSession(PRESET)          # data and split only; the loop below is bare
     x, y = session.x_train, session.y_train
-    model = build_model(PRESET, torch.device("cpu"), torch.Generator().manual_seed(PRESET.seed))
+    model = build_model(PRESET.hidden, PRESET.act, PRESET.dropout,
+                        torch.device("cpu"), torch.Generator().manual_seed(PRESET.seed))
     optimizer = build_optimizer(PRESET.opt, model.parameters(), PRESET.lr, PRESET.wd)
     loss_fn = torch.nn.BCEWithLogitsLoss()
     generator = torch.Generator().manual_seed(PRESET.seed + 1)

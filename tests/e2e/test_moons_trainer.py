@@ -211,7 +211,8 @@ def test_a_learner_can_replace_the_uploaded_checkpoint_again_and_again(page, app
     wait_live(page)
     for seed in (1, 2, 3):
         checkpoint = tmp_path / f"seed{seed}.safetensors"
-        model = build_model(PRESET, torch.device("cpu"), torch.Generator().manual_seed(seed))
+        model = build_model(PRESET.hidden, PRESET.act, PRESET.dropout,
+                            torch.device("cpu"), torch.Generator().manual_seed(seed))
         checkpoint.write_bytes(state_dict_safetensors(model))
         page.locator(".st-key-mt_upload input[type=file]").set_input_files(checkpoint)
         expect(page.get_by_text(f"Loaded {checkpoint.name}", exact=False)).to_be_visible(timeout=WAIT_MS)

@@ -181,7 +181,8 @@ def test_each_learner_sticks_to_one_replica_through_upload_and_training(browser,
     (replica_a, key_a), (replica_b, key_b) = sorted(keys.items())
     inspector = next(t for t in TOOLS if t.url_path == "tensor_inspector")
     checkpoint = tmp_path / "fresh_default.safetensors"
-    model = build_model(PRESET, torch.device("cpu"), torch.Generator().manual_seed(0))
+    model = build_model(PRESET.hidden, PRESET.act, PRESET.dropout,
+                        torch.device("cpu"), torch.Generator().manual_seed(0))
     checkpoint.write_bytes(state_dict_safetensors(model))
 
     context_a, page_a = _learner(browser, proxy, key_a)

@@ -45,7 +45,8 @@ def test_preset_is_the_lessons_assignment():
     assert (PRESET.dataset, PRESET.n, PRESET.noise, PRESET.seed) == ("moons", 3000, 0.25, 42)
     assert PRESET.fractions == (0.7, 0.15, 0.15) and PRESET.hidden == (64, 32) and PRESET.act == "ReLU"
     assert (PRESET.opt, PRESET.lr, PRESET.wd, PRESET.batch) == ("AdamW", 0.003, 1e-4, 64)
-    model = build_model(PRESET, torch.device("cpu"), torch.Generator().manual_seed(0))
+    model = build_model(PRESET.hidden, PRESET.act, PRESET.dropout,
+                        torch.device("cpu"), torch.Generator().manual_seed(0))
     assert [tuple(p.shape) for p in model.parameters()] == [(64, 2), (64,), (32, 64), (32,), (1, 32), (1,)]
 
 
@@ -119,7 +120,8 @@ def test_same_seed_same_run_other_seed_other_weights():
 
 
 def test_initial_weights_follow_nn_linears_default_bounds():
-    model = build_model(PRESET, torch.device("cpu"), torch.Generator().manual_seed(0))
+    model = build_model(PRESET.hidden, PRESET.act, PRESET.dropout,
+                        torch.device("cpu"), torch.Generator().manual_seed(0))
     first = model.net[0]
     bound = 1 / math.sqrt(first.in_features)
     assert first.weight.abs().max() <= bound and first.bias.abs().max() <= bound

@@ -15,14 +15,6 @@ import torch
 from torch import nn
 
 from workbench.common.modes import evaluating
-from workbench.moons.settings import MoonsSettings
-
-ACTIVATION_MODULES: dict[str, Callable[[], nn.Module]] = {
-    "ReLU": nn.ReLU, "LeakyReLU": lambda: nn.LeakyReLU(0.01), "GELU": nn.GELU,
-    "Tanh": nn.Tanh, "Sigmoid": nn.Sigmoid,
-    "Identity": nn.Identity,    # no nonlinearity: Linear after Linear is one Linear
-}
-
 
 class SeededDropout(nn.Module):
     """nn.Dropout, but its masks come from a given generator instead of the global RNG."""
@@ -45,13 +37,19 @@ class SeededDropout(nn.Module):
 class MLP(nn.Module):
     """2 inputs -> hidden layers with an activation (and dropout) -> 1 raw logit."""
 
+    ACTIVATIONS = {
+        "ReLU": nn.ReLU, "LeakyReLU": lambda: nn.LeakyReLU(0.01), "GELU": nn.GELU,
+        "Tanh": nn.Tanh, "Sigmoid": nn.Sigmoid,
+        "Identity": nn.Identity,    # no nonlinearity: Linear after Linear is one Linear
+    }
+
     def __init__(self, hidden: tuple[int, ...] = (64, 32), act: str = "ReLU", dropout: float = 0.0,
                  device: torch.device | str | None = None) -> None:
         super().__init__()
         layers: list[nn.Module] = []
         width = 2
         for out in hidden:
-            layers += [nn.Linear(width, out, device=device), ACTIVATION_MODULES[act]()]
+            layers += [nn.Linear(width, out, device=device), self.ACTIVATIONS[act]()]
             if dropout > 0:
                 layers.append(SeededDropout(dropout))
             width = out
@@ -76,13 +74,17 @@ class MLP(nn.Module):
                 layer.generator = generator
 
 
-def build_model(settings: MoonsSettings, device: torch.device, generator: torch.Generator) -> MLP:
+ACTIVATION_MODULES: dict[str, Callable[[], nn.Module]] = MLP.ACTIVATIONS
+
+
+def build_model(hidden: tuple[int, ...], act: str, dropout: float, device: torch.device,
+                generator: torch.Generator) -> MLP:
     """An MLP on `device` with weights from `generator`.
 
     Built on `meta` first, so nn.Linear's constructor draws nothing from the global RNG; then
     given uninitialised CPU memory, filled from the generator, and moved to `device`.
     """
-    model = MLP(settings.hidden, settings.act, settings.dropout, device="meta")
+    model = MLP(hidden, act, dropout, device="meta")
     # The generator lives on the CPU: initialise there, then move, so every device starts
     # from the same weights for the same seed.
     model = model.to_empty(device="cpu")
@@ -186,6 +188,7 @@ def activation_table() -> list[ActivationRow]:
 
 
 def build_optimizer(name: str, params, lr: float, wd: float) -> torch.optim.Optimizer:
+    """The optimizer the page names, over `params` (SGD with momentum 0.9)."""
     if name == "AdamW":
         return torch.optim.AdamW(params, lr=lr, weight_decay=wd)
     if name == "Adam":

@@ -257,7 +257,8 @@ def lab_run(settings: MoonsSettings, device: torch.device, label: str, *, zero_g
     x_test, y_test = as_tensors(split.scaled(split.x_test), split.y_test, device)
 
     # Initialised on the CPU (where the generator lives), then moved, as build_model does.
-    model = build_model(settings, torch.device("cpu"), torch.Generator().manual_seed(settings.seed))
+    model = build_model(settings.hidden, settings.act, settings.dropout, torch.device("cpu"),
+                        torch.Generator().manual_seed(settings.seed))
     if two_logits:   # a 2-class head for CrossEntropyLoss: replace the last layer
         head = nn.Linear(model.net[-1].in_features, 2, device="meta")   # no global RNG draws
         model.net[-1] = head.to_empty(device="cpu")

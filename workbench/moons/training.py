@@ -346,7 +346,8 @@ class TrainingSession:
         self.init_generator = torch.Generator().manual_seed(settings.seed)
         self.shuffle_generator = torch.Generator().manual_seed(settings.seed + 1)
         self.dropout_generator = torch.Generator(device=self.device).manual_seed(settings.seed + 2)
-        self.model = build_model(settings, self.device, self.init_generator)
+        self.model = build_model(settings.hidden, settings.act, settings.dropout,
+                                 self.device, self.init_generator)
         self.model.set_dropout_generator(self.dropout_generator)
         self.optimizer = build_optimizer(settings.opt, self.model.parameters(), settings.lr, settings.wd)
         self.loss_fn = nn.BCEWithLogitsLoss()
@@ -532,7 +533,8 @@ class TrainingSession:
 
     def fresh_model(self) -> MLP:
         """An untrained model of the same architecture on the same device (for reloading)."""
-        return build_model(self.settings, self.device, torch.Generator().manual_seed(0))
+        return build_model(self.settings.hidden, self.settings.act, self.settings.dropout, self.device,
+                           torch.Generator().manual_seed(0))
 
     def describe(self) -> str:
         s = self.settings
