@@ -24,7 +24,7 @@ from workbench.moons.training import TrainingSession
 def test_identity_is_a_new_choice_and_the_old_link_values_stay():
     assert ACTIVATIONS[:5] == ("ReLU", "LeakyReLU", "GELU", "Tanh", "Sigmoid") and "Identity" in ACTIVATIONS
     assert TABLE["act"].parse("identity") == "Identity"
-    assert "nn.Identity()" in moons_script(dataclasses.replace(PRESET, act="Identity"), "cpu")
+    assert 'ACTIVATION = "Identity"' in moons_script(dataclasses.replace(PRESET, act="Identity"), "cpu")
 
 
 def test_identity_layers_collapse_into_one_linear_map_with_a_straight_boundary():

@@ -3,15 +3,18 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import re
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
-from workbench.moons.settings import PRESET
-from workbench.moons.training import TrainingSession
-from workbench.moons.codegen import moons_script
+from workbench.moons.codegen import SHARED, moons_script
+from workbench.moons.data import GENERATORS
+from workbench.moons.settings import DATASETS, PRESET
+from workbench.moons.training import SettingChange, TrainingSession
 
 CASES = {
     "preset": PRESET,
@@ -98,3 +101,27 @@ def test_a_run_changed_mid_way_is_reproduced_change_for_change(tmp_path):
 
 def test_a_script_without_changes_has_no_schedule():
     assert "STEP_CHANGES" not in moons_script(PRESET) and "apply_changes" not in moons_script(PRESET)
+
+
+# What the script defines itself: glue that only the script needs (the page keeps its tensors,
+# its evaluation and its setting changes in a TrainingSession).
+SCRIPT_ONLY = {"to_tensors", "evaluate", "apply_changes"}
+
+
+@pytest.mark.parametrize("dataset", DATASETS)
+def test_the_script_pastes_the_source_the_page_runs_not_a_copy(dataset):
+    """Generator, dropout, model, builder and optimizer map are written once, in workbench; the
+    script shows their source verbatim, so what the learner reads is what the page ran."""
+    settings = dataclasses.replace(PRESET, dataset=dataset, dropout=0.1)
+    changed = [SettingChange(5, 0.1, "opt", "AdamW", "SGD")]
+    with_changes = moons_script(dataclasses.replace(settings, opt="SGD"), "cpu", changed)
+    for script in (moons_script(settings), with_changes):
+        for obj in (GENERATORS[dataset], *SHARED):
+            assert textwrap.dedent(inspect.getsource(obj)) in script, obj.__name__
+        for other in set(GENERATORS) - {dataset}:
+            assert f"def {GENERATORS[other].__name__}(" not in script
+        # Every function or class the script defines is either pasted source or script-only glue.
+        tree = ast.parse(script)
+        defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        pasted = {obj.__name__ for obj in (GENERATORS[dataset], *SHARED)}
+        assert defined - pasted <= SCRIPT_ONLY, defined - pasted
