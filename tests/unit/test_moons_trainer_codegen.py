@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from workbench.moons.codegen import SHARED, moons_script
+from workbench.moons.codegen import CHANGES, SHARED, moons_script
 from workbench.moons.data import GENERATORS
 from workbench.moons.settings import DATASETS, PRESET
 from workbench.moons.training import SettingChange, TrainingSession
@@ -103,25 +103,26 @@ def test_a_script_without_changes_has_no_schedule():
     assert "STEP_CHANGES" not in moons_script(PRESET) and "apply_changes" not in moons_script(PRESET)
 
 
-# What the script defines itself: glue that only the script needs (the page keeps its tensors,
-# its evaluation and its setting changes in a TrainingSession).
-SCRIPT_ONLY = {"to_tensors", "evaluate", "apply_changes"}
+# What the script defines itself: glue that only the script needs (the page keeps its tensors
+# and its evaluation in a TrainingSession).
+SCRIPT_ONLY = {"to_tensors", "evaluate"}
 
 
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_the_script_pastes_the_source_the_page_runs_not_a_copy(dataset):
-    """Generator, dropout, model, builder and optimizer map are written once, in workbench; the
-    script shows their source verbatim, so what the learner reads is what the page ran."""
+    """Generator, dropout, model, builder, optimizer map and mid-run changes are written once, in
+    workbench; the script shows their source verbatim, so what the learner reads is what ran."""
     settings = dataclasses.replace(PRESET, dataset=dataset, dropout=0.1)
     changed = [SettingChange(5, 0.1, "opt", "AdamW", "SGD")]
     with_changes = moons_script(dataclasses.replace(settings, opt="SGD"), "cpu", changed)
     for script in (moons_script(settings), with_changes):
-        for obj in (GENERATORS[dataset], *SHARED):
+        pasted = (GENERATORS[dataset], *SHARED, *([CHANGES] if script is with_changes else []))
+        for obj in pasted:
             assert textwrap.dedent(inspect.getsource(obj)) in script, obj.__name__
         for other in set(GENERATORS) - {dataset}:
             assert f"def {GENERATORS[other].__name__}(" not in script
         # Every function or class the script defines is either pasted source or script-only glue.
         tree = ast.parse(script)
         defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
-        pasted = {obj.__name__ for obj in (GENERATORS[dataset], *SHARED)}
-        assert defined - pasted <= SCRIPT_ONLY, defined - pasted
+        names = {obj.__name__ for obj in pasted}
+        assert defined - names <= SCRIPT_ONLY, defined - names

@@ -6,9 +6,9 @@ generators, sees the same batches and takes the same optimizer steps. `# %%` lin
 the sections, so a notebook export can split on them.
 
 What the page runs is not typed again here: the data generator, `SeededDropout`, `MLP` (with
-its init), `build_model` and `build_optimizer` go into the script as their own source
-(`inspect.getsource`), so the learner reads the code that ran. Only the script's glue (its
-settings, the split, the loop, the test and the mid-run changes) is written here.
+its init), `build_model`, `build_optimizer` and `apply_changes` go into the script as their own
+source (`inspect.getsource`), so the learner reads the code that ran. Only the script's glue (its
+settings, the split, the loop, the test and the schedule of mid-run changes) is written here.
 """
 from __future__ import annotations
 
@@ -18,12 +18,13 @@ import textwrap
 from collections.abc import Sequence
 
 from workbench.moons.data import GAUSSIAN_CENTRES, GENERATORS
-from workbench.moons.model import MLP, SeededDropout, build_model, build_optimizer
+from workbench.moons.model import MLP, SeededDropout, apply_changes, build_model, build_optimizer
 from workbench.moons.settings import MoonsSettings
 from workbench.moons.training import SettingChange
 
 # Written once, in the modules the page runs; the script pastes their source (see `shown`).
 SHARED = (SeededDropout, MLP, build_model, build_optimizer)
+CHANGES = apply_changes         # pasted where settings changed mid-run
 
 
 def shown(obj: object) -> str:
@@ -32,21 +33,6 @@ def shown(obj: object) -> str:
 
 
 _CHANGE_KEYS = {"lr": "lr", "wd": "weight_decay", "opt": "optimizer"}
-
-_APPLY_CHANGES = '''
-
-def apply_changes(optimizer, change):
-    """What the page did when a setting changed mid-run: the same weights go on training; a new
-    optimizer starts with fresh state (no momentum or running averages yet)."""
-    lr = change.get("lr", optimizer.param_groups[0]["lr"])
-    weight_decay = change.get("weight_decay", optimizer.param_groups[0]["weight_decay"])
-    if "optimizer" in change:
-        optimizer = build_optimizer(change["optimizer"], model.parameters(), lr, weight_decay)
-    for group in optimizer.param_groups:
-        group["lr"], group["weight_decay"] = lr, weight_decay
-    return optimizer
-'''
-
 
 def _schedule(changes: Sequence[SettingChange]) -> tuple[dict[int, dict], dict[int, int]]:
     """The page's changes as {steps taken before it: {setting: value}} and {epoch: batch size}."""
@@ -82,14 +68,14 @@ def moons_script(settings: MoonsSettings, device: str = "cpu",
             "# {optimizer steps taken before the change: {setting: new value}}\n"
             f"STEP_CHANGES = {at_step!r}\n"
             f"BATCH_CHANGES = {batch_from!r}      # {{epoch: the batch size from that epoch on}}\n")
-        apply_block = _APPLY_CHANGES
+        apply_block = f"\n\n\n{shown(CHANGES)}"
     loop_start = "step = 0                         # optimizer steps taken so far\n" if changes else ""
     epoch_start = ("""    if epoch in BATCH_CHANGES:   # a loader's batch size is fixed while it is iterated
         train_loader = DataLoader(train_loader.dataset, batch_size=BATCH_CHANGES[epoch],
                                   shuffle=True, generator=shuffle_gen)
 """ if changes else "")
     step_start = ("""        if step in STEP_CHANGES:
-            optimizer = apply_changes(optimizer, STEP_CHANGES[step])
+            optimizer = apply_changes(optimizer, model.parameters(), STEP_CHANGES[step])
 """ if changes else "")
     step_end = "        step += 1\n" if changes else ""
     train_pct, val_pct, test_pct = (int(p) for p in s.split.split("/"))

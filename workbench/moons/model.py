@@ -200,6 +200,18 @@ def build_optimizer(name: str, params, lr: float, wd: float) -> torch.optim.Opti
     raise ValueError(f"unknown optimizer {name!r}")
 
 
+def apply_changes(optimizer: torch.optim.Optimizer, params, change: dict) -> torch.optim.Optimizer:
+    """Settings changed mid-run, as {"lr" / "weight_decay" / "optimizer": new value}: the same
+    weights go on training; a new optimizer starts with fresh state (no momentum yet)."""
+    lr = change.get("lr", optimizer.param_groups[0]["lr"])
+    weight_decay = change.get("weight_decay", optimizer.param_groups[0]["weight_decay"])
+    if "optimizer" in change:
+        return build_optimizer(change["optimizer"], params, lr, weight_decay)
+    for group in optimizer.param_groups:
+        group["lr"], group["weight_decay"] = lr, weight_decay
+    return optimizer
+
+
 @dataclass(frozen=True)
 class LinearMapCheck:
     """An identity-activation model multiplied out to one `Linear`, checked on some points."""

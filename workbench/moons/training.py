@@ -32,7 +32,7 @@ from workbench.moons.data import (
     read_only,
     split_and_scale,
 )
-from workbench.moons.model import MLP, build_model, build_optimizer
+from workbench.moons.model import MLP, apply_changes, build_model, build_optimizer
 from workbench.moons.settings import MAX_STEPS_PER_RUN, MoonsSettings
 
 # ---------------------------------------------------------------------------------------------
@@ -446,11 +446,10 @@ class TrainingSession:
         changes = [SettingChange(self.steps, position, f, getattr(old, f), getattr(settings, f),
                                  (self.epoch + 2 if in_epoch else self.epoch + 1) if f == "batch" else None)
                    for f in _MARKED if getattr(old, f) != getattr(settings, f)]
+        change = {"lr": settings.lr, "weight_decay": settings.wd}
         if old.opt != settings.opt:
-            self.optimizer = build_optimizer(settings.opt, self.model.parameters(), settings.lr, settings.wd)
-        else:
-            for group in self.optimizer.param_groups:
-                group["lr"], group["weight_decay"] = settings.lr, settings.wd
+            change["optimizer"] = settings.opt
+        self.optimizer = apply_changes(self.optimizer, self.model.parameters(), change)
         # The sampler splits each epoch's permutation when the epoch starts: an epoch under way
         # keeps its batches, the next one uses the new size.
         self.loader.sampler.batch_size = settings.batch
