@@ -102,7 +102,8 @@ WATCH_PAUSE = """(liveView) => {
     pause.epochAt = liveView().epoch;
     const check = setInterval(() => {
       const v = liveView(), play = document.querySelector('.st-key-mt_play button');
-      const paused = v && v.state === 'paused' && !v.status.includes('training');
+      // 'pausing' is what the learner sees at once; 'paused' follows with the server's frame.
+      const paused = v && v.state !== 'playing' && !v.status.includes('training');
       if (paused && pause.pausedAt === null) {
         pause.pausedAt = 0;
         requestAnimationFrame(() => { pause.pausedAt = performance.now(); });

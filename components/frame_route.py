@@ -46,7 +46,9 @@ SOCKET_PATIENCE_SECONDS = 1.2   # ... and so is one that answers nothing for thi
 
 class FrameSource:
     """One learner's frames: `produce(since)` returns the next message (or None: gone), and
-    `pause()`, where given, stops what the frames show (the view's Pause, without a rerun).
+    `pause()`, where given, stops what the frames show (the view's Pause, without a rerun) and
+    returns once it is still, so that the frame produced next shows where it stopped. It may
+    block (it runs in a worker thread, never on the event loop).
     `interval`: the least time between two frames served for this source (FRAME_INTERVAL)."""
 
     def __init__(self, produce: Callable[[int], bytes | None],
@@ -85,17 +87,18 @@ def frame_for(token: str, since: int) -> bytes | None:
     return None if source is None else source.produce(since)
 
 
-def pause_for(token: str) -> bool:
-    """The view's Pause for `token`'s source; whether the token is known."""
+def pause_for(token: str, since: int) -> bytes | None:
+    """The view's Pause for `token`'s source: the frame of where it stopped (None: unknown token).
+    Blocking: call it in a worker thread."""
     source = _source(token)
     if source is None:
-        return False
+        return None
     if source.pause is not None:
         source.pause()
-    return True
+    return source.produce(since)
 
 
-PAUSE = "pause"     # the stream message that pauses instead of asking for a frame
+PAUSE = "pause"     # the path under a token that pauses: POST <PATH>/<token>/pause?since=N
 
 # Close codes of the stream. Refused before the handshake is accepted, a socket never sees its
 # code (the server answers the handshake with HTTP 403); these are for the server's own record.
@@ -105,7 +108,7 @@ IDLE = 4408         # closed: no message for IDLE_SECONDS
 UNSUPPORTED = 1003  # closed: a binary message (RFC 6455's "unsupported data")
 TOO_BIG = 1009      # closed: a message longer than MAX_ASK (RFC 6455's "message too big")
 
-MAX_ASK = 32            # characters: the protocol's messages are "pause" or a decimal `since`
+MAX_ASK = 32            # characters: the socket's messages (and `since=`) are a decimal `since`
 MAX_STREAMS = 2         # sockets per token: the view holds one; its replacement may overlap it
 IDLE_SECONDS = 30.0     # a playing view asks every ASK_SECONDS, a paused one closes its socket
 MAX_WAITING = 4         # asks of one token held at once (room for its sockets' and two GETs);
@@ -142,9 +145,10 @@ def routes(*, idle_seconds: float = IDLE_SECONDS) -> list:
     """The Starlette routes streamlit_app.py mounts: `GET <PATH>/<token>?since=N` answers one frame;
     `<PATH>/<token>/stream` is a WebSocket that answers one frame per message the browser sends
     (its `since`), so the browser still asks for each frame when it is ready to draw it, at a
-    fraction of a request's cost on both ends. The message "pause" (on the socket, or as
-    `POST <PATH>/<token>/pause`) pauses and is not answered: the view acts on its Pause at once,
-    before the page's rerun.
+    fraction of a request's cost on both ends. `POST <PATH>/<token>/pause?since=N` pauses and
+    answers the frame of where the run stopped: the view acts on its Pause at once, before the
+    page's rerun, and shows what the page will show after it (a request of its own, so that
+    it does not wait behind the socket's frame in flight).
 
     Limits, so that an unknown token costs a dictionary lookup and a known one one learner's view:
     - the token is looked up before a socket is accepted: an unknown one's handshake is refused,
@@ -185,6 +189,9 @@ def routes(*, idle_seconds: float = IDLE_SECONDS) -> list:
 
     async def pause(request: Request) -> Response:
         token = request.path_params["token"]
+        asked = request.query_params.get("since")
+        if asked is not None and len(asked) > MAX_ASK:
+            return Response(status_code=400)
         source = _source(token)
         if source is None:
             return Response(status_code=404, headers=GONE_HEADERS)
@@ -192,9 +199,12 @@ def routes(*, idle_seconds: float = IDLE_SECONDS) -> list:
         del source
         if delay:
             await asyncio.sleep(delay)
-        if not pause_for(token):
+        # The source waits for its run's slice under way: in a worker thread, the loop runs on.
+        message = await asyncio.to_thread(pause_for, token, _since(asked))
+        if message is None:
             return Response(status_code=404, headers=GONE_HEADERS)
-        return Response(status_code=204)
+        return Response(message, media_type="application/octet-stream",
+                        headers={"Cache-Control": "no-store"})
 
     async def stream(socket: WebSocket) -> None:
         token = socket.path_params["token"]
@@ -244,19 +254,12 @@ async def _serve_stream(socket, token: str, idle_seconds: float) -> None:
         if source is None:
             await socket.close(code=GONE)
             return
-        now = time.monotonic()
         # A socket's ask always waits for its turn, never refused: at most MAX_STREAMS sockets
         # of a token each hold one ask, so the turns booked ahead stay few.
-        delay = (_pause_delay(source, now) if asked == PAUSE
-                 else _frame_delay(source, now, capped=False))
+        delay = _frame_delay(source, time.monotonic(), capped=False)
         del source
         if delay:
             await asyncio.sleep(delay)
-        if asked == PAUSE:
-            if not pause_for(token):
-                await socket.close(code=GONE)
-                return
-            continue
         reply = frame_for(token, _since(asked))
         if reply is None:
             await socket.close(code=GONE)

@@ -41,6 +41,8 @@ def training_work(me: MoonsTrainerState, session: TrainingSession) -> Callable[[
 
     def work(seconds: float) -> bool:
         with session.lock:
+            if not me.running:
+                return False            # paused while this slice waited for its turn or the lock
             epoch_before = session.epoch
             session.run_for(10**9, seconds, stop_at_epoch_end=me.stop_at_epoch is not None)
             more = not session.done and not (me.stop_at_epoch is not None
@@ -168,15 +170,22 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
 def frame_source(me: MoonsTrainerState) -> FrameSource:
     """This learner's frame route (components/frame_route.py): each frame the browser asks for
     renews the run's lease and answers the latest snapshot, so a playing run needs no rerun.
-    The view's Pause stops the run here at once; the page's own Pause rerun follows."""
+    The view's Pause stops the run here at once and answers the picture of where it stopped;
+    the page's own Pause rerun follows and draws the same."""
     if me.frames is None:
         owner = session_id()
         connected = connection_check()
 
         def pause() -> None:
-            if me.running:
-                me.running, me.stop_at_epoch = False, None
-                SCHEDULER.stop(owner)       # not waiting: this runs on the server's event loop
+            session = me.session
+            if not me.running or session is None:
+                return
+            me.running, me.stop_at_epoch = False, None
+            SCHEDULER.stop(owner)
+            # The slice under way holds the lock, and no slice trains once `running` is off:
+            # the picture taken here is the model as it stays, what the page draws next.
+            with session.lock:
+                session.latest = session.snapshot(RESOLUTION)
 
         def produce(since: int) -> bytes | None:
             session = me.session

@@ -64,7 +64,7 @@ def protocol() -> dict:
     """What the view's transport needs to know of the frame route, in the page's header."""
     return {
         "gone": frame_route.GONE,           # the stream's close code for a view it does not know
-        "pause": frame_route.PAUSE,         # the stream message (and POST path) that pauses
+        "pause": frame_route.PAUSE,         # the path (POSTed under the token) that pauses
         "frame_ms": round(frame_route.ASK_SECONDS * 1000),
         "lease_ms": round(SCHEDULER.ttl * 1000),
         "socket_open_ms": round(frame_route.SOCKET_OPEN_SECONDS * 1000),

@@ -71,12 +71,6 @@ export class SocketFrames {
     });
   }
 
-  pause() {               // whether the message went (else the view posts it)
-    if (this.socket.readyState !== WebSocket.OPEN) return false;
-    this.socket.send(this.protocol.pause);
-    return true;
-  }
-
   close() {
     this.socket.onclose = null;
     this.socket.close();
@@ -104,15 +98,19 @@ export class HttpFrames {
     return new Uint8Array(await response.arrayBuffer());
   }
 
-  pause() {               // no socket to say it on: the view posts it
-    return false;
-  }
-
   close() {}
 }
 
-// The pause, posted where no socket carries it (the page's own Pause still stops the run).
-export function postPause(url, protocol) {
-  fetch(new URL(`${url}/${protocol.pause}`, document.baseURI), { method: "POST", cache: "no-store" })
-    .catch(() => {});
+// The view's Pause: the server stops the run and answers the frame of where it stopped (a
+// request of its own, not behind the socket's frame in flight). Null where no answer came: the
+// page's own Pause still stops the run and its rerun draws it.
+export async function postPause(url, protocol, since) {
+  const target = new URL(`${url}/${protocol.pause}`, document.baseURI);
+  target.searchParams.set("since", String(since));
+  try {
+    const response = await fetch(target, { method: "POST", cache: "no-store" });
+    return response.ok ? new Uint8Array(await response.arrayBuffer()) : null;
+  } catch (error) {
+    return null;
+  }
 }

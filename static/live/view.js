@@ -126,27 +126,32 @@ class LiveView {
     this.showState();
   }
 
-  // Whether the view is following a playing run, for tests and the benchmark.
+  // Whether the view is following a playing run, for tests and the benchmark: "playing",
+  // "pausing" (Pause pressed, the frame of where the run stopped not here yet) or "paused".
   showState() {
-    this.root.dataset.state = this.polling ? "playing" : "paused";
+    this.root.dataset.state = this.polling ? "playing" : this.pausing ? "pausing" : "paused";
   }
 
   // Pause pressed while the run plays. The run stops now, through the frame route, and the view
-  // shows the pause: a busy browser takes a few hundred milliseconds to re-render Streamlit's
-  // page for the button's rerun, which follows with the rest of the paused page (the model as
-  // it stays, the results).
-  pausePressed(event) {
+  // shows the pause at once, then the frame of where the run stopped (the frame on screen may
+  // be a slice or two behind): a busy browser takes a few hundred milliseconds to re-render
+  // Streamlit's page for the button's rerun, which follows with the rest of the paused page
+  // (the same model, the results).
+  async pausePressed(event) {
     const url = this.polling;
     if (!url || !this.pauseKey || !event.target.closest) return;
     const button = event.target.closest(`.st-key-${this.pauseKey} button`);
     if (!button || button.disabled) return;
     this.polling = null;                  // no more frames: the loop ends
-    if (!(this.transport && this.transport.pause())) {
-      postPause(url, this.protocol);     // the page's own Pause still stops the run
-    }
+    const pausing = this.pausing = {};
     if (this.frame && this.frame.paused_status) this.frame = { ...this.frame, status: this.frame.paused_status };
     this.showState();
     this.draw();
+    const bytes = await postPause(url, this.protocol, this.history.epoch.length);
+    if (this.pausing !== pausing) return;  // the page has drawn since (Play again, a rerun)
+    this.pausing = null;
+    if (bytes && this.polling === null) this.update(bytes, "paused");
+    this.showState();
   }
 
   async pollLoop(url) {
@@ -175,7 +180,7 @@ class LiveView {
           break;
         }
         this.routeWorked = true;
-        const header = this.update(bytes, true);
+        const header = this.update(bytes, "polled");
         if (header && header.ended) {           // the run ended: the page shows the results
           this.polling = null;
           this.setTriggerValue("ended", Date.now());
@@ -206,9 +211,12 @@ class LiveView {
     if (this.pollGeneration === generation) this.showState();   // ended, gone or paused: whichever way
   }
 
-  update(bytes, polled = false) {
+  // A frame: from the page (`how` false), polled while the run plays ("polled", dropped once the
+  // view stopped polling) or the answer to the view's Pause ("paused").
+  update(bytes, how = false) {
     const { header, blobs } = unpack(bytes);
-    if (polled && this.polling === null) return null;
+    const polled = how !== false;
+    if (how === "polled" && this.polling === null) return null;
     if (header.scene) {
       this.scene = { ...header.scene, blobs };
       this.sceneId = header.scene.id;
@@ -236,6 +244,7 @@ class LiveView {
     this.draw(polled);
     this.root.dataset.drawMs = (performance.now() - started).toFixed(1);
     if (!polled) {
+      this.pausing = null;            // the page drew the run as the server has it
       // The frame route's protocol (its close code, pause message, pace and timings): the
       // page's header carries it, and the transport reads it from here.
       if (header.protocol) this.protocol = header.protocol;

@@ -105,19 +105,21 @@ def test_the_stream_closes_with_gone_for_an_unknown_or_dropped_source():
     assert _stream(token, ["0", "1"])[-1]["code"] == frame_route.GONE
 
 
-def test_pause_reaches_the_source_by_post_or_on_the_stream_and_is_not_answered():
-    paused, asked = [], []
-    source = frame_route.register(FrameSource(lambda since: asked.append(since) or b"frame",
-                                              pause=lambda: paused.append(True)))
-    assert _get(f"{source.token}/pause", method="POST")[0] == 204 and paused == [True]
-    sent = _stream(source.token, ["0", frame_route.PAUSE, "2"])
-    assert [m["bytes"] for m in sent[1:]] == [b"frame", b"frame"], "one frame per since, none for pause"
-    assert paused == [True, True] and asked == [0, 2]
+def test_pause_is_posted_and_answered_with_the_frame_produced_after_the_source_paused():
+    events = []
+    source = frame_route.register(FrameSource(lambda since: events.append(("frame", since)) or b"still",
+                                              pause=lambda: events.append(("pause",))))
+    status, body, headers = _get(f"{source.token}/pause?since=5", method="POST")
+    assert (status, body) == (200, b"still") and events == [("pause",), ("frame", 5)]
+    assert headers["cache-control"] == "no-store"
     assert _get("not-a-token/pause", method="POST")[0] == 404
-    assert _stream("not-a-token", [frame_route.PAUSE])[-1]["code"] == frame_route.GONE
-    # A source that cannot pause (no run) takes the message and keeps answering frames.
+    assert _get(f"{source.token}/pause?since={'9' * 40}", method="POST")[0] == 400
+    # A source that cannot pause (no run) answers its frame.
     quiet = frame_route.register(FrameSource(lambda since: b"x"))
-    assert [m.get("bytes") for m in _stream(quiet.token, [frame_route.PAUSE, "0"])[1:]] == [b"x"]
+    assert _get(f"{quiet.token}/pause", method="POST")[:2] == (200, b"x")
+    # The socket carries only asks for frames: a message that is not a number asks from 0.
+    assert [m["bytes"] for m in _stream(source.token, [frame_route.PAUSE])[1:]] == [b"still"]
+    assert events[-1] == ("frame", 0) and events.count(("pause",)) == 1
 
 
 # --- The route's limits, through Starlette's TestClient (a real ASGI app, no server) ------------
@@ -283,3 +285,18 @@ def test_a_pause_acts_at_once_and_a_stream_of_them_is_slowed():
     assert frame_route._pause_delay(source, 50.0) == 0.0
     assert frame_route._pause_delay(source, 50.5) == 0.5
     assert frame_route._pause_delay(source, 60.0) == 0.0
+
+
+def test_a_pause_that_blocks_keeps_the_event_loop_serving_frames():
+    """The source waits for its run's slice in a worker thread: another view's frame is
+    answered meanwhile."""
+    release = threading.Event()
+    slow = frame_route.register(FrameSource(lambda since: b"stopped", pause=lambda: release.wait(5)))
+    other = frame_route.register(FrameSource(lambda since: b"other"))
+    with _client() as client:
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pausing = pool.submit(client.post, f"/{frame_route.PATH}/{slow.token}/pause")
+            assert client.get(f"/{frame_route.PATH}/{other.token}").content == b"other"
+            assert not pausing.done()
+            release.set()
+            assert pausing.result(timeout=5).content == b"stopped"
