@@ -5,7 +5,6 @@ fresh server process. Run: .venv/bin/python bench/cold_start.py [path]
 """
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -15,18 +14,17 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+sys.path.insert(0, str(ROOT))
+
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
 
 
 def main() -> None:
     path = sys.argv[1] if len(sys.argv) > 1 else "/"
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         started = time.perf_counter()
         server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "streamlit_app.py",

@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from bench.live_frames import processes  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, SETTLED, serve  # noqa: E402
-from tests.e2e.live_view import LIVE_VIEW  # noqa: E402
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, SETTLED, serve  # noqa: E402
+from bench.live_view import LIVE_VIEW  # noqa: E402
 
 SECONDS = 10
 RUN = "/moons_trainer?epochs=2000"      # the lesson preset, long enough to play throughout

@@ -6,7 +6,7 @@ normal view at the same window size.
     .venv/bin/python bench/presenter_stage.py 1920x1080
 
 Boxes are (x, y, width, height) in CSS px with the page scrolled to the top; "text px" is the
-median on-screen font size of the figure's text (tests/e2e/stage.py: SVG scaling included, and
+median on-screen font size of the figure's text (bench/stage.py: SVG scaling included, and
 the canvas's own font size for the moons trainer's live view). Not a timed test: the same
 checks, with thresholds, are the tests/e2e/test_presenter_*.py tests.
 """
@@ -20,8 +20,8 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
-from tests.e2e.stage import PROJECTORS, box, clipped_texts, first_screen, text_px  # noqa: E402
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
+from bench.stage import PROJECTORS, box, clipped_texts, first_screen, text_px  # noqa: E402
 
 FIRST_DRAW_MS = 120_000
 # page, link, the key figure, the element whose text is measured, the driving control

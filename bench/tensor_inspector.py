@@ -68,10 +68,15 @@ def page_runs() -> None:
     import logging
 
     logging.getLogger("streamlit").setLevel(logging.ERROR)
-    from tests.app.apptest import open_page
+    from streamlit.testing.v1 import AppTest
 
+    router = str(Path(__file__).resolve().parent.parent / "router.py")   # what streamlit_app.py serves
     for query in ({"shape": "4,6", "ops": "t()"}, {"shape": "16,3,64,64", "ops": "flatten(1)"}):
-        at = open_page("app_pages/tensor_inspector/page.py", query=query)
+        at = AppTest.from_file(router, default_timeout=60)
+        at.query_params.update(query)
+        at.run()
+        at.switch_page("app_pages/tensor_inspector/page.py")
+        at.run()
         times = []
         for _ in range(5):
             start = time.perf_counter()
