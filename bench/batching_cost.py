@@ -66,7 +66,7 @@ def main() -> None:
         run_loader(BatchSettings(num_workers=workers))  # warm the forkserver
         best = min(run_loader(BatchSettings(num_workers=workers)).seconds for _ in range(3))
         print(f"  num_workers={workers}: {best * 1e3:7.1f} ms")
-        loader_ms.append(f"{workers} workers {best * 1e3:.1f} ms")
+        loader_ms.append(f"{workers} worker{'' if workers == 1 else 's'} {best * 1e3:.1f} ms")
     rows.append(("the batch iterator page's run (n=20, batch 6, 2 epochs), wall time, best of 3",
                  ", ".join(loader_ms)))
     run.save(rows)

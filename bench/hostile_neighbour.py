@@ -245,12 +245,11 @@ async def bench(url: str, args: argparse.Namespace) -> list[tuple[str, str]]:
              f"{args.window:.0f} s windows: steps/s per trainer (the baseline is their mean)",
              f"{first.mean_steps:.2f} before the cases, {last.mean_steps:.2f} after")]
     for window in windows:
-        rows.append((f"beside the {window.case} neighbour ({NEIGHBOUR_TEXT[window.case]}): trainers' "
-                     "mean steps/s of the baseline (slowest trainer's steps/s), a fresh home page's "
-                     "slowest open, the neighbour's runs, leases lapsed",
-                     f"{window.mean_steps / baseline:.2f} ({min(window.steps_per_s, default=0.0):.2f}), "
-                     f"home max {max(window.home_s):.2f} s, {window.neighbour_runs} neighbour runs, "
-                     f"{window.lapses} lapses"))
+        rows.append((f"beside the {window.case} neighbour: {NEIGHBOUR_TEXT[window.case]}",
+                     f"trainers' mean steps/s {window.mean_steps / baseline:.2f} of the baseline "
+                     f"(slowest trainer {min(window.steps_per_s, default=0.0):.2f} steps/s); a fresh "
+                     f"home page opened in {max(window.home_s):.2f} s at most; {window.neighbour_runs} "
+                     f"neighbour runs; {window.lapses} leases lapsed"))
     if errors:
         rows.append(("trainer errors", "; ".join(errors)))
     return rows

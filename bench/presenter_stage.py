@@ -59,7 +59,8 @@ def measure(browser, url: str, link: str, size, present: bool, figure: str, text
 
 
 def main() -> None:
-    run = Run("presenter_stage", "Presenter mode's first screen in headless Chromium")
+    run = Run("presenter_stage", "Presenter mode's first screen in headless Chromium: per page, the key "
+              "figure's box, whether it and its control are on the first screen, its text size")
     rows = []
     sizes = [tuple(int(n) for n in a.split("x")) for a in sys.argv[1:]] or list(PROJECTORS)
     with serve() as url, sync_playwright() as playwright:
@@ -74,11 +75,11 @@ def main() -> None:
                       f"figure on screen {stage['figure on screen']!s:5s} "
                       f"control on screen {stage['control on screen']!s:5s} text {stage['px']:.1f} / "
                       f"{normal['px']:.1f} px = {ratio:.2f}x  clipped {stage['clipped'] or 'none'}")
-                rows.append((f"{size[0]}x{size[1]}, {name}: the key figure's box (x, y, w, h) with "
-                             "`present=1`; on the first screen; text px presenter / normal; clipped",
-                             f"{stage['box']}; figure {on_screen(stage['figure on screen'])}, control "
-                             f"{on_screen(stage['control on screen'])}; {stage['px']:.1f} / "
-                             f"{normal['px']:.1f} px ({ratio:.2f}x); clipped: "
+                rows.append((f"{size[0]}x{size[1]} `present=1`, {name}",
+                             f"box (x, y, w, h) {stage['box']}; figure "
+                             f"{on_screen(stage['figure on screen'])}, control "
+                             f"{on_screen(stage['control on screen'])}; text {stage['px']:.1f} px "
+                             f"presenter / {normal['px']:.1f} normal ({ratio:.2f}x); clipped: "
                              f"{', '.join(stage['clipped']) or 'nothing'}"))
         browser.close()
     run.save(rows)

@@ -30,14 +30,15 @@ benchmarks with `--save` (each writes `docs/figures/<name>.json`), then `python 
 writes this page; run any other benchmark with `--save` and the report to refresh its table. Do
 not edit this page by hand. Under each heading: the command that produced the figures (run it
 from the repository root, adding `--save` to refresh them), when, and on what machine, with the
-load average (1, 5, 15 min) at the start and at the end of the run: the development machine has
-2 cores, shared with other work.
+load average (1, 5, 15 min) at the start and at the end of the run (the development machine is
+shared with other work, so read a figure with its load).
 """
 
 MANUAL_INTRO = """## Figures kept by hand
 
-No benchmark saves these (they come from runs too long or too disruptive to repeat with every
-change); they are copied from `docs/figures/manual.md`, each with the command that produced it.
+No saved file backs these: runs too long or too disruptive to repeat with every change (a class
+of learners, the link fuzzer's hour, the whole test suite) and earlier measurements quoted for
+comparison. They are copied verbatim from `docs/figures/manual.md`, each with its command.
 """
 
 CLOSING = """One intra-op thread is the right setting for a shared server: a second thread buys nothing for a

@@ -146,11 +146,12 @@ def main() -> None:
         for page, (_, problems) in by_page.items():
             for problem in problems:
                 print(f"  PROBLEM ({column}) /{page}: {problem}")
-    run.save(rerun_rows(pages, results, args.repeats))
+    run.title += f" (BackMsg to `script_finished`, median (min-max) of {args.repeats})"
+    run.save(rerun_rows(pages, results))
 
 
-def rerun_rows(pages: list[str], results: dict[str, dict[str, tuple[list[float], list[str]]]],
-               repeats: int) -> list[tuple[str, str]]:
+def rerun_rows(pages: list[str], results: dict[str, dict[str, tuple[list[float], list[str]]]]
+               ) -> list[tuple[str, str]]:
     """A row per page: the median (min-max) of each server's times, and any problems."""
     rows = []
     for page in pages:
@@ -161,8 +162,7 @@ def rerun_rows(pages: list[str], results: dict[str, dict[str, tuple[list[float],
             cells.append(f"{server}: " + (
                 f"{1000 * statistics.median(times):.0f} ms ({1000 * min(times):.0f}-{1000 * max(times):.0f})"
                 if times else "failed") + (f", {len(problems)} problems" if problems else ""))
-        rows.append((f"/{page} ({CASES[page][1]}): server time, BackMsg to `script_finished`, median "
-                     f"(min-max) of {repeats}", "; ".join(cells)))
+        rows.append((f"`/{page}`: {CASES[page][1]}", "; ".join(cells)))
     return rows
 
 
