@@ -8,6 +8,22 @@ import sys
 from bench import figures, report
 
 
+def test_performance_doc_is_what_the_saved_figures_render():
+    records, manual = report.read()
+    assert records, "no saved figures in docs/figures/"
+    assert report.DOC.read_text() == report.render(records, manual), \
+        "docs/performance.md is stale: run `.venv/bin/python -m bench.report`"
+
+
+def test_every_saved_table_names_its_command_date_and_machine():
+    records, _ = report.read()
+    for record in records:
+        assert record["command"].startswith(".venv/bin/python bench/"), record["name"]
+        assert "--save" not in record["command"], record["name"]
+        assert record["rows"] and all(len(row) == 2 and all(row) for row in record["rows"]), record["name"]
+        assert {"cores", "cpu", "load_start", "load_end"} <= set(record["machine"]), record["name"]
+
+
 SAMPLE = {
     "name": "threads", "title": "Threads", "command": ".venv/bin/python bench/threads.py",
     "date": "2026-01-02 03:04 UTC", "seconds": 12.3,
