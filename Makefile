@@ -58,10 +58,13 @@ unit: $(STAMP)
 	$(PY) -m pytest tests/unit
 
 # The quick benchmarks (ratios against a bare PyTorch loop, and a class beside a hostile
-# neighbour); `bench-all` runs every script with its defaults (fuzz.py alone takes an hour).
+# neighbour), each saving its figures (docs/figures/<name>.json), then docs/performance.md written
+# from every saved file (bench/report.py); `bench-all` runs every script with its defaults and
+# saves nothing (fuzz.py alone takes an hour).
 BENCH_QUICK := threads.py moons_speed.py batching_cost.py hostile_neighbour.py
 bench: $(STAMP)
-	for script in $(BENCH_QUICK); do $(PY) bench/$$script || exit 1; done
+	for script in $(BENCH_QUICK); do $(PY) bench/$$script --save || exit 1; done
+	$(PY) -m bench.report
 
 bench-all: $(STAMP)
 	for script in bench/*.py; do $(PY) $$script || exit 1; done

@@ -1,6 +1,6 @@
 """What the autograd page costs over bare PyTorch, measured in one run.
 
-    python bench/autograd_graph_bench.py
+    .venv/bin/python bench/autograd_graph_bench.py [--save]
 
 For each program: the bare PyTorch program (forward + backward), the same program through the
 page's interpreter with every backward() recorded, and that plus the graph walk and DOT text the
@@ -19,6 +19,7 @@ import torch  # noqa: E402
 
 import workbench  # noqa: F401, E402  (one intra-op thread, as in the app)
 from app_pages.autograd_graph.drawing import to_dot  # noqa: E402
+from bench.figures import Run  # noqa: E402
 from workbench.autograd.presets import PRESETS_BY_KEY  # noqa: E402
 from workbench.autograd.session import run_session  # noqa: E402
 from workbench.autograd.settings import preset_settings  # noqa: E402
@@ -67,7 +68,9 @@ def median_ms(fn, repeats: int = 30) -> float:
     return statistics.median(times) * 1000
 
 
-if __name__ == "__main__":
+def main() -> None:
+    run = Run("autograd_graph_bench", "The autograd page against bare PyTorch")
+    rows = []
     for key, bare in (("linear", lesson_bare), ("linear_model", linear_model_bare)):
         base = median_ms(bare)
         interpreted = median_ms(lambda key=key: page_run(key, draw=False))
@@ -75,3 +78,12 @@ if __name__ == "__main__":
         print(f"{key:13s} bare PyTorch {base:7.3f} ms | page run {interpreted:7.2f} ms "
               f"({interpreted / base:5.0f}x) | + graph and DOT for every step {drawn:7.2f} ms "
               f"({drawn / base:5.0f}x)")
+        rows.append((f"preset `{key}`: bare PyTorch (forward + backward) against the page's interpreter, "
+                     "then with the graph and DOT text for every step, median of 30",
+                     f"bare {base:.3f} ms, page run {interpreted:.2f} ms ({interpreted / base:.0f}x), "
+                     f"with the drawing {drawn:.2f} ms ({drawn / base:.0f}x)"))
+    run.save(rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,6 @@
 """What batching costs, measured here: per-sample DataLoader vs whole-batch vs a bare loop.
 
-Run: .venv/bin/python bench/batching_cost.py
+Run: .venv/bin/python bench/batching_cost.py [--save]
 Prints microseconds per sample for one epoch (best of 5) and ratios against the bare PyTorch
 loop `X[perm[i:i+b]]` measured in the same run, plus one SGD step of a tiny MLP for scale and
 the page's own DataLoader run (20 samples, 2 epochs) with 0, 1 and 2 worker processes.
@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
+from bench.figures import Run  # noqa: E402
 from workbench.batches.accumulation import small_mlp  # noqa: E402
 from workbench.batches.cost import measure_batching_cost  # noqa: E402
 from workbench.batches.runs import run_loader  # noqa: E402
@@ -41,6 +42,8 @@ def train_step_us_per_sample(batch_size: int, steps: int = 200) -> float:
 
 
 def main() -> None:
+    run = Run("batching_cost", "What batching costs: per-sample DataLoader, whole batches, a bare loop")
+    rows = []
     torch.set_num_threads(1)
     print(f"torch {torch.__version__}, {os.cpu_count()} cores, 1 intra-op thread")
     print(f"{'batch':>5} {'per-sample':>11} {'whole-batch':>12} {'bare':>7} "
@@ -51,11 +54,22 @@ def main() -> None:
         print(f"{batch_size:>5} {cost.per_sample_us:>9.2f}us {cost.whole_batch_us:>10.2f}us "
               f"{cost.bare_us:>5.2f}us {cost.ratio:>8.1f}x {cost.per_sample_us / cost.bare_us:>7.1f}x "
               f"{cost.whole_batch_us / cost.bare_us:>9.1f}x {step:>7.2f}us {cost.same_batches!s:>5}")
+        rows.append((f"batch {batch_size}, one epoch of 16,384 samples, µs per sample (best of 5)",
+                     f"per-sample DataLoader + collate {cost.per_sample_us:.2f} "
+                     f"({cost.per_sample_us / cost.bare_us:.1f}x the bare loop), whole-batch "
+                     f"{cost.whole_batch_us:.2f} ({cost.whole_batch_us / cost.bare_us:.1f}x), bare "
+                     f"`X[perm[i:i+b]]` {cost.bare_us:.2f}; one SGD step of a tiny MLP {step:.2f}; "
+                     f"same batches: {cost.same_batches}"))
     print("\nThe page's run (n=20, batch 6, 2 epochs): wall time per run, best of 3")
+    loader_ms = []
     for workers in (0, 1, 2):
         run_loader(BatchSettings(num_workers=workers))  # warm the forkserver
         best = min(run_loader(BatchSettings(num_workers=workers)).seconds for _ in range(3))
         print(f"  num_workers={workers}: {best * 1e3:7.1f} ms")
+        loader_ms.append(f"{workers} worker{'' if workers == 1 else 's'} {best * 1e3:.1f} ms")
+    rows.append(("the batch iterator page's run (n=20, batch 6, 2 epochs), wall time, best of 3",
+                 ", ".join(loader_ms)))
+    run.save(rows)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
 """Cold start: from `streamlit run` to the first page rendered in headless Chromium.
 
 Prints seconds to a healthy server, and to the home page's main element being visible, for a
-fresh server process. Run: .venv/bin/python bench/cold_start.py [path]
+fresh server process. Run: .venv/bin/python bench/cold_start.py [path] [--save]
+(--save: docs/figures/cold_start.json, or cold_start_<page>.json for another path)
 """
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -15,18 +15,22 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+sys.path.insert(0, str(ROOT))
+
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
+from bench.figures import Run  # noqa: E402
 
 
 def main() -> None:
+    run = Run("cold_start", "Cold start: from `streamlit run` to the first page in Chromium")
     path = sys.argv[1] if len(sys.argv) > 1 else "/"
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    if path != "/":
+        run.name += "_" + "".join(c if c.isalnum() else "_" for c in path.strip("/"))
+        run.title += f" ({path} as the first request)"
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         started = time.perf_counter()
         server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "streamlit_app.py",
@@ -52,6 +56,9 @@ def main() -> None:
         browser.close()
     print(f"cold start {path}: server healthy after {healthy:.2f}s, "
           f"first page rendered after {rendered:.2f}s (browser already running)")
+    run.save([("`streamlit run` to a healthy server", f"{healthy:.2f} s"),
+              (f"`streamlit run` to `{path}` rendered in Chromium (browser already running)",
+               f"{rendered:.2f} s")])
 
 
 if __name__ == "__main__":

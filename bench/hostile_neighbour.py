@@ -19,7 +19,7 @@ without a neighbour, with how long a fresh home page took to open meanwhile:
 The server is `streamlit run streamlit_app.py`, the app's one entry.
 
 Run: .venv/bin/python bench/hostile_neighbour.py [--window 20] [--trainers 10]
-     [--cases autograd workers frames pitfalls]
+     [--cases autograd workers frames pitfalls] [--save]
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from websockets.exceptions import WebSocketException
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.figures import Run  # noqa: E402
 from st_client import Server, Session, follow_frames, string_state  # noqa: E402
 
 
@@ -174,6 +175,11 @@ async def pitfalls_neighbour(url: str, stop: asyncio.Event, times: list[float]) 
             times.append(time.perf_counter() - started)
 
 
+NEIGHBOUR_TEXT = {
+    "autograd": "a typed program of 99 x 29 statements re-run", "workers": "two tabs opening the batch "
+    "iterator with 2 workers", "frames": f"{FLOOD_SOCKETS} sockets on one frame token",
+    "pitfalls": "the pitfall lab trained again and again",
+}
 NEIGHBOURS: dict[str, Callable[[str, asyncio.Event, list[float]], Awaitable[None]]] = {
     "autograd": autograd_neighbour, "workers": workers_neighbour, "frames": frames_neighbour,
     "pitfalls": pitfalls_neighbour,
@@ -205,7 +211,7 @@ async def measure(url: str, trainers: list[Trainer], case: str, seconds: float) 
     return window
 
 
-async def bench(url: str, args: argparse.Namespace) -> None:
+async def bench(url: str, args: argparse.Namespace) -> list[tuple[str, str]]:
     await open_home(url)                                  # imports and caches do not count
     trainers = [await start_trainer(url) for _ in range(args.trainers)]
     stop = asyncio.Event()
@@ -235,9 +241,22 @@ async def bench(url: str, args: argparse.Namespace) -> None:
     errors = [t.error for t in trainers if t.error]
     if errors:
         print("trainer errors:", *errors, sep="\n  ")
+    rows = [(f"{args.trainers} trainers at the largest network ({TRAIN_QUERY}) with nothing else running, "
+             f"{args.window:.0f} s windows: steps/s per trainer (the baseline is their mean)",
+             f"{first.mean_steps:.2f} before the cases, {last.mean_steps:.2f} after")]
+    for window in windows:
+        rows.append((f"beside the {window.case} neighbour: {NEIGHBOUR_TEXT[window.case]}",
+                     f"trainers' mean steps/s {window.mean_steps / baseline:.2f} of the baseline "
+                     f"(slowest trainer {min(window.steps_per_s, default=0.0):.2f} steps/s); a fresh "
+                     f"home page opened in {max(window.home_s):.2f} s at most; {window.neighbour_runs} "
+                     f"neighbour runs; {window.lapses} leases lapsed"))
+    if errors:
+        rows.append(("trainer errors", "; ".join(errors)))
+    return rows
 
 
 def main() -> None:
+    run = Run("hostile_neighbour", "A hostile neighbour beside ten training learners")
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trainers", type=int, default=10)
@@ -248,10 +267,11 @@ def main() -> None:
     if args.window < 5:
         parser.error("--window must be at least 5 seconds: a home page opens in one")
     if args.url:
-        asyncio.run(bench(args.url.rstrip("/"), args))
-        return
-    with Server(log_path="/tmp/hostile_neighbour_server.log") as server:
-        asyncio.run(bench(server.url, args))
+        rows = asyncio.run(bench(args.url.rstrip("/"), args))
+    else:
+        with Server(log_path="/tmp/hostile_neighbour_server.log") as server:
+            rows = asyncio.run(bench(server.url, args))
+    run.save(rows)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/live_frame_cost.py          # 1 tab
     .venv/bin/python bench/live_frame_cost.py 3        # 3 tabs, each its own learner
+    .venv/bin/python bench/live_frame_cost.py --save   # docs/figures/live_frame_cost.json (_3 for 3 tabs)
 
 Each tab opens the moons trainer on a run long enough not to end (2,000 epochs), presses Play,
 waits until its view draws frames, and then, over SECONDS of steady playing, this script reads
@@ -31,8 +32,9 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from bench.live_frames import processes  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, SETTLED, serve  # noqa: E402
-from tests.e2e.live_view import LIVE_VIEW  # noqa: E402
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, SETTLED, serve  # noqa: E402
+from bench.figures import Run  # noqa: E402
+from bench.live_view import LIVE_VIEW  # noqa: E402
 
 SECONDS = 10
 RUN = "/moons_trainer?epochs=2000"      # the lesson preset, long enough to play throughout
@@ -70,7 +72,7 @@ def thread_cpu() -> collections.Counter:
     return found
 
 
-def measure(tabs: int) -> None:
+def measure(tabs: int) -> list[tuple[str, str]]:
     with serve() as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         pages = []
@@ -112,12 +114,27 @@ def measure(tabs: int) -> None:
         seconds = used.get(("server", part), 0.0)
         print(f"  server, {part:16s} {1000 * seconds / drawn:6.2f} ms per frame "
               f"({seconds / elapsed:.2f} cores)")
+    server = {part: used.get(("server", part), 0.0) for part in ("training", "the rest")}
+    busiest = [(key, s) for key, s in sorted(used.items(), key=lambda item: -item[1])[:SHOWN]
+               if s > 0 and key[0] != "server"][:3]
+    return [(f"{tabs} tab(s) playing the moons trainer (`{RUN}`) for {elapsed:.0f} s: frames drawn per "
+             "second in each tab, Chromium's CPU per frame (every process)",
+             f"{drawn / elapsed / tabs:.1f} frames/s; {1000 * chromium / drawn:.2f} ms per frame "
+             f"({chromium / elapsed:.2f} cores)"),
+            ("the busiest Chromium threads, CPU per frame",
+             "; ".join(f"{kind} {name} {1000 * s / drawn:.2f} ms" for (kind, name), s in busiest)),
+            ("the server's CPU per frame: training threads, the rest",
+             f"{1000 * server['training'] / drawn:.2f} ms, {1000 * server['the rest'] / drawn:.2f} ms")]
 
 
 def main() -> None:
+    run = Run("live_frame_cost", "What one live frame costs the browser")
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tabs", nargs="?", type=int, default=1, help="learners playing at once (1)")
-    measure(parser.parse_args().tabs)
+    tabs = parser.parse_args().tabs
+    if tabs != 1:
+        run.name += f"_{tabs}"
+    run.save(measure(tabs))
 
 
 if __name__ == "__main__":

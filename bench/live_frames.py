@@ -65,8 +65,8 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
-from tests.e2e.live_view import LIVE_VIEW  # noqa: E402
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
+from bench.live_view import LIVE_VIEW  # noqa: E402
 
 TARGETS = {"frames/s": (">=", 10), "KB/frame": ("<=", 10), "pause ms": ("<=", 300),
            "round trip ms": ("<", 50), "browser / training": ("<=", 1.5)}

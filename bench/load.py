@@ -16,6 +16,7 @@ started for each level of --sessions.
 
 Run: .venv/bin/python bench/load.py [--sessions 10 30] [--train-seconds 30] [--after 60]
      [--ramp 0 --link "/moons_trainer?epochs=2"]   (the whole class opens one link at once)
+     [--save]   (docs/figures/load.json; with --link, load_link.json)
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.figures import Run  # noqa: E402
 from st_client import (  # noqa: E402
     MemorySampler,
     follow_frames,
@@ -214,7 +218,7 @@ async def warm_up(url: str) -> float:
     return time.perf_counter() - started
 
 
-async def level(url: str, pid: int, sessions: int, args: argparse.Namespace) -> None:
+async def level(url: str, pid: int, sessions: int, args: argparse.Namespace) -> tuple[str, str]:
     warm = await warm_up(url)
     await asyncio.sleep(2)
     before = rss_bytes(pid)
@@ -301,9 +305,26 @@ async def level(url: str, pid: int, sessions: int, args: argparse.Namespace) -> 
         f"server memory (with children): before {mib(before)}, peak {mib(sampler.peak)}, "
         f"{args.after:.0f}s after the sessions closed {mib(after)}"
     )
+    steps = [int(x.progress.split(",", 1)[1].split()[0].replace(",", ""))
+             for x in learners if x.progress.endswith(" steps")]
+    finished = sum(x.finished for x in learners)
+    progress = (f"{len(steps)} of {sessions} learners training ({min(steps)}-{max(steps)} optimizer "
+                f"steps), {finished} runs finished") if steps else "no learner trained"
+    errors = len(exceptions) + len(guards) + len(unfinished) + sum(1 for x in learners if x.error)
+    return (
+        f"{sessions} learners at once on one server ({args.link or 'a mix of pages'}, arriving over "
+        f"{args.ramp:.0f} s, each training up to {args.train_seconds:.0f} s)",
+        f"first page p50 {percentile(firsts, 50):.2f} s, p95 {percentile(firsts, 95):.2f} s, max "
+        f"{max(firsts, default=0):.2f} s; script time p95 {percentile(times, 95):.3f} s; health p95 "
+        f"{1000 * percentile(latencies, 95):.0f} ms (max {1000 * max(latencies, default=0):.0f} ms), "
+        f"{len(health_failures)} failed; {errors} errors, {busy} busy messages; {progress}; "
+        f"memory {mib(before)} -> {mib(sampler.peak)} (peak) -> {mib(after)} "
+        f"{args.after:.0f} s after",
+    )
 
 
 def main() -> None:
+    run = Run("load", "A class of learners at once on one server")
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -317,12 +338,17 @@ def main() -> None:
     parser.add_argument("--url", help="a running server instead of a fresh one per level")
     parser.add_argument("--pid", type=int, default=0, help="with --url: its pid, for memory")
     args = parser.parse_args()
+    if args.link:
+        run.name += "_link"
+        run.title += f", all opening `{args.link}`"
+    rows = []
     for sessions in args.sessions:
         if args.url:
-            asyncio.run(level(args.url.rstrip("/"), args.pid, sessions, args))
+            rows.append(asyncio.run(level(args.url.rstrip("/"), args.pid, sessions, args)))
             continue
         with Server(log_path=f"/tmp/load_server_{sessions}.log") as server:
-            asyncio.run(level(server.url, server.pid, sessions, args))
+            rows.append(asyncio.run(level(server.url, server.pid, sessions, args)))
+    run.save(rows)
 
 
 if __name__ == "__main__":

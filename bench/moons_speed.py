@@ -1,6 +1,6 @@
 """How fast the moons trainer trains, against a bare PyTorch loop measured in the same run.
 
-    OMP_NUM_THREADS=1 .venv/bin/python bench/moons_speed.py
+    OMP_NUM_THREADS=1 .venv/bin/python bench/moons_speed.py [--save]
 
 1. The lesson's assignment preset trained by the page's own code (`TrainingSession.run_to_end`,
    which also evaluates train and val every epoch for the live curves) and by a bare
@@ -32,6 +32,7 @@ import torch  # noqa: E402
 
 torch.set_num_threads(1)
 
+from bench.figures import Run  # noqa: E402
 from workbench.batches.cost import per_sample_loader, whole_batch_loader  # noqa: E402
 from workbench.moons.model import build_model, build_optimizer  # noqa: E402
 from workbench.moons.settings import PRESET  # noqa: E402
@@ -128,6 +129,7 @@ def frame_cost() -> tuple[float, float, int]:
 
 
 def main() -> None:
+    run = Run("moons_speed", "The moons trainer's training against a bare PyTorch loop")
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, preset {PRESET.architecture}, "
           f"n={PRESET.n}, batch {PRESET.batch}, {PRESET.epochs} epochs")
     page_training(), bare_training()              # warm up
@@ -142,13 +144,26 @@ def main() -> None:
     print(f"page training code : {page_s:.3f} s  (test accuracy {page[0][1]:.4f})")
     print(f"bare PyTorch loop  : {bare_s:.3f} s  (test accuracy {bare[0][1]:.4f})")
     print(f"ratio page / bare  : {page_s / bare_s:.3f}x")
+    preset = (f"the lesson's assignment preset ({PRESET.architecture}, n={PRESET.n}, batch {PRESET.batch}, "
+              f"{PRESET.epochs} epochs), 1 thread, CPU time, fastest of {REPEATS} interleaved runs")
+    rows = [(f"{preset}: the page's training code (`TrainingSession.run_to_end`) against a bare loop "
+             "with the same model, weights and batches",
+             f"page {page_s:.3f} s (test accuracy {page[0][1]:.4f}), bare {bare_s:.3f} s "
+             f"(test accuracy {bare[0][1]:.4f}): {page_s / bare_s:.3f}x")]
     costs = loader_costs()
     steps = costs["optimizer steps only"]
     for name, seconds in costs.items():
         print(f"one epoch, {name:32s}: {1000 * seconds:7.2f} ms  ({seconds / steps:.2f}x the steps)")
+    rows.append(("one epoch of the preset's batches, by loader, against the optimizer steps alone",
+                 "; ".join(f"{name} {1000 * seconds:.2f} ms ({seconds / steps:.2f}x the steps)"
+                           for name, seconds in costs.items())))
     snapshot_s, pack_s, size = frame_cost()
     print(f"live frame: snapshot (grid + points forward) {1000 * snapshot_s:.2f} ms; message packed "
           f"{1000 * pack_s:.2f} ms; {size / 1024:.1f} KB (bench/live_frames.py measures the wire)")
+    rows.append(("one live frame's server work, median",
+                 f"snapshot (grid + points forward) {1000 * snapshot_s:.2f} ms, message packed "
+                 f"{1000 * pack_s:.2f} ms, {size / 1024:.1f} KB"))
+    run.save(rows)
 
 
 if __name__ == "__main__":

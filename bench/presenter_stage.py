@@ -4,9 +4,10 @@ normal view at the same window size.
 
     .venv/bin/python bench/presenter_stage.py              # 1280x720 and 1366x768
     .venv/bin/python bench/presenter_stage.py 1920x1080
+    .venv/bin/python bench/presenter_stage.py --save       # docs/figures/presenter_stage.json
 
 Boxes are (x, y, width, height) in CSS px with the page scrolled to the top; "text px" is the
-median on-screen font size of the figure's text (tests/e2e/stage.py: SVG scaling included, and
+median on-screen font size of the figure's text (bench/stage.py: SVG scaling included, and
 the canvas's own font size for the moons trainer's live view). Not a timed test: the same
 checks, with thresholds, are the tests/e2e/test_presenter_*.py tests.
 """
@@ -20,8 +21,9 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
-from tests.e2e.stage import PROJECTORS, box, clipped_texts, first_screen, text_px  # noqa: E402
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
+from bench.figures import Run  # noqa: E402
+from bench.stage import PROJECTORS, box, clipped_texts, first_screen, text_px  # noqa: E402
 
 FIRST_DRAW_MS = 120_000
 # page, link, the key figure, the element whose text is measured, the driving control
@@ -57,6 +59,9 @@ def measure(browser, url: str, link: str, size, present: bool, figure: str, text
 
 
 def main() -> None:
+    run = Run("presenter_stage", "Presenter mode's first screen in headless Chromium: per page, the key "
+              "figure's box, whether it and its control are on the first screen, its text size")
+    rows = []
     sizes = [tuple(int(n) for n in a.split("x")) for a in sys.argv[1:]] or list(PROJECTORS)
     with serve() as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -70,7 +75,18 @@ def main() -> None:
                       f"figure on screen {stage['figure on screen']!s:5s} "
                       f"control on screen {stage['control on screen']!s:5s} text {stage['px']:.1f} / "
                       f"{normal['px']:.1f} px = {ratio:.2f}x  clipped {stage['clipped'] or 'none'}")
+                rows.append((f"{size[0]}x{size[1]} `present=1`, {name}",
+                             f"box (x, y, w, h) {stage['box']}; figure "
+                             f"{on_screen(stage['figure on screen'])}, control "
+                             f"{on_screen(stage['control on screen'])}; text {stage['px']:.1f} px "
+                             f"presenter / {normal['px']:.1f} normal ({ratio:.2f}x); clipped: "
+                             f"{', '.join(stage['clipped']) or 'nothing'}"))
         browser.close()
+    run.save(rows)
+
+
+def on_screen(inside: bool) -> str:
+    return "on the first screen" if inside else "BELOW the first screen"
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ its undo, alternately, so every rerun really changes something) and the median i
 whole measurement runs against a server with Streamlit's default post-script garbage collection
 and, to show what that costs, against one started with `--runner.postScriptGC false`.
 
-Run: .venv/bin/python bench/rerun.py [--repeats 15] [--gc both|on|off] [--pages moons_trainer]
+Run: .venv/bin/python bench/rerun.py [--repeats 15] [--gc both|on|off] [--pages moons_trainer] [--save]
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.figures import Run  # noqa: E402
 
 from st_client import RunResult, Server, Session, number_state, string_state  # noqa: E402
 
@@ -98,6 +101,7 @@ async def run_all(url: str, pages: list[str], repeats: int) -> dict[str, tuple[l
 
 
 def main() -> None:
+    run = Run("rerun", "Server time of one typical widget change per page")
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -142,6 +146,24 @@ def main() -> None:
         for page, (_, problems) in by_page.items():
             for problem in problems:
                 print(f"  PROBLEM ({column}) /{page}: {problem}")
+    run.title += f" (BackMsg to `script_finished`, median (min-max) of {args.repeats})"
+    run.save(rerun_rows(pages, results))
+
+
+def rerun_rows(pages: list[str], results: dict[str, dict[str, tuple[list[float], list[str]]]]
+               ) -> list[tuple[str, str]]:
+    """A row per page: the median (min-max) of each server's times, and any problems."""
+    rows = []
+    for page in pages:
+        cells = []
+        for column, by_page in results.items():
+            times, problems = by_page[page]
+            server = "a running server" if column == "url" else f"postScriptGC {column}"
+            cells.append(f"{server}: " + (
+                f"{1000 * statistics.median(times):.0f} ms ({1000 * min(times):.0f}-{1000 * max(times):.0f})"
+                if times else "failed") + (f", {len(problems)} problems" if problems else ""))
+        rows.append((f"`/{page}`: {CASES[page][1]}", "; ".join(cells)))
+    return rows
 
 
 if __name__ == "__main__":

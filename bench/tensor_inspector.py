@@ -3,7 +3,7 @@
 For each case: the bare loop builds x and applies the chain with plain tensor calls (what a
 learner's script does); the inspector parses the chain, runs it on `meta`, then on real values
 and origin ids, collects the facts and lays out the pictures. Both are timed in this run and the
-ratio printed. Run: .venv/bin/python bench/tensor_inspector.py
+ratio printed. Run: .venv/bin/python bench/tensor_inspector.py [--save]
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import torch  # noqa: E402
 
+from bench.figures import Run  # noqa: E402
 from workbench.tensors.layout import layout_picture  # noqa: E402
 from workbench.tensors.report import inspect  # noqa: E402
 from workbench.tensors.settings import TensorSettings  # noqa: E402
@@ -53,6 +54,8 @@ def inspector(settings: TensorSettings) -> None:
 
 
 def main() -> None:
+    run = Run("tensor_inspector", "The Tensor inspector against the bare PyTorch ops it describes")
+    rows = []
     print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
     print(f"{'case':48} {'bare ms':>9} {'inspector ms':>13} {'ratio':>7}")
     for settings, bare in CASES:
@@ -60,18 +63,28 @@ def main() -> None:
         full_s = median_seconds(lambda s=settings: inspector(s))
         label = f"{settings.shape} .{settings.ops}"
         print(f"{label:48} {bare_s * 1e3:9.3f} {full_s * 1e3:13.2f} {full_s / bare_s:7.0f}x")
-    page_runs()
+        rows.append((f"`{label}`: bare ops against the inspector (parse, meta run, facts, pictures), "
+                     "median of 30, 1 thread",
+                     f"bare {bare_s * 1e3:.3f} ms, inspector {full_s * 1e3:.2f} ms ({full_s / bare_s:.0f}x)"))
+    rows += page_runs()
+    run.save(rows)
 
 
-def page_runs() -> None:
+def page_runs() -> list[tuple[str, str]]:
     """Whole page script runs (router, widgets, figures) in AppTest, for scale."""
     import logging
 
     logging.getLogger("streamlit").setLevel(logging.ERROR)
-    from tests.app.apptest import open_page
+    from streamlit.testing.v1 import AppTest
 
+    rows = []
+    router = str(Path(__file__).resolve().parent.parent / "router.py")   # what streamlit_app.py serves
     for query in ({"shape": "4,6", "ops": "t()"}, {"shape": "16,3,64,64", "ops": "flatten(1)"}):
-        at = open_page("app_pages/tensor_inspector/page.py", query=query)
+        at = AppTest.from_file(router, default_timeout=60)
+        at.query_params.update(query)
+        at.run()
+        at.switch_page("app_pages/tensor_inspector/page.py")
+        at.run()
         times = []
         for _ in range(5):
             start = time.perf_counter()
@@ -79,6 +92,10 @@ def page_runs() -> None:
             times.append(time.perf_counter() - start)
         print(f"page rerun {query}: median {statistics.median(times) * 1e3:.0f} ms "
               f"(AppTest, includes Streamlit)")
+        rows.append((f"the whole page re-run in AppTest (router, widgets, figures), "
+                     f"`{'&'.join(f'{k}={v}' for k, v in query.items())}`, median of 5",
+                     f"{statistics.median(times) * 1e3:.0f} ms"))
+    return rows
 
 
 if __name__ == "__main__":

@@ -2,19 +2,24 @@
 
 Prints microseconds per step for 1 and 2 threads, with the other cores idle and with one core
 kept busy by a second process (another learner's work), and the ratio 2-thread / 1-thread.
-Run: .venv/bin/python bench/threads.py
+Run: .venv/bin/python bench/threads.py [--save]   (--save: docs/figures/threads.json, bench/figures.py)
 """
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
 import statistics
+import sys
 import time
+from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "2")  # allow 2 so set_num_threads(2) is honoured
 
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.figures import Run  # noqa: E402
 
 
 def _spin(stop: mp.Event) -> None:
@@ -43,6 +48,8 @@ def step_time_us(threads: int, steps: int = 400, repeats: int = 5) -> float:
 
 
 def main() -> None:
+    run = Run("threads", "One vs two intra-op threads for a small MLP's training step")
+    rows = []
     print(f"torch {torch.__version__}, {os.cpu_count()} cores; MLP 2-64-32-1, batch 64, AdamW step")
     for label, busy in (("other cores idle", False), ("one core busy", True)):
         stop = mp.Event()
@@ -57,6 +64,10 @@ def main() -> None:
                 spinner.join()
         print(f"{label:17s}: 1 thread {one:7.1f} us/step | 2 threads {two:7.1f} us/step | "
               f"2-thread/1-thread = {two / one:.2f}x")
+        rows.append((f"MLP 2-64-32-1 AdamW step (batch 64), {label}, median of 5 x 400 steps",
+                     f"1 thread {one:.0f} µs, 2 threads {two:.0f} µs (2 threads take {two / one:.2f}x "
+                     "as long)"))
+    run.save(rows)
 
 
 if __name__ == "__main__":

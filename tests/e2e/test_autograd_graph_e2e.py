@@ -7,7 +7,7 @@ import torch
 from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
-from tests.e2e.conftest import open_path, wait_settled
+from bench.browser import open_path, wait_settled
 from workbench.autograd.graph import format_tensor
 
 pytestmark = pytest.mark.e2e

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
-from tests.e2e.conftest import open_path, wait_settled
+from bench.browser import open_path, wait_settled
 from workbench.batches.codegen import record_line
 from workbench.batches.runs import run_loader
 from workbench.batches.settings import TABLE as LINK_SCHEMA

@@ -3,7 +3,8 @@ import pytest
 from playwright.sync_api import expect
 
 from app_pages.navigation import HOME, all_pages
-from tests.e2e.conftest import serve, wait_settled
+from bench.browser import wait_settled
+from tests.e2e.conftest import serve
 
 pytestmark = pytest.mark.e2e
 

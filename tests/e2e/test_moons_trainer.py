@@ -13,8 +13,8 @@ import torch
 from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
-from tests.e2e.conftest import open_path, wait_drawn, wait_settled
-from tests.e2e.live_view import VIEW_OBJECT, live, wait_live, wait_styled
+from bench.browser import open_path, wait_drawn, wait_settled
+from bench.live_view import VIEW_OBJECT, live, wait_live, wait_styled
 from tests.e2e.waiting import WAIT_MS, assert_unchanged, let_pass
 from workbench.moons.checkpoints import state_dict_safetensors
 from workbench.moons.settings import PRESET

@@ -9,8 +9,8 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import wait_drawn, wait_settled
-from tests.e2e.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
+from bench.browser import wait_drawn, wait_settled
+from bench.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
 from tests.e2e.waiting import WAIT_MS
 from workbench.autograd.presets import PRESETS_BY_KEY
 

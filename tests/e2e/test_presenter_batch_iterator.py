@@ -7,8 +7,8 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from app_pages.batch_iterator.stepper import GRID_STAGE_KEY, STAGE_INDICES
-from tests.e2e.conftest import wait_drawn, wait_settled
-from tests.e2e.stage import (
+from bench.browser import wait_drawn, wait_settled
+from bench.stage import (
     SCREENS,
     PROJECTORS,
     assert_on_first_screen,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import wait_settled
-from tests.e2e.stage import (
+from bench.browser import wait_settled
+from bench.stage import (
     SCREENS,
     PROJECTORS,
     assert_on_first_screen,

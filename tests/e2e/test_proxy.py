@@ -33,8 +33,9 @@ from playwright.sync_api import expect
 
 from app_pages.navigation import HOME, TOOLS
 from tests.e2e.clean import assert_clean
-from tests.e2e.conftest import ROOT, _free_port, open_path, serve, stop
-from tests.e2e.live_view import LIVE_VIEW
+from bench.browser import ROOT, free_port, open_path, stop
+from tests.e2e.conftest import serve
+from bench.live_view import LIVE_VIEW
 from workbench.moons.checkpoints import state_dict_safetensors
 from workbench.moons.model import build_model
 from workbench.moons.settings import PRESET
@@ -85,7 +86,7 @@ def _nginx(prefix: Path, replicas: list[str]) -> Iterator[Proxy]:
     # max_fails=0: a replica slow to answer on a busy machine is never marked down, which
     # would send its learners to the other one and make the routing below nondeterministic.
     (prefix / "replicas.conf").write_text("".join(f"server {r} max_fails=0;\n" for r in replicas))
-    port = _free_port()
+    port = free_port()
     access_log = prefix / "access.log"
     (prefix / "listen.conf").write_text(f"listen 127.0.0.1:{port};\naccess_log {access_log} workbench;\n")
     command = [NGINX, "-p", f"{prefix}/", "-c", str(prefix / "nginx.conf"), "-e", "stderr"]

@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from bench.st_client import Session
-from tests.e2e.conftest import ROOT, _cap_address_space, _free_port, _wait_healthy, stop
+from bench.browser import ROOT, cap_address_space, free_port, stop, wait_healthy
 
 # The whole module under one wall-clock limit: a server that hangs fails it, never the suite.
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -73,17 +73,17 @@ class Server:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
-    port = _free_port()
+    port = free_port()
     # As `make run`, plus a short reconnect window so that a closed tab's session ends soon.
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port),
          "--server.disconnectedSessionTTL", str(TTL), "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        preexec_fn=_cap_address_space)
+        preexec_fn=cap_address_space)
     try:
         base = f"http://127.0.0.1:{port}"
-        _wait_healthy(base, process)
+        wait_healthy(base, process)
         yield Server(base, process.pid)
     finally:
         stop(process)

@@ -9,7 +9,7 @@ import torch
 from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
-from tests.e2e.conftest import open_path, wait_settled
+from bench.browser import open_path, wait_settled
 from tests.e2e.waiting import WAIT_MS
 
 pytestmark = pytest.mark.e2e

@@ -1,4 +1,5 @@
-"""Reading the moons trainer's live view (a components-v2 element in a shadow root) from tests."""
+"""Reading the moons trainer's live view (a components-v2 element in a shadow root) from tests and
+benchmarks."""
 from __future__ import annotations
 
 LIVE_VIEW = """() => {

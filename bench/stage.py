@@ -1,4 +1,5 @@
-"""Checks of presenter mode's first screen, shared by each tool's projector test.
+"""Checks of presenter mode's first screen, shared by each tool's projector test
+(tests/e2e/test_presenter_*.py) and bench/presenter_stage.py.
 
 A teacher's projector shows 1280x720 or 1366x768 and nothing below the fold: `first_screen`
 opens a page there with `present=1`; `assert_on_first_screen` checks that an element's bounding
@@ -12,8 +13,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.conftest import open_path, wait_drawn
-from tests.e2e.waiting import WAIT_MS
+from bench.browser import WAIT_MS, open_path, wait_drawn
 
 PROJECTORS = ((1280, 720), (1366, 768))
 # The projectors and a full-HD screen: where a stage must also hold, and grow.
