@@ -6,11 +6,13 @@ small model of the same mechanism.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 import torch
 from torch import nn
 
+from workbench.moons import pitfalls
 from workbench.moons.data import as_tensors, make_dataset, split_and_scale
 from workbench.moons.pitfalls import (
     CE_CHECK,
@@ -18,13 +20,16 @@ from workbench.moons.pitfalls import (
     GRAD_ERROR,
     GRAD_NORM,
     LAB_SETTINGS,
+    LOOPS,
     PITFALL_KEYS,
     PITFALLS,
     REPEATS,
     SAVED_TENSORS,
     VERSION,
+    describe_total,
     graph_size,
     other_device,
+    run_loop,
     run_pitfall,
 )
 
@@ -47,6 +52,25 @@ def quick_split():
 def test_the_lab_covers_the_lessons_ten_pitfalls_each_with_its_number():
     assert sorted(p.number for p in PITFALLS) == list(range(1, 11))
     assert all(p.label.startswith(f"{p.number}. ") for p in PITFALLS)
+
+
+def test_every_pitfall_has_its_own_loop():
+    assert set(LOOPS) == set(PITFALL_KEYS)
+
+
+def test_a_run_stops_at_the_step_cap_in_the_middle_of_an_epoch(monkeypatch):
+    monkeypatch.setattr(pitfalls, "MAX_LAB_STEPS", 30)
+    run = run_loop(LOOPS["no_eval"], QUICK, CPU, "capped", broken=False)
+    per_epoch = math.ceil(len(quick_split().y_train) / QUICK.batch)
+    assert 30 % per_epoch != 0                        # the cap falls inside an epoch...
+    assert len(run.train_loss) == len(run.val_acc) == math.ceil(30 / per_epoch)   # ...which still counts
+    assert run.error is None and run.test_acc > 0.5
+
+
+def test_describe_total_says_whether_the_sum_keeps_a_graph():
+    assert describe_total(1.5) == "float: 1.50"
+    w = torch.ones(1, requires_grad=True)
+    assert describe_total(0.0 + (w * 2).sum()) == "Tensor: tensor(2.00, grad_fn=<AddBackward0>)"
 
 
 def test_every_pitfall_has_a_correct_run_that_learns(results):

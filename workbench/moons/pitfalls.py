@@ -1,14 +1,20 @@
-"""The pitfall lab: the lesson's table of training mistakes, each run next to the correct loop.
+"""The pitfall lab: the lesson's table of ten training mistakes, each next to the correct loop.
 
-`lab_run` is the training loop of `workbench.moons.training` with switches that break it on purpose.
-`run_pitfall(key)` trains the same model twice from the same seed, once correctly and once with
-one switch flipped, and returns both histories plus what PyTorch says about the difference.
-This module never imports streamlit.
+Each pitfall is one short function, `loop(lab, broken)`: the lesson's training loop with that
+one mistake in it, the broken line next to the fixed one in an `if broken: ... else: ...`
+(`LOOPS` maps the lesson's keys to them). What the loops share stays small and apart: `Lab`
+builds a run's data, seeded model, optimizer and batches, and counts its epochs and steps;
+`LabRun` is the history a run records; `saved_for_backward`, `loss_floor` and `graph_size`
+measure what some pitfalls show. `run_pitfall(key)` runs a pitfall's loop twice from the same
+seeds, correctly and broken, and returns both histories plus what PyTorch says about the
+difference. This module never imports streamlit.
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,7 +26,7 @@ from torch.utils.data import TensorDataset
 from workbench.common.errors import ExplainedError, explain
 from workbench.common.jobs import breathe
 from workbench.moons.data import as_tensors, make_dataset, split_and_scale
-from workbench.moons.model import build_model, build_optimizer
+from workbench.moons.model import MLP, build_model, build_optimizer
 from workbench.moons.settings import PRESET, MoonsSettings
 from workbench.moons.training import batched_loader
 
@@ -56,6 +62,8 @@ GRAD_ERROR = "step 1: largest |.grad - true gradient|"
 VERSION = "net.0.weight._version around the update"
 GRAD_NORM = "step 1: gradient norm of net.0.weight"
 CE_CHECK = "step 1: CrossEntropyLoss vs nll_loss(log_softmax)"
+KEPT_AFTER_ONE_EPOCH = "graph nodes kept alive by total_loss after 1 epoch"
+KEPT_AT_THE_END = "graph nodes kept alive by total_loss at the end"
 
 PITFALLS: tuple[Pitfall, ...] = (
     Pitfall(1, "no_zero_grad", "Forgetting optimizer.zero_grad()",
@@ -105,8 +113,7 @@ PITFALLS: tuple[Pitfall, ...] = (
             "`total += loss` keeps every batch's graph alive through the sum: memory grows with "
             "every step, and nothing is learned faster.",
             "total_loss += loss", "total_loss += loss.item()",
-            ("total_loss", "graph nodes kept alive by total_loss after 1 epoch",
-             "graph nodes kept alive by total_loss at the end")),
+            ("total_loss", KEPT_AFTER_ONE_EPOCH, KEPT_AT_THE_END)),
     Pitfall(8, "float_targets", "Float targets where int64 is needed",
             "`CrossEntropyLoss` with one logit per class wants class indices as int64; float "
             "targets of shape (N,) are refused (and `BCEWithLogitsLoss` wants float targets: the "
@@ -141,10 +148,10 @@ class LabRun:
     train_loss: list[float] = field(default_factory=list)
     val_acc: list[float] = field(default_factory=list)
     test_acc: float = math.nan
-    facts: dict[str, str] = field(default_factory=dict)
+    facts: dict[str, str] = field(default_factory=dict)   # those its pitfall shows, by name
     error: ExplainedError | None = None
     repeats: list[float] = field(default_factory=list)    # val accuracy of the final weights
-    floor: float = math.nan                               # the loss's lowest value for its input
+    floor: float = math.nan             # pitfalls 2 and 3: the loss's lowest value for its input
     model: nn.Module | None = None                        # the trained model, for a closer look
 
 
@@ -182,11 +189,6 @@ def graph_size(tensor: torch.Tensor) -> int:
         seen.add(id(node))
         stack.extend(n for n, _ in node.next_functions if n is not None)
     return len(seen)
-
-
-def _accuracy(logits: torch.Tensor, target: torch.Tensor) -> float:
-    predicted = logits.argmax(dim=1) if logits.dim() == 2 else (logits > 0).long()
-    return float((predicted == target.long()).float().mean())
 
 
 @dataclass(frozen=True)
@@ -235,177 +237,434 @@ def loss_floor(loss_fn: nn.Module, y: torch.Tensor, squeeze: str | None, classes
     return 0.0
 
 
-def lab_run(settings: MoonsSettings, device: torch.device, label: str, *, zero_grad: bool = True,
-            sigmoid_first: bool = False, softmax_first: bool = False, eval_mode: bool = True,
-            scaler_on_all: bool = False, accumulate_tensor: bool = False, two_logits: bool = False,
-            target_dtype: torch.dtype | None = None, batch_device: torch.device | None = None,
-            validate_no_grad: bool = True, mutation: str | None = None) -> LabRun:
-    """The lesson's loop with switches; bounded to MAX_LAB_STEPS optimizer steps.
+# ---------------------------------------------------------------------------- what every run shares
 
-    `mutation` is pitfall 10's hand-written decay: "data" (p.data.mul_ before backward),
-    "no_grad" (p.mul_ under no_grad before backward) or "after" (under no_grad after the step).
-    """
-    run = LabRun(label)
-    data = make_dataset(settings.dataset, settings.n, settings.noise, settings.seed)
-    split = split_and_scale(data, settings.fractions, settings.seed)
-    if scaler_on_all:
-        split = dataclasses.replace(split, scaler=StandardScaler().fit(data.features))
-    run.facts["scaler mean"] = np.array2string(split.scaler.mean_, precision=4)
-    run.facts["scaler std"] = np.array2string(split.scaler.scale_, precision=4)
-    x_train, y_train = as_tensors(split.scaled(split.x_train), split.y_train, torch.device("cpu"))
-    x_val, y_val = as_tensors(split.scaled(split.x_val), split.y_val, device)
-    x_test, y_test = as_tensors(split.scaled(split.x_test), split.y_test, device)
+def accuracy(logits: torch.Tensor, target: torch.Tensor) -> float:
+    """(N,) logits: positive means class 1; (N, C) logits: the largest one is the class."""
+    predicted = logits.argmax(dim=1) if logits.dim() == 2 else (logits > 0).long()
+    return float((predicted == target.long()).float().mean())
 
-    # Initialised on the CPU (where the generator lives), then moved, as build_model does.
+
+def seeded_model(settings: MoonsSettings, classes: int) -> MLP:
+    """The trainer's MLP, its weights drawn from the seed; `classes=2`: a (N, 2) head for
+    CrossEntropyLoss instead of the one logit BCEWithLogitsLoss takes."""
+    # Initialised on the CPU (where the generator lives), then moved by the caller, as build_model does.
     model = build_model(settings.hidden, settings.act, settings.dropout, torch.device("cpu"),
                         torch.Generator().manual_seed(settings.seed))
-    if two_logits:   # a 2-class head for CrossEntropyLoss: replace the last layer
-        head = nn.Linear(model.net[-1].in_features, 2, device="meta")   # no global RNG draws
+    if classes == 2:
+        head = nn.Linear(model.net[-1].in_features, 2, device="meta")   # meta: no global RNG draws
         model.net[-1] = head.to_empty(device="cpu")
         model.reset_parameters(torch.Generator().manual_seed(settings.seed))
-    model.to(device)
-    run.model = model
-    train_generator = torch.Generator(device=device).manual_seed(settings.seed + 2)
-    # Train-mode evaluations draw their dropout masks from a generator of their own, so an
-    # evaluation never changes the masks training sees: both runs of pitfall 5 train alike.
-    eval_generator = torch.Generator(device=device).manual_seed(settings.seed + 3)
-    model.set_dropout_generator(train_generator)
-    optimizer = build_optimizer(settings.opt, model.parameters(), settings.lr, settings.wd)
-    loss_fn: nn.Module = nn.CrossEntropyLoss() if two_logits else nn.BCEWithLogitsLoss()
-    loader = batched_loader(TensorDataset(x_train, y_train), settings.batch,
-                            torch.Generator().manual_seed(settings.seed + 1))
-    squeeze = "sigmoid" if sigmoid_first else "softmax" if softmax_first else None
-    run.floor = loss_floor(loss_fn, y_train, squeeze, 2)
-    run.facts[FLOOR] = f"{run.floor:.4f}"
+    return model
 
-    def logits(x: torch.Tensor) -> torch.Tensor:
-        return model.net(x) if two_logits else model(x)   # (N, 2) for CrossEntropyLoss, else (N,)
 
-    def loss_input(x: torch.Tensor) -> torch.Tensor:
-        if sigmoid_first:
-            return torch.sigmoid(logits(x))
-        if softmax_first:
-            return torch.softmax(logits(x), dim=1)
-        return logits(x)
+class Lab:
+    """One run: the lab's data, then (after `setup`) its seeded model, optimizer and batches.
+
+    The correct run and the broken one build theirs from the same seeds, so they start from the
+    same weights and see the same batches. `evaluate(x, y)` (accuracy of the model on x, y) and
+    `validate()` (the val accuracy after each epoch) are the lesson's, in eval mode under no_grad;
+    pitfalls 5 and 6 replace them with their own.
+    """
+
+    def __init__(self, settings: MoonsSettings, device: torch.device, label: str) -> None:
+        self.settings, self.device, self.run = settings, device, LabRun(label)
+        self.data = make_dataset(settings.dataset, settings.n, settings.noise, settings.seed)
+        self.split = split_and_scale(self.data, settings.fractions, settings.seed)
+        self.steps = 0                  # optimizer steps so far, bounded by MAX_LAB_STEPS
+        self.evaluate: Callable[[torch.Tensor, torch.Tensor], float] = self.eval_accuracy
+        self.validate: Callable[[], float] = lambda: self.evaluate(self.x_val, self.y_val)
+
+    def setup(self, scaler: StandardScaler | None = None,
+              classes: int = 1) -> tuple[MLP, torch.optim.Optimizer]:
+        """Tensors scaled by `scaler` (default: the one fitted on the training split), the model
+        on the run's device, and its optimizer."""
+        split = self.split if scaler is None else dataclasses.replace(self.split, scaler=scaler)
+        seed = self.settings.seed
+        self.x_train, self.y_train = as_tensors(split.scaled(split.x_train), split.y_train,
+                                                torch.device("cpu"))
+        self.x_val, self.y_val = as_tensors(split.scaled(split.x_val), split.y_val, self.device)
+        self.x_test, self.y_test = as_tensors(split.scaled(split.x_test), split.y_test, self.device)
+        self.model = self.run.model = seeded_model(self.settings, classes).to(self.device)
+        self.train_generator = torch.Generator(device=self.device).manual_seed(seed + 2)
+        # Train-mode evaluations (pitfall 5) draw their dropout masks from a generator of their
+        # own, so an evaluation never changes the masks training sees: both runs train alike.
+        self.eval_generator = torch.Generator(device=self.device).manual_seed(seed + 3)
+        self.model.set_dropout_generator(self.train_generator)
+        optimizer = build_optimizer(self.settings.opt, self.model.parameters(), self.settings.lr,
+                                    self.settings.wd)
+        self.loader = batched_loader(TensorDataset(self.x_train, self.y_train), self.settings.batch,
+                                     torch.Generator().manual_seed(seed + 1))
+        return self.model, optimizer
+
+    def eval_accuracy(self, x: torch.Tensor, y: torch.Tensor) -> float:
+        """The lesson's evaluation: eval mode, no graph."""
+        self.model.eval()
+        with torch.no_grad():
+            return accuracy(self.model(x), y)
+
+    def epochs(self) -> Iterator[Epoch]:
+        """The settings' epochs; after each, its mean train loss and val accuracy go into the run.
+
+        Stops early at MAX_LAB_STEPS optimizer steps or at a non-finite loss (an exploded run).
+        """
+        for _ in range(self.settings.epochs):
+            epoch = Epoch(self)
+            yield epoch
+            self.run.train_loss.append(epoch.mean_loss)
+            self.run.val_acc.append(self.validate())
+            if self.steps >= MAX_LAB_STEPS or not math.isfinite(epoch.mean_loss):
+                return
+
+    def finish(self) -> LabRun:
+        """After training: the test accuracy, the final weights' val accuracy REPEATS times (the
+        same number each time unless evaluation is random), and what the loss history shows."""
+        run = self.run
+        run.test_acc = self.evaluate(self.x_test, self.y_test)
+        run.repeats = [self.evaluate(self.x_val, self.y_val) for _ in range(REPEATS)]
+        run.facts[REPEATED] = ", ".join(f"{100 * a:.1f}%" for a in run.repeats)
+        run.facts["spread of those evaluations"] = (f"{100 * min(run.repeats):.1f}% to "
+                                                    f"{100 * max(run.repeats):.1f}%, mean "
+                                                    f"{100 * sum(run.repeats) / REPEATS:.1f}%")
+        finite = [v for v in run.train_loss if math.isfinite(v)]
+        run.facts["largest train loss of an epoch"] = f"{max(finite):.4g}" if finite else "—"
+        rose = sum(b > a for a, b in zip(run.train_loss, run.train_loss[1:], strict=False))
+        run.facts["epochs whose loss rose"] = f"{rose} of {max(len(run.train_loss) - 1, 0)}"
+        self.model.eval()
+        return run
+
+
+class Epoch:
+    """One pass over the shuffled training batches (on the CPU); `record(loss)` after each step."""
+
+    def __init__(self, lab: Lab) -> None:
+        self.lab = lab
+        self.loss_sum, self.seen, self.batch_size = 0.0, 0, 0
+        self.finite = True
+
+    def __iter__(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        for xb, yb in self.lab.loader:
+            breathe()           # a lab run is a one-off turn: learners training get theirs
+            self.batch_size = len(yb)
+            yield xb, yb
+            if self.lab.steps >= MAX_LAB_STEPS or not self.finite:
+                return
+
+    def record(self, loss: torch.Tensor) -> None:
+        value = loss.item()
+        self.loss_sum += value * self.batch_size     # the mean over samples, not over batches
+        self.seen += self.batch_size
+        self.finite = math.isfinite(value)
+        self.lab.steps += 1
+
+    @property
+    def mean_loss(self) -> float:
+        return self.loss_sum / max(self.seen, 1)
+
+
+def record_floor(lab: Lab, loss_fn: nn.Module, squeeze: str | None) -> None:
+    """The run's loss floor (pitfalls 2 and 3): 0 for raw logits, above 0 for squeezed ones."""
+    lab.run.floor = loss_floor(loss_fn, lab.y_train, squeeze, 2)
+    lab.run.facts[FLOOR] = f"{lab.run.floor:.4f}"
+
+
+def first_layer_grad_norm(model: MLP) -> str:
+    """The norm of net.0.weight's gradient: pitfall 3's softmax shrinks it."""
+    return f"{float(model.net[0].weight.grad.norm()):.4g}"
+
+
+def lesson_loop(lab: Lab, model: MLP, optimizer: torch.optim.Optimizer) -> None:
+    """The lesson's training loop, correct: for the pitfalls that live outside it (5, 6, 9)."""
+    loss_fn = nn.BCEWithLogitsLoss()
+    for epoch in lab.epochs():
+        model.train()
+        for xb, yb in epoch:
+            xb, yb = xb.to(lab.device), yb.to(lab.device)
+            optimizer.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            epoch.record(loss)
+
+
+# ---------------------------------------------------------------------------- the ten pitfalls
+# Each is `loop(lab, broken)`: it trains lab's run, correctly or with its one mistake.
+
+def no_zero_grad(lab: Lab, broken: bool) -> None:
+    """Pitfall 1: without zero_grad(), backward() adds each batch's gradient to all the earlier ones."""
+    model, optimizer = lab.setup()
+    loss_fn = nn.BCEWithLogitsLoss()
+    for epoch in lab.epochs():
+        model.train()
+        for xb, yb in epoch:
+            xb, yb = xb.to(lab.device), yb.to(lab.device)
+            if not broken:          # broken: forgotten, so backward() adds to the last step's .grad
+                optimizer.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            epoch.record(loss)
+
+
+def sigmoid_before_bce(lab: Lab, broken: bool) -> None:
+    """Pitfall 2: BCEWithLogitsLoss applies the sigmoid itself; a second one gives the loss a floor."""
+    model, optimizer = lab.setup()
+    loss_fn = nn.BCEWithLogitsLoss()
+    record_floor(lab, loss_fn, "sigmoid" if broken else None)
+    for epoch in lab.epochs():
+        model.train()
+        for xb, yb in epoch:
+            xb, yb = xb.to(lab.device), yb.to(lab.device)
+            optimizer.zero_grad()
+            if broken:
+                loss = loss_fn(torch.sigmoid(model(xb)), yb)    # squeezed into (0, 1), then again
+            else:
+                loss = loss_fn(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            epoch.record(loss)
+
+
+def softmax_before_ce(lab: Lab, broken: bool) -> None:
+    """Pitfall 3: CrossEntropyLoss applies log_softmax itself; a softmax first gives it a floor and
+    shrinks the gradients. The model has a 2-logit head: the two-class case of the multi-class loss."""
+    model, optimizer = lab.setup(classes=2)
+    loss_fn = nn.CrossEntropyLoss()
+    record_floor(lab, loss_fn, "softmax" if broken else None)
+    for epoch in lab.epochs():
+        model.train()
+        for xb, yb in epoch:
+            xb, yb = xb.to(lab.device), yb.to(lab.device).long()    # class indices, int64
+            optimizer.zero_grad()
+            if broken:
+                loss_input = torch.softmax(model(xb), dim=1)   # read by the loss as logits
+            else:
+                loss_input = model(xb)
+            loss = loss_fn(loss_input, yb)
+            loss.backward()
+            if lab.steps == 0:      # the first step: the gradient's size; the loss is nll(log_softmax)
+                lab.run.facts[GRAD_NORM] = first_layer_grad_norm(model)
+                plain = nn.functional.nll_loss(torch.log_softmax(loss_input.detach(), dim=1), yb)
+                lab.run.facts[CE_CHECK] = f"{loss.item():.6f} vs {plain.item():.6f}"
+            optimizer.step()
+            epoch.record(loss)
+
+
+def device_mismatch(lab: Lab, broken: bool) -> None:
+    """Pitfall 4: PyTorch never moves tensors between devices; the first layer refuses the batch."""
+    model, optimizer = lab.setup()
+    loss_fn = nn.BCEWithLogitsLoss()
+    elsewhere, _ = other_device(lab.device)
+    for epoch in lab.epochs():
+        model.train()
+        for xb, yb in epoch:
+            if broken:
+                xb = xb.to(elsewhere)       # not the model's device
+            else:
+                xb = xb.to(lab.device)
+            yb = yb.to(lab.device)
+            optimizer.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            epoch.record(loss)
+
+
+def no_eval(lab: Lab, broken: bool) -> None:
+    """Pitfall 5: evaluating in train mode scores a random thinned network at every call
+    (run_pitfall trains with dropout 0.5). The training is the lesson's; the evaluation is not."""
+    model, optimizer = lab.setup()
 
     def evaluate(x: torch.Tensor, y: torch.Tensor) -> float:
-        """Accuracy in the run's mode: model.eval(), or (the pitfall) still in train mode."""
-        if eval_mode:
-            model.eval()
+        if broken:
+            model.train()           # dropout still on
         else:
-            model.train()
-            model.set_dropout_generator(eval_generator)
-        with torch.no_grad():
-            accuracy = _accuracy(logits(x), y)
-        model.set_dropout_generator(train_generator)
-        return accuracy
-
-    first = model.net[0].weight
-    steps = 0
-    total_loss: float | torch.Tensor = 0.0
-    for _ in range(settings.epochs):
-        model.train()
-        epoch_loss, seen = 0.0, 0
-        for xb, yb in loader:
-            breathe()           # a lab run is a one-off turn: learners training get theirs
-            xb, yb = xb.to(batch_device or device), yb.to(device)
-            if target_dtype is not None:
-                yb = yb.to(target_dtype)
-            if zero_grad:
-                optimizer.zero_grad()
-            try:
-                loss = loss_fn(loss_input(xb), yb)
-            except RuntimeError as exc:
-                run.error = explain_target_dtype(exc) if "dtype" in str(exc) else explain(exc)
-                return run
-            if steps == 0:
-                if two_logits and target_dtype != torch.float32:
-                    plain = nn.functional.nll_loss(torch.log_softmax(loss_input(xb), dim=1), yb)
-                    run.facts[CE_CHECK] = f"{loss.item():.6f} vs {plain.item():.6f}"
-                true_grads = torch.autograd.grad(loss, list(model.parameters()), retain_graph=True)
-            if mutation in ("data", "no_grad"):
-                before = first._version
-                if mutation == "data":
-                    for p in model.parameters():
-                        p.data.mul_(DECAY)
-                else:
-                    with torch.no_grad():
-                        for p in model.parameters():
-                            p.mul_(DECAY)
-                if steps == 0:
-                    run.facts[VERSION] = f"{before} -> {first._version}"
-            try:
-                loss.backward()
-            except RuntimeError as exc:
-                run.error = explain(exc)
-                return run
-            if steps == 0:
-                run.facts[GRAD_NORM] = f"{float(first.grad.norm()):.4g}"
-                error = max(float((p.grad - g).abs().max())
-                            for p, g in zip(model.parameters(), true_grads, strict=True))
-                largest = max(float(g.abs().max()) for g in true_grads)
-                run.facts[GRAD_ERROR] = f"{error:.3g} ({100 * error / largest:.2g}% of the largest entry)"
-            optimizer.step()
-            if mutation == "after":
-                before = first._version
-                with torch.no_grad():
-                    for p in model.parameters():
-                        p.mul_(DECAY)
-                if steps == 0:
-                    run.facts[VERSION] = f"{before} -> {first._version}"
-            epoch_loss += loss.item() * len(yb)
-            seen += len(yb)
-            total_loss = total_loss + loss if accumulate_tensor else total_loss + loss.item()
-            steps += 1
-            if steps >= MAX_LAB_STEPS or not math.isfinite(loss.item()):
-                break
-        run.train_loss.append(epoch_loss / max(seen, 1))
-        if validate_no_grad:
-            run.val_acc.append(evaluate(x_val, y_val))
-        else:                       # pitfall 6: the same evaluation, outside no_grad
             model.eval()
-            val_logits, saved = saved_for_backward(model, x_val, logits)
-            run.val_acc.append(_accuracy(val_logits.detach(), y_val))
-            run.facts[SAVED_TENSORS] = f"{saved.tensors:,}"
-            run.facts[SAVED_BYTES] = f"{saved.bytes:,}"
-            run.facts[SAVED_NEW_BYTES] = f"{saved.new_bytes:,}"
-            run.facts["val_logits.requires_grad"] = str(val_logits.requires_grad)
-            del val_logits      # the graph goes with it
-        if accumulate_tensor and len(run.train_loss) == 1:
-            run.facts["graph nodes kept alive by total_loss after 1 epoch"] = (
-                f"{graph_size(total_loss):,}" if torch.is_tensor(total_loss) else "0")
-        if steps >= MAX_LAB_STEPS or not math.isfinite(run.train_loss[-1]):
-            break
-    if validate_no_grad:
-        model.eval()
+        # Masks from the evaluations' own generator: training's masks stay the same in both runs.
+        model.set_dropout_generator(lab.eval_generator)
         with torch.no_grad():
-            val_logits, saved = saved_for_backward(model, x_val, logits)
-        run.facts[SAVED_TENSORS] = f"{saved.tensors:,}"
-        run.facts[SAVED_BYTES] = f"{saved.bytes:,}"
-        run.facts[SAVED_NEW_BYTES] = f"{saved.new_bytes:,}"
-        run.facts["val_logits.requires_grad"] = str(val_logits.requires_grad)
-    run.test_acc = evaluate(x_test, y_test)
-    run.repeats = [evaluate(x_val, y_val) for _ in range(REPEATS)]
-    run.facts[REPEATED] = ", ".join(f"{100 * a:.1f}%" for a in run.repeats)
-    run.facts["spread of those evaluations"] = (f"{100 * min(run.repeats):.1f}% to "
-                                                f"{100 * max(run.repeats):.1f}%, mean "
-                                                f"{100 * sum(run.repeats) / REPEATS:.1f}%")
-    model.eval()
-    finite = [v for v in run.train_loss if math.isfinite(v)]
-    run.facts["largest train loss of an epoch"] = f"{max(finite):.4g}" if finite else "—"
-    rose = sum(b > a for a, b in zip(run.train_loss, run.train_loss[1:], strict=False))
-    run.facts["epochs whose loss rose"] = f"{rose} of {max(len(run.train_loss) - 1, 0)}"
-    total = total_loss if not torch.is_tensor(total_loss) else total_loss.detach()
-    run.facts["total_loss"] = (f"{type(total_loss).__name__}: "
-                               + (f"tensor({float(total):.2f}, grad_fn=<{type(total_loss.grad_fn).__name__}>)"
-                                  if torch.is_tensor(total_loss) and total_loss.grad_fn is not None
-                                  else f"{float(total):.2f}"))
-    if accumulate_tensor:
-        run.facts["graph nodes kept alive by total_loss at the end"] = f"{graph_size(total_loss):,}" \
-            if torch.is_tensor(total_loss) else "0"
+            score = accuracy(model(x), y)
+        model.set_dropout_generator(lab.train_generator)
+        return score
+
+    lab.evaluate = evaluate
+    lesson_loop(lab, model, optimizer)
+
+
+def no_no_grad(lab: Lab, broken: bool) -> None:
+    """Pitfall 6: validation outside no_grad records a graph and keeps the tensors its backward
+    would need, for a backward that never comes. The training is the lesson's; validation is not."""
+    model, optimizer = lab.setup()
+
+    def validate() -> float:
+        model.eval()
+        if broken:
+            val_logits, saved = saved_for_backward(model, lab.x_val, model)
+        else:
+            with torch.no_grad():
+                val_logits, saved = saved_for_backward(model, lab.x_val, model)
+        lab.run.facts[SAVED_TENSORS] = f"{saved.tensors:,}"
+        lab.run.facts[SAVED_BYTES] = f"{saved.bytes:,}"
+        lab.run.facts[SAVED_NEW_BYTES] = f"{saved.new_bytes:,}"
+        lab.run.facts["val_logits.requires_grad"] = str(val_logits.requires_grad)
+        return accuracy(val_logits.detach(), lab.y_val)     # the graph goes when val_logits does
+
+    lab.validate = validate
+    lesson_loop(lab, model, optimizer)
+
+
+def accumulate_tensor(lab: Lab, broken: bool) -> None:
+    """Pitfall 7: `total_loss += loss` keeps every batch's graph alive through the sum."""
+    model, optimizer = lab.setup()
+    loss_fn = nn.BCEWithLogitsLoss()
+    total_loss: float | torch.Tensor = 0.0
+    for number, epoch in enumerate(lab.epochs(), start=1):
+        model.train()
+        for xb, yb in epoch:
+            xb, yb = xb.to(lab.device), yb.to(lab.device)
+            optimizer.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            if broken:
+                total_loss = total_loss + loss      # a tensor: the sum's graph holds every batch's
+            else:
+                total_loss = total_loss + loss.item()
+            epoch.record(loss)
+        if broken and number == 1:      # only the tensor sum has a graph to count
+            lab.run.facts[KEPT_AFTER_ONE_EPOCH] = f"{graph_size(total_loss):,}"
+    lab.run.facts["total_loss"] = describe_total(total_loss)
+    lab.run.facts[KEPT_AT_THE_END] = (
+        f"{graph_size(total_loss):,}" if torch.is_tensor(total_loss) else "0")
+
+
+def describe_total(total_loss: float | torch.Tensor) -> str:
+    """What `total_loss` is, as its type and PyTorch's way of printing it."""
+    if torch.is_tensor(total_loss) and total_loss.grad_fn is not None:
+        return (f"{type(total_loss).__name__}: tensor({float(total_loss.detach()):.2f}, "
+                f"grad_fn=<{type(total_loss.grad_fn).__name__}>)")
+    return f"{type(total_loss).__name__}: {float(total_loss):.2f}"
+
+
+def float_targets(lab: Lab, broken: bool) -> None:
+    """Pitfall 8: CrossEntropyLoss wants class indices (int64) for one logit per class; it refuses
+    float targets of shape (N,)."""
+    model, optimizer = lab.setup(classes=2)
+    loss_fn = nn.CrossEntropyLoss()
+    for epoch in lab.epochs():
+        model.train()
+        for xb, yb in epoch:
+            xb, yb = xb.to(lab.device), yb.to(lab.device)
+            if broken:
+                yb = yb.float()             # what BCEWithLogitsLoss takes; refused by this loss
+            else:
+                yb = yb.long()
+            optimizer.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            epoch.record(loss)
+
+
+def scaler_on_all(lab: Lab, broken: bool) -> None:
+    """Pitfall 9: a StandardScaler fitted on train+val+test lets the test points shape the
+    preprocessing. The training is the lesson's; the data it sees is not."""
+    if broken:
+        scaler = StandardScaler().fit(lab.data.features)    # every split, the test points too
     else:
-        run.facts["graph nodes kept alive by total_loss at the end"] = "0"
-    return run
+        scaler = StandardScaler().fit(lab.split.x_train)
+    lab.run.facts["scaler mean"] = np.array2string(scaler.mean_, precision=4)
+    lab.run.facts["scaler std"] = np.array2string(scaler.scale_, precision=4)
+    model, optimizer = lab.setup(scaler=scaler)
+    lesson_loop(lab, model, optimizer)
+
+
+def data_mutation(lab: Lab, broken: bool, under_no_grad: bool = False) -> None:
+    """Pitfall 10: a hand-written weight decay between forward and backward. Through `.data` it
+    slips past autograd's version counter and leaves a wrong gradient; `under_no_grad` (the
+    third run) bumps the counter, and backward() refuses. The fix: decay after the step."""
+    model, optimizer = lab.setup()
+    loss_fn = nn.BCEWithLogitsLoss()
+    for epoch in lab.epochs():
+        model.train()
+        for xb, yb in epoch:
+            xb, yb = xb.to(lab.device), yb.to(lab.device)
+            optimizer.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            if lab.steps == 0:      # what backward() should leave in .grad, before any decay
+                true_grads = torch.autograd.grad(loss, list(model.parameters()), retain_graph=True)
+            if broken:              # between forward and backward: backward() meets changed weights
+                versions = decay_in_place(model, through_data=not under_no_grad)
+                loss.backward()
+                optimizer.step()
+            else:                   # after the step, when nothing needs the old weights any more
+                loss.backward()
+                optimizer.step()
+                versions = decay_in_place(model, through_data=False)
+            if lab.steps == 0:      # step() leaves .grad as backward() made it
+                lab.run.facts[VERSION] = versions
+                lab.run.facts[GRAD_ERROR] = gradient_error(model, true_grads)
+            epoch.record(loss)
+
+
+def decay_in_place(model: MLP, through_data: bool) -> str:
+    """p *= DECAY for every parameter; how net.0.weight's version counter moved, "before -> after"."""
+    first = model.net[0].weight
+    before = first._version
+    for p in model.parameters():
+        if through_data:
+            p.data.mul_(DECAY)          # .data: a change autograd does not see
+        else:
+            with torch.no_grad():
+                p.mul_(DECAY)
+    return f"{before} -> {first._version}"
+
+
+def gradient_error(model: MLP, true_grads: tuple[torch.Tensor, ...]) -> str:
+    """The largest |.grad - true gradient| over all parameters, and its size relative to them."""
+    error = max(float((p.grad - g).abs().max())
+                for p, g in zip(model.parameters(), true_grads, strict=True))
+    largest = max(float(g.abs().max()) for g in true_grads)
+    return f"{error:.3g} ({100 * error / largest:.2g}% of the largest entry)"
+
+
+LOOPS: dict[str, Callable[[Lab, bool], None]] = {
+    "no_zero_grad": no_zero_grad,
+    "sigmoid_before_bce": sigmoid_before_bce,
+    "softmax_before_ce": softmax_before_ce,
+    "device_mismatch": device_mismatch,
+    "no_eval": no_eval,
+    "no_no_grad": no_no_grad,
+    "accumulate_tensor": accumulate_tensor,
+    "float_targets": float_targets,
+    "scaler_on_all": scaler_on_all,
+    "data_mutation": data_mutation,
+}
+
+
+# ---------------------------------------------------------------------------- running a pitfall
+
+def run_loop(loop: Callable[[Lab, bool], None], settings: MoonsSettings, device: torch.device,
+             label: str, broken: bool) -> LabRun:
+    """One run of a pitfall's loop, bounded to MAX_LAB_STEPS optimizer steps. A line PyTorch
+    refuses ends the run there, with PyTorch's error explained."""
+    lab = Lab(settings, device, label)
+    try:
+        loop(lab, broken)
+    except RuntimeError as exc:
+        lab.run.error = explain_target_dtype(exc) if "dtype" in str(exc) else explain(exc)
+        return lab.run
+    return lab.finish()
+
+
+def pitfall_settings(key: str, settings: MoonsSettings, optimizer: str) -> MoonsSettings:
+    """What a pitfall changes in the lab's settings: pitfall 5 needs dropout to show, pitfall 1
+    takes an optimizer with its own learning rate."""
+    if key == "no_eval":
+        return dataclasses.replace(settings, dropout=0.5)
+    if key == "no_zero_grad":
+        return dataclasses.replace(settings, opt=optimizer, lr=ZERO_GRAD_OPTIMIZERS[optimizer])
+    return settings
 
 
 def run_pitfall(key: str, device: torch.device | None = None,
@@ -416,101 +675,122 @@ def run_pitfall(key: str, device: torch.device | None = None,
     """
     device = device or torch.device("cpu")
     pitfall = next(p for p in PITFALLS if p.key == key)
-    option = ""
-    if key == "no_eval":
-        settings = dataclasses.replace(settings, dropout=0.5)
-    if key == "no_zero_grad":
-        option = optimizer
-        settings = dataclasses.replace(settings, opt=optimizer, lr=ZERO_GRAD_OPTIMIZERS[optimizer])
-    switches: dict[str, dict] = {
-        "no_zero_grad": {"zero_grad": False},
-        "sigmoid_before_bce": {"sigmoid_first": True},
-        "softmax_before_ce": {"two_logits": True, "softmax_first": True, "target_dtype": torch.int64},
-        "device_mismatch": {"batch_device": other_device(device)[0]},
-        "no_eval": {"eval_mode": False},
-        "no_no_grad": {"validate_no_grad": False},
-        "accumulate_tensor": {"accumulate_tensor": True},
-        "float_targets": {"two_logits": True, "target_dtype": torch.float32},
-        "scaler_on_all": {"scaler_on_all": True},
-        "data_mutation": {"mutation": "data"},
-    }
-    correct_switches: dict[str, dict] = {
-        "float_targets": {"two_logits": True, "target_dtype": torch.int64},
-        "softmax_before_ce": {"two_logits": True, "target_dtype": torch.int64},
-        "data_mutation": {"mutation": "after"},
-    }
-    correct = lab_run(settings, device, "correct", **correct_switches.get(key, {}))
-    broken = lab_run(settings, device, "broken", **switches[key])
-    third = lab_run(settings, device, "no_grad at the same place", mutation="no_grad") \
-        if key == "data_mutation" else None
+    option = optimizer if key == "no_zero_grad" else ""
+    settings = pitfall_settings(key, settings, optimizer)
+    correct = run_loop(LOOPS[key], settings, device, "correct", broken=False)
+    broken = run_loop(LOOPS[key], settings, device, "broken", broken=True)
+    third = None
+    if key == "data_mutation":      # the same decay under no_grad, where .data put it: refused
+        third = run_loop(functools.partial(data_mutation, under_no_grad=True), settings, device,
+                         "no_grad at the same place", broken=True)
     return PitfallResult(pitfall, correct, broken, _finding(key, correct, broken, device, option),
                          third, option)
 
 
+# ---------------------------------------------------------------------------- what happened, in words
+
+def _last(values: list[float]) -> float:
+    return values[-1] if values else math.nan
+
+
 def _finding(key: str, correct: LabRun, broken: LabRun, device: torch.device, option: str) -> str:
     if broken.error is not None:
-        text = (f"The broken run stops at its first batch: PyTorch raises "
-                f"`{broken.error.message}`. The correct run reaches {100 * correct.test_acc:.1f}% "
-                "test accuracy.")
-        if key == "device_mismatch":
-            other, simulated = other_device(device)
-            text += (f" The model is on `{device}`, the batch on `{other}`.")
-            if simulated:
-                text += (" This server has no GPU, so the second device is simulated with `meta` "
-                         "(tensors with a shape and no data): on a GPU machine the same mistake "
-                         "names `cuda:0` and `cpu` in the message.")
-        return text
+        return _refused(key, correct, broken, device)
+    if key == "no_eval":            # both runs train alike: only the evaluations differ
+        return _evaluated_in_train_mode(correct, broken)
+    text = (f"Final train loss {_last(correct.train_loss):.3f} (correct) vs "
+            f"{_last(broken.train_loss):.3f} (broken); test accuracy {100 * correct.test_acc:.1f}% "
+            f"vs {100 * broken.test_acc:.1f}%.")
+    more = _MORE.get(key)
+    return text + more(correct, broken, option) if more else text
 
-    def last(values: list[float]) -> float:
-        return values[-1] if values else math.nan
-    text = (f"Final train loss {last(correct.train_loss):.3f} (correct) vs {last(broken.train_loss):.3f} "
-            f"(broken); test accuracy {100 * correct.test_acc:.1f}% vs {100 * broken.test_acc:.1f}%.")
-    if key == "no_zero_grad":
-        finite = [v for v in broken.train_loss if math.isfinite(v)]
-        peak = max(finite) if finite else math.inf
-        epoch = broken.train_loss.index(peak) + 1 if finite else len(broken.train_loss)
-        rose = broken.facts["epochs whose loss rose"]
-        if not math.isfinite(last(broken.train_loss)) or peak > 100 * last(correct.train_loss):
-            text += (f" With {option} the loss explodes: it peaks at {peak:.3g} in epoch {epoch}, "
-                     f"{peak / last(correct.train_loss):,.0f} times the correct run's final loss.")
-        else:
-            where = "above" if last(broken.train_loss) > last(correct.train_loss) else "at or below"
-            text += (f" With {option} the loss does not explode (its largest epoch loss is "
-                     f"{peak:.3g}, in epoch {epoch}) but it oscillates: it rose in {rose} epochs, "
-                     f"and ends {where} the correct run's.")
-    if key in ("sigmoid_before_bce", "softmax_before_ce"):
-        text += (f" With the extra squeeze the loss can never go below {broken.floor:.3f} on this "
-                 f"training split (its lowest epoch loss is {min(broken.train_loss):.3f}); the "
-                 f"correct run's floor is {correct.floor:g}.")
-        if key == "softmax_before_ce":
-            text += (f" The first step's gradient of the first layer has norm "
-                     f"{broken.facts[GRAD_NORM]} against {correct.facts[GRAD_NORM]}.")
-    if key == "no_eval":
-        spread = 100 * (max(broken.repeats) - min(broken.repeats))
-        mean_train = 100 * sum(broken.repeats) / len(broken.repeats)
-        text = (f"Both runs trained alike (the same train losses, so the same final weights). "
-                f"Evaluated {REPEATS} times, those weights score {100 * correct.repeats[0]:.1f}% "
-                f"every time with `model.eval()` and from {100 * min(broken.repeats):.1f}% to "
-                f"{100 * max(broken.repeats):.1f}% in train mode (a spread of {spread:.1f} points, "
-                f"mean {mean_train:.1f}%): noisier, not lower.")
-    if key == "no_no_grad":
-        text += (f" The accuracy is the same; without `no_grad` one validation pass saved "
-                 f"{broken.facts[SAVED_TENSORS]} tensors for backward "
-                 f"({broken.facts[SAVED_BYTES]} bytes in all, {broken.facts[SAVED_NEW_BYTES]} of "
-                 f"them new activations), with it {correct.facts[SAVED_TENSORS]}. How much that "
-                 "is relative to the rest depends on the model and the batch: it is not a fixed "
-                 "ratio.")
-    if key == "scaler_on_all":
-        text += (" The accuracy barely moves on this easy data, but the scaler's mean and std now "
-                 "contain the test points: compare them below.")
-    if key == "accumulate_tensor":
-        text += (" The parameters are the same either way; the difference is memory: "
-                 f"{broken.facts.get('graph nodes kept alive by total_loss at the end')} graph "
-                 "nodes are still alive because `total_loss` holds them.")
-    if key == "data_mutation":
-        text += (f" No error, but at the first step the gradient `.data` left in `.grad` differs "
-                 f"from the true gradient of the computed loss by up to {broken.facts[GRAD_ERROR]} "
-                 f"(correct run: {correct.facts[GRAD_ERROR]}), and the version counter did not "
-                 f"move ({broken.facts[VERSION]}). The same change under `torch.no_grad()` bumps "
-                 "the counter and `backward()` refuses: see PyTorch's error below.")
+
+def _refused(key: str, correct: LabRun, broken: LabRun, device: torch.device) -> str:
+    text = (f"The broken run stops at its first batch: PyTorch raises "
+            f"`{broken.error.message}`. The correct run reaches {100 * correct.test_acc:.1f}% "
+            "test accuracy.")
+    if key != "device_mismatch":
+        return text
+    other, simulated = other_device(device)
+    text += (f" The model is on `{device}`, the batch on `{other}`.")
+    if simulated:
+        text += (" This server has no GPU, so the second device is simulated with `meta` "
+                 "(tensors with a shape and no data): on a GPU machine the same mistake "
+                 "names `cuda:0` and `cpu` in the message.")
     return text
+
+
+def _evaluated_in_train_mode(correct: LabRun, broken: LabRun) -> str:
+    spread = 100 * (max(broken.repeats) - min(broken.repeats))
+    mean_train = 100 * sum(broken.repeats) / len(broken.repeats)
+    return (f"Both runs trained alike (the same train losses, so the same final weights). "
+            f"Evaluated {REPEATS} times, those weights score {100 * correct.repeats[0]:.1f}% "
+            f"every time with `model.eval()` and from {100 * min(broken.repeats):.1f}% to "
+            f"{100 * max(broken.repeats):.1f}% in train mode (a spread of {spread:.1f} points, "
+            f"mean {mean_train:.1f}%): noisier, not lower.")
+
+
+def _exploded_or_oscillated(correct: LabRun, broken: LabRun, option: str) -> str:
+    finite = [v for v in broken.train_loss if math.isfinite(v)]
+    peak = max(finite) if finite else math.inf
+    epoch = broken.train_loss.index(peak) + 1 if finite else len(broken.train_loss)
+    final = _last(correct.train_loss)
+    if not math.isfinite(_last(broken.train_loss)) or peak > 100 * final:
+        return (f" With {option} the loss explodes: it peaks at {peak:.3g} in epoch {epoch}, "
+                f"{peak / final:,.0f} times the correct run's final loss.")
+    where = "above" if _last(broken.train_loss) > final else "at or below"
+    return (f" With {option} the loss does not explode (its largest epoch loss is "
+            f"{peak:.3g}, in epoch {epoch}) but it oscillates: it rose in "
+            f"{broken.facts['epochs whose loss rose']} epochs, and ends {where} the correct run's.")
+
+
+def _floored(correct: LabRun, broken: LabRun, option: str) -> str:
+    return (f" With the extra squeeze the loss can never go below {broken.floor:.3f} on this "
+            f"training split (its lowest epoch loss is {min(broken.train_loss):.3f}); the "
+            f"correct run's floor is {correct.floor:g}.")
+
+
+def _floored_with_smaller_gradients(correct: LabRun, broken: LabRun, option: str) -> str:
+    return (_floored(correct, broken, option)
+            + f" The first step's gradient of the first layer has norm "
+              f"{broken.facts[GRAD_NORM]} against {correct.facts[GRAD_NORM]}.")
+
+
+def _saved_for_nothing(correct: LabRun, broken: LabRun, option: str) -> str:
+    return (f" The accuracy is the same; without `no_grad` one validation pass saved "
+            f"{broken.facts[SAVED_TENSORS]} tensors for backward "
+            f"({broken.facts[SAVED_BYTES]} bytes in all, {broken.facts[SAVED_NEW_BYTES]} of "
+            f"them new activations), with it {correct.facts[SAVED_TENSORS]}. How much that "
+            "is relative to the rest depends on the model and the batch: it is not a fixed "
+            "ratio.")
+
+
+def _graph_kept(correct: LabRun, broken: LabRun, option: str) -> str:
+    return (" The parameters are the same either way; the difference is memory: "
+            f"{broken.facts[KEPT_AT_THE_END]} graph "
+            "nodes are still alive because `total_loss` holds them.")
+
+
+def _scaler_leaked(correct: LabRun, broken: LabRun, option: str) -> str:
+    return (" The accuracy barely moves on this easy data, but the scaler's mean and std now "
+            "contain the test points: compare them below.")
+
+
+def _silent_gradient(correct: LabRun, broken: LabRun, option: str) -> str:
+    return (f" No error, but at the first step the gradient `.data` left in `.grad` differs "
+            f"from the true gradient of the computed loss by up to {broken.facts[GRAD_ERROR]} "
+            f"(correct run: {correct.facts[GRAD_ERROR]}), and the version counter did not "
+            f"move ({broken.facts[VERSION]}). The same change under `torch.no_grad()` bumps "
+            "the counter and `backward()` refuses: see PyTorch's error below.")
+
+
+# What each pitfall's finding says after the losses and accuracies both runs share.
+_MORE: dict[str, Callable[[LabRun, LabRun, str], str]] = {
+    "no_zero_grad": _exploded_or_oscillated,
+    "sigmoid_before_bce": _floored,
+    "softmax_before_ce": _floored_with_smaller_gradients,
+    "no_no_grad": _saved_for_nothing,
+    "accumulate_tensor": _graph_kept,
+    "scaler_on_all": _scaler_leaked,
+    "data_mutation": _silent_gradient,
+}
