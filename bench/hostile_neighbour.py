@@ -13,8 +13,9 @@ without a neighbour, with how long a fresh home page took to open meanwhile:
 - workers:     two tabs each open the batch iterator with two DataLoader workers, again and again
                (every open is a worker run)
 - frames:      thirty sockets ask for the neighbour's own frames as fast as the server answers
-- pitfalls:    a tab opens the moons trainer's pitfall lab and trains both of its runs, again
-               and again
+- pitfalls:    a tab opens the moons trainer's pitfall lab and presses Run again and again (its
+               runs are seeded, trained once for the whole server and shared after that, so
+               what is left is the page's reruns)
 
 The server is `streamlit run streamlit_app.py`, the app's one entry.
 
@@ -178,7 +179,7 @@ async def pitfalls_neighbour(url: str, stop: asyncio.Event, times: list[float]) 
 NEIGHBOUR_TEXT = {
     "autograd": "a typed program of 99 x 29 statements re-run", "workers": "two tabs opening the batch "
     "iterator with 2 workers", "frames": f"{FLOOD_SOCKETS} sockets on one frame token",
-    "pitfalls": "the pitfall lab trained again and again",
+    "pitfalls": "the pitfall lab's Run pressed again and again (trained once, then shared)",
 }
 NEIGHBOURS: dict[str, Callable[[str, asyncio.Event, list[float]], Awaitable[None]]] = {
     "autograd": autograd_neighbour, "workers": workers_neighbour, "frames": frames_neighbour,

@@ -45,6 +45,17 @@ def _figure(result: PitfallResult) -> go.Figure:
     return staged(fig, 280).update_layout(margin={"t": 36 * graph_scale()})
 
 
+@st.cache_resource(max_entries=4 * len(PITFALLS), show_spinner=False)
+def _shared_run(key: str, device: str, optimizer: str) -> PitfallResult:
+    """Every run is seeded (data, weights, batches, dropout masks), so a pitfall's result on a
+    device is the same for every learner: trained once, when the first learner asks (a class
+    pressing Run together waits for that one training, Streamlit locks the key), and shared,
+    read-only, from then on. Its turn in the scheduler every learner's live training shares:
+    waits, never refused."""
+    with SCHEDULER.turn():
+        return run_pitfall(key, torch.device(device), optimizer=optimizer)
+
+
 def pitfall_lab(state, device: torch.device) -> None:
     st.markdown(f"The lesson's table lists {len(PITFALLS)} pitfalls; each entry here, numbered as "
                 "there, breaks the training loop in that one way. The lab trains the same model "
@@ -65,9 +76,8 @@ def pitfall_lab(state, device: torch.device) -> None:
     cols[1].markdown("**Broken**")
     cols[1].code(pitfall.broken_code, language="python")
     if st.button("Run both side by side", key="mt_pitfall_run", icon=":material/science:", type="primary"):
-        # Its turn in the scheduler every learner's live training shares: waits, never refused.
-        with st.spinner("Training twice..."), SCHEDULER.turn():
-            state.pitfalls[slot] = run_pitfall(key, device, optimizer=optimizer)
+        with st.spinner("Training twice..."):
+            state.pitfalls[slot] = _shared_run(key, str(device), optimizer)
     result: PitfallResult | None = state.pitfalls.get(slot)
     if result is None:
         return

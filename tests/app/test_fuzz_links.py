@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -116,6 +117,7 @@ def test_moons_trainer_links():
     _fuzz("moons_trainer")()
 
 
+@pytest.mark.spawns     # a fuzzed `workers=` starts DataLoader worker processes
 def test_batch_iterator_links():
     _fuzz("batch_iterator")()
 

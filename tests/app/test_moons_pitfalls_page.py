@@ -78,3 +78,27 @@ def test_the_loss_and_hook_panels_draw_pytorchs_numbers():
     at.session_state["mt_tabs"] = "Check yourself"
     at.run()
     assert "Which of `model(x)` and `model.forward(x)` runs it?" in shown_text(at)
+
+
+def test_a_pitfall_is_trained_once_for_the_whole_class_and_each_learner_sees_that_run(monkeypatch):
+    """Seeded runs: the second learner's Run shows the first learner's result without training
+    again, and that result is what a fresh run_pitfall gives."""
+    from app_pages.moons_trainer import pitfalls as lab_page
+    from workbench.moons import pitfalls as lab
+
+    trained = []
+    monkeypatch.setattr(lab_page, "run_pitfall",
+                        lambda *args, **kwargs: trained.append(args[0]) or lab.run_pitfall(*args, **kwargs))
+    lab_page._shared_run.clear()
+    shown = []
+    for _learner in range(2):
+        at = open_page(PAGE, QUICK)
+        at.session_state["mt_tabs"] = "Pitfall lab"
+        at.run()
+        at.radio(key="mt_pitfall").set_value("sigmoid_before_bce").run()
+        at.button(key="mt_pitfall_run").click().run()
+        assert_clean(at)
+        shown.append(next(line for line in shown_text(at).splitlines() if "What happened." in line))
+    assert trained == ["sigmoid_before_bce"] and shown[0] == shown[1]
+    assert lab.run_pitfall("sigmoid_before_bce").finding in shown[0]
+    lab_page._shared_run.clear()

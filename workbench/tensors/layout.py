@@ -88,7 +88,9 @@ def layout_picture(view: StepView, *, colour_max: int | None = None, max_rows: i
     lead_shape = shape[:-2] if rank > 2 else ()
     if rank == 1:
         max_cols *= 2          # a single row has room for more cells
-    rows, cols = min(grid_shape[0], max_rows), min(grid_shape[1], max_cols)
+    # A size can be negative: torch 2.13 lets a 0-d tensor's expand(0, -1) through, shape
+    # (0, -1), which holds no element. Nothing to draw, as for any size of 0.
+    rows, cols = max(0, min(grid_shape[0], max_rows)), max(0, min(grid_shape[1], max_cols))
     if rank == 1 and grid_shape[1] > cols:
         notes.append(f"the first {cols} of {grid_shape[1]:,} elements are drawn")
     elif grid_shape[0] > rows or grid_shape[1] > cols:
