@@ -41,11 +41,6 @@ of learners, the link fuzzer's hour, the whole test suite) and earlier measureme
 comparison. They are copied verbatim from `docs/figures/manual.md`, each with its command.
 """
 
-CLOSING = """One intra-op thread is the right setting for a shared server: a second thread buys nothing for a
-model this small and costs 3-5x as soon as another learner keeps the other core busy.
-"""
-
-
 def _order(record: dict) -> tuple[int, str]:
     name = record["name"]
     ranks = [i for i, key in enumerate(ORDER) if name == key or name.startswith(key + "_")]
@@ -80,7 +75,6 @@ def render(records: list[dict], manual: str | None) -> str:
     parts = [INTRO, *(table(r) for r in sorted(records, key=_order))]
     if manual and manual.strip():
         parts.append(MANUAL_INTRO + "\n" + manual.strip() + "\n")
-    parts.append(CLOSING)
     return "\n".join(parts)
 
 

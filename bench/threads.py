@@ -49,7 +49,7 @@ def step_time_us(threads: int, steps: int = 400, repeats: int = 5) -> float:
 
 def main() -> None:
     run = Run("threads", "One vs two intra-op threads for a small MLP's training step")
-    rows = []
+    rows, ratios = [], {}
     print(f"torch {torch.__version__}, {os.cpu_count()} cores; MLP 2-64-32-1, batch 64, AdamW step")
     for label, busy in (("other cores idle", False), ("one core busy", True)):
         stop = mp.Event()
@@ -67,7 +67,20 @@ def main() -> None:
         rows.append((f"MLP 2-64-32-1 AdamW step (batch 64), {label}, median of 5 x 400 steps",
                      f"1 thread {one:.0f} µs, 2 threads {two:.0f} µs (2 threads take {two / one:.2f}x "
                      "as long)"))
+        ratios[busy] = two / one
+    rows.append(("what it means for a shared server", verdict(ratios[False], ratios[True])))
+    print(rows[-1][1])
     run.save(rows)
+
+
+def verdict(idle: float, busy: float) -> str:
+    """The setting these two ratios (2-thread time / 1-thread time) argue for, from the ratios."""
+    alone = (f"a second thread saves {1 - idle:.0%} of a step while the other core is idle"
+             if idle < 1 else f"a second thread makes a step {idle:.2f}x as long even with the other core idle")
+    if busy > 1:
+        return (f"one thread per step (the app's setting): {alone}, but costs {busy:.1f}x as soon "
+                "as another learner keeps the other core busy, which on a class's server is always")
+    return f"two threads would pay: {alone}, and still {1 - busy:.0%} with the other core busy"
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ def test_a_saved_file_renders_as_a_table_under_its_command_and_machine():
     manual = "| what | figure | command |\n| --- | --- | --- |\n| a | b | `c` |\n"
     text = report.render([other, SAMPLE], manual)
     assert text.startswith(report.INTRO)
-    assert text.endswith(report.CLOSING)
+    assert text.endswith("| a | b | `c` |\n")
     assert ("## Threads\n\n`.venv/bin/python bench/threads.py`, 2026-01-02 03:04 UTC, 12 s; "
             "2 cores (Some CPU), load average 1.50, 1.00, 0.50 at the start, 2.00, 1.25, 0.50 at the end."
             "\n\n| what | figure |\n| --- | --- |\n| idle | 1 thread 261 µs |\n"
@@ -60,3 +60,12 @@ def test_a_benchmark_saves_only_when_asked_and_records_its_command(tmp_path, mon
     assert saved["machine"]["cores"] and len(saved["machine"]["load_end"]) == 3
     assert report.table(saved).startswith("## Rerun\n\n`.venv/bin/python bench/rerun.py --gc off`")
     assert figures.Run("rerun", "Rerun", [sys.argv[0]]).save([("a", "b")]) is None
+
+
+def test_the_threads_verdict_follows_its_two_ratios():
+    from bench.threads import verdict
+
+    shared = verdict(0.77, 3.91)
+    assert shared.startswith("one thread per step") and "saves 23%" in shared and "3.9x" in shared
+    assert "makes a step 1.03x as long" in verdict(1.03, 3.6)
+    assert verdict(0.6, 0.9).startswith("two threads would pay") and "10%" in verdict(0.6, 0.9)
