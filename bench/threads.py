@@ -75,8 +75,8 @@ def main() -> None:
 
 def verdict(idle: float, busy: float) -> str:
     """The setting these two ratios (2-thread time / 1-thread time) argue for, from the ratios."""
-    alone = (f"a second thread saves {1 - idle:.0%} of a step while the other core is idle"
-             if idle < 1 else f"a second thread makes a step {idle:.2f}x as long even with the other core idle")
+    alone = (f"a second thread saves {1 - idle:.0%} of a step while the other core is idle" if idle < 1
+             else f"a second thread makes a step {idle:.2f}x as long even with the other core idle")
     if busy > 1:
         return (f"one thread per step (the app's setting): {alone}, but costs {busy:.1f}x as soon "
                 "as another learner keeps the other core busy, which on a class's server is always")

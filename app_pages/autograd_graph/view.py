@@ -458,8 +458,27 @@ def accumulation_panel(traces: list[BackwardTrace], *, zero: bool, retain: bool,
         if not trace.finished:
             st.markdown(f"Call {trace.number} **failed**: {failed_call_words(trace)}")
     if page_calls and not retain:
-        st.caption("Without `retain_graph=True` a second call through the same graph fails: the "
-                   "first one freed the tensors the graph had saved.")
+        st.caption(retain_graph_note([t for t in history if t.line == 0]))
+
+
+SECOND_TIME = "backward through the graph a second time"    # PyTorch's error for a freed graph
+
+
+def retain_graph_note(page_traces: list[BackwardTrace]) -> str:
+    """What the page's calls without `retain_graph=True` showed, from how they ended: a graph
+    that saved tensors refuses a second call; one that saved none (`w + b`) does not."""
+    later = page_traces[1:]
+    refused = [t for t in later if t.error is not None and SECOND_TIME in str(t.error)]
+    if refused:
+        return (f"Call {refused[0].number} was refused: without `retain_graph=True` the first call "
+                "freed the tensors this graph had saved for backward, and a second call needs them.")
+    if later and all(t.finished for t in later):
+        return (f"All {len(page_traces)} calls ran without `retain_graph=True`: this graph saved no "
+                "tensors for backward (`+` and `sum` need none), so the first call freed nothing "
+                "that the next one needed. A graph that saves tensors, such as `w * w`, refuses a "
+                "second call.")
+    return ("Without `retain_graph=True` the first call frees the tensors the graph saved for "
+            "backward: a second call through a graph that saved any is refused.")
 
 
 def accumulation_row(trace: BackwardTrace) -> dict[str, object]:

@@ -72,11 +72,13 @@ def losses_panel(session: TrainingSession) -> None:
         "d/dz via BCELoss": f"{r.grad_bce_of_sigmoid:.4g}",
         "d/dz via BCEWithLogitsLoss": f"{r.grad_with_logits:.4g}",
     } for r in rows]), hide_index=True, width="stretch", key="mt_large_logits")
-    clamped = [r for r in rows if r.clamped]
+    saturated = sum(r.saturated for r in rows)
+    clamped = sum(r.clamped for r in rows)
     worst = max(rows, key=lambda r: abs(r.bce_of_sigmoid - r.exact))
     st.caption(
-        f"In float32 sigmoid(z) becomes exactly 1.0 or 0.0 once |z| is large ({len(clamped)} of "
-        f"these rows). `BCELoss` would then take log(0); PyTorch clamps the log at -100, so it "
+        f"In float32 sigmoid(z) becomes exactly 1.0 or 0.0 once |z| is large ({saturated} of "
+        f"these {len(rows)} rows). Where the label is the other class ({clamped} of them), "
+        "`BCELoss` would then take log(0); PyTorch clamps the log at -100, so it "
         f"returns 100, not inf, whatever the true loss (worst here: {worst.bce_of_sigmoid:g} for a "
         f"true {worst.exact:g} at z = {worst.z:g}), and the gradient through the saturated sigmoid "
         "is 0: the model stops learning from its most wrong predictions. Before that it loses "

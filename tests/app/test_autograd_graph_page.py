@@ -77,6 +77,28 @@ def test_second_backward_without_retain_graph_shows_the_explained_error():
     assert "retain_graph=True" in text
 
 
+@pytest.mark.parametrize("body,refused", [("L = w ** 2", True), ("L = w + 1", False)])
+def test_the_retain_graph_note_says_what_the_calls_did(body, refused):
+    """A graph that saved tensors refuses a second call; one that saved none runs it again:
+    PyTorch decides, and the note under the table follows."""
+    code = f"w = torch.tensor(3.0, requires_grad=True)\n{body}\n"
+    w = torch.tensor(3.0, requires_grad=True)
+    L = w ** 2 if refused else w + 1
+    L.backward()
+    try:
+        L.backward()
+        pytorch_refused = False
+    except RuntimeError:
+        pytorch_refused = True
+    assert pytorch_refused == refused
+    at = open_page(PAGE, query={"code": code, "backward": "3"})
+    assert_clean(at)
+    text = shown_text(at)
+    assert ("Call 2 was refused" in text) == refused
+    assert ("All 3 calls ran without `retain_graph=True`" in text) == (not refused)
+    assert "a second call through the same graph fails" not in text
+
+
 def test_hidden_code_control_shows_the_program_read_only():
     at = open_page(PAGE, query={"hide": "code,backward"})
     assert_clean(at)

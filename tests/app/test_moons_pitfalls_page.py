@@ -72,6 +72,13 @@ def test_the_loss_and_hook_panels_draw_pytorchs_numbers():
     rows = large_logit_rows()
     assert list(table["BCEWithLogitsLoss(z)"]) == [f"{r.with_logits:.9g}" for r in rows]
     assert any("(clamped)" in v for v in table["BCELoss(sigmoid(z))"])
+    # The caption's counts are PyTorch's: float32 sigmoid exactly 0 or 1, and of those the
+    # rows whose label makes BCELoss take log(0).
+    p = torch.sigmoid(torch.tensor([r.z for r in rows]))
+    exact = (p == 0) | (p == 1)
+    wrong_side = exact & (p != torch.tensor([r.target for r in rows]))
+    assert f"({int(exact.sum())} of these {len(rows)} rows)" in shown_text(at)
+    assert f"other class ({int(wrong_side.sum())} of them)" in shown_text(at)
     assert {m.label for m in at.metric} >= {"BCEWithLogitsLoss", "MSELoss", "HuberLoss (delta=1)"}
     hooks = table_with(at, "hook on the model")
     assert list(hooks["hook on the model"]) == [1, 0]

@@ -284,8 +284,9 @@ LESSONS: tuple[Lesson, ...] = (
            ),
            takeaway="While you compute, PyTorch records each operation on tensors that require "
                     "grad; `backward()` walks that graph from the output and applies the chain rule "
-                    "node by node. Gradients add into `.grad`; `backward()` frees what the graph "
-                    "saved, so a second call through it needs `retain_graph=True`; and an update "
+                    "node by node. Gradients add into `.grad`; `backward()` frees the tensors the "
+                    "graph saved, so a second call through a graph that saved any (`w * w` does, "
+                    "`w + 1` does not) needs `retain_graph=True`; and an update "
                     "of the weights belongs inside `torch.no_grad()`."),
     Lesson("from_scratch", "A training loop from scratch", "autograd_graph",
            "Learn y = 3x1 - 2x2 + 5 with two leaf tensors and autograd: forward, loss, backward, "

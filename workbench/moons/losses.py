@@ -62,6 +62,11 @@ class LargeLogitRow:
     grad_with_logits: float      # d/dz of BCEWithLogitsLoss: sigmoid(z) - y
 
     @property
+    def saturated(self) -> bool:
+        """sigmoid(z) rounded to exactly 0 or 1 in float32: the probability carries no z."""
+        return self.sigmoid in (0.0, 1.0)
+
+    @property
     def clamped(self) -> bool:
         """BCELoss clamps log(p) and log(1 - p) at -100, so a loss of exactly 100 is the clamp."""
         return self.bce_of_sigmoid == 100.0
