@@ -23,6 +23,7 @@ from workbench.moons.pitfalls import (
     LOOPS,
     PITFALL_KEYS,
     PITFALLS,
+    train_mode_verdict,
     REPEATS,
     SAVED_TENSORS,
     VERSION,
@@ -124,7 +125,7 @@ def test_device_mismatch_shows_pytorchs_own_error(results):
     assert str(other) in r.finding
 
 
-def test_no_eval_evaluates_the_same_weights_both_ways_and_is_noisier_not_lower(results):
+def test_no_eval_evaluates_the_same_weights_both_ways_and_says_how_they_compare(results):
     r = results["no_eval"]
     assert r.broken.train_loss == r.correct.train_loss          # trained alike: the same weights
     for a, b in zip(r.correct.model.parameters(), r.broken.model.parameters(), strict=True):
@@ -141,7 +142,9 @@ def test_no_eval_evaluates_the_same_weights_both_ways_and_is_noisier_not_lower(r
         train_mode = {float(((model(x_val) > 0).float() == y_val).float().mean()) for _ in range(REPEATS)}
     assert len(train_mode) > 1                                  # train mode: a new answer each call
     assert len(set(r.broken.repeats)) > 1 and len(r.broken.repeats) == REPEATS
-    assert "noisier, not lower" in r.finding
+    assert train_mode_verdict(r.broken.repeats, r.correct.repeats[0]) in r.finding
+    mean = sum(r.broken.repeats) / REPEATS
+    assert ("lower on average" in r.finding) == (mean < eval_acc)
     for value in (min(r.broken.repeats), max(r.broken.repeats)):
         assert f"{100 * value:.1f}%" in r.finding
 
@@ -220,3 +223,14 @@ def test_graph_size_counts_nodes():
     x = torch.ones(3, requires_grad=True)
     assert graph_size(x.detach()) == 0
     assert graph_size((x * 2).sum()) >= 2
+
+
+def test_the_train_mode_verdict_follows_the_scores_both_ways():
+    """Lower, higher, level, and the same every call: the words come from the numbers."""
+    assert train_mode_verdict([0.90, 0.92, 0.91], 0.95) == \
+        "noisier and lower on average, by 4.0 points (every one of them below the eval score)"
+    assert train_mode_verdict([0.90, 0.97, 0.92], 0.95).endswith("(2 of the 3 below the eval score)")
+    higher = train_mode_verdict([0.96, 0.98], 0.95)
+    assert higher.startswith("noisier, and here higher on average, by 2.0 points")
+    assert train_mode_verdict([0.94, 0.96], 0.95) == "noisier, and the same on average"
+    assert train_mode_verdict([0.95, 0.95], 0.95) == "the same at every call, and the same on average"

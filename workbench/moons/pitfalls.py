@@ -98,7 +98,8 @@ PITFALLS: tuple[Pitfall, ...] = (
             "In train mode dropout zeroes random activations, so evaluating without `model.eval()` "
             "scores a different random thinned network at every call. The lab trains one model "
             "(dropout 0.5) and evaluates the same trained weights both ways, several times: in "
-            "train mode the score is noisier, not reliably lower.",
+            "train mode the score changes from call to call, and the finding says by how much "
+            "and whether it came out lower.",
             "with torch.no_grad():\n    acc = accuracy(model(x_val), y_val)",
             "model.eval()\nwith torch.no_grad():\n    acc = accuracy(model(x_val), y_val)",
             (REPEATED, "spread of those evaluations")),
@@ -723,11 +724,30 @@ def _refused(key: str, correct: LabRun, broken: LabRun, device: torch.device) ->
 def _evaluated_in_train_mode(correct: LabRun, broken: LabRun) -> str:
     spread = 100 * (max(broken.repeats) - min(broken.repeats))
     mean_train = 100 * sum(broken.repeats) / len(broken.repeats)
+    in_eval = 100 * correct.repeats[0]
     return (f"Both runs trained alike (the same train losses, so the same final weights). "
-            f"Evaluated {REPEATS} times, those weights score {100 * correct.repeats[0]:.1f}% "
+            f"Evaluated {REPEATS} times, those weights score {in_eval:.1f}% "
             f"every time with `model.eval()` and from {100 * min(broken.repeats):.1f}% to "
             f"{100 * max(broken.repeats):.1f}% in train mode (a spread of {spread:.1f} points, "
-            f"mean {mean_train:.1f}%): noisier, not lower.")
+            f"mean {mean_train:.1f}%): {train_mode_verdict(broken.repeats, correct.repeats[0])}.")
+
+
+def train_mode_verdict(train_mode: list[float], in_eval: float) -> str:
+    """How the train-mode scores compare with the eval-mode one, in words, from the numbers.
+    Each thinned network is a weaker model than the whole, so lower on average is usual; a
+    few masks can still score as high or higher, and the words say which happened."""
+    mean = sum(train_mode) / len(train_mode)
+    gap = 100 * (in_eval - mean)
+    below = sum(score < in_eval for score in train_mode)
+    noisy = "noisier" if max(train_mode) > min(train_mode) else "the same at every call"
+    if round(gap, 1) > 0:
+        which = ("every one of them" if below == len(train_mode)
+                 else f"{below} of the {len(train_mode)}")
+        return f"{noisy} and lower on average, by {gap:.1f} points ({which} below the eval score)"
+    if round(gap, 1) < 0:
+        return (f"{noisy}, and here higher on average, by {-gap:.1f} points: these masks happened "
+                "to score well, and a score that depends on the draw is not a measurement")
+    return f"{noisy}, and the same on average"
 
 
 def _exploded_or_oscillated(correct: LabRun, broken: LabRun, option: str) -> str:
