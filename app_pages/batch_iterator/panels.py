@@ -217,9 +217,8 @@ def accumulation_section(run: LoaderRun | None, settings: BatchSettings,
     sizes = " + ".join(str(s) for s in result.micro_batch_sizes)
     st.markdown(
         f"Model: {result.model_name}; data: {source}; micro-batches {sizes}. "
-        f"`torch.allclose` on every gradient: **{result.allclose}** (largest difference "
-        f"{result.max_abs_difference:.1e}, float32 rounding: the additions happen in a different "
-        f"order). Loss: {result.loss_full:.6f} in one batch, {result.loss_accumulated:.6f} "
+        f"`torch.allclose` on every gradient: **{result.allclose}** ({result.why_they_differ()}). "
+        f"Loss: {result.loss_full:.6f} in one batch, {result.loss_accumulated:.6f} "
         "accumulated. Without the scaling, the gradient is "
         f"{len(result.micro_batch_sizes)}× too large.")
     st.code("optimizer.zero_grad()\nfor x, y in DataLoader(batch32, batch_size=8):\n"

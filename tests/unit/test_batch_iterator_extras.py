@@ -62,6 +62,26 @@ def test_a_single_logit_model_uses_binary_cross_entropy():
     assert compare_accumulation(features, labels, model=model).allclose
 
 
+def test_the_difference_is_blamed_on_rounding_or_on_dropout_as_measured():
+    """The trainer's model with dropout: the batch and the micro-batches draw different masks,
+    and in eval mode the two agree; without dropout the difference is rounding."""
+    from workbench.moons.model import build_model
+
+    features, labels = _data(32)
+    calm = compare_accumulation(features, labels, model=small_mlp(1))
+    assert calm.allclose and not calm.random_in_train and calm.eval_max_abs_difference is None
+    assert calm.why_they_differ().endswith("float32 rounding, the additions happen in a different order")
+    generator = torch.Generator().manual_seed(0)
+    dropping = build_model((16, 16), "ReLU", 0.5, torch.device("cpu"), generator)
+    noisy = compare_accumulation(features, labels, model=dropping)
+    assert not noisy.allclose and noisy.random_in_train
+    assert noisy.eval_max_abs_difference is not None and noisy.eval_max_abs_difference < 1e-5
+    assert noisy.max_abs_difference > 1e3 * noisy.eval_max_abs_difference
+    assert "dropout masks" in noisy.why_they_differ() and "rounding" not in noisy.why_they_differ()
+    dropping.eval()      # the comparison runs in train mode whatever the learner's model is in
+    assert compare_accumulation(features, labels, model=dropping).random_in_train
+
+
 @settings(max_examples=30, deadline=None)
 @given(samples=st.integers(1, 200), batch_size=st.integers(1, 64), seed=st.integers(0, 10_000))
 def test_whole_batch_fetching_yields_the_same_batches(samples, batch_size, seed):

@@ -39,6 +39,8 @@ class AccumulationResult:
     parameters: tuple[ParameterGradients, ...]
     allclose: bool              # torch.allclose on every parameter's gradient
     model_name: str
+    random_in_train: bool = False   # two train-mode forward passes differ (dropout)
+    eval_max_abs_difference: float | None = None    # the same comparison in eval mode, if so
 
     @property
     def total(self) -> int:
@@ -47,6 +49,18 @@ class AccumulationResult:
     @property
     def max_abs_difference(self) -> float:
         return max(p.max_abs_difference for p in self.parameters)
+
+    def why_they_differ(self) -> str:
+        """Where the largest difference comes from, judged from what was measured."""
+        largest = f"largest difference {self.max_abs_difference:.1e}"
+        if self.allclose:
+            return f"{largest}: float32 rounding, the additions happen in a different order"
+        if self.random_in_train and self.eval_max_abs_difference is not None:
+            return (f"{largest}: the model draws new dropout masks at every forward pass, so the "
+                    "batch and the micro-batches zero different activations and are different "
+                    "(each fair) gradients; with dropout off (`model.eval()`) the largest "
+                    f"difference is {self.eval_max_abs_difference:.1e}")
+        return f"{largest}, more than float32 rounding accounts for"
 
 
 def small_mlp(seed: int, inputs: int = 2, hidden: int = 8, classes: int = 2) -> nn.Module:
@@ -115,7 +129,28 @@ def compare_accumulation(features: torch.Tensor, labels: torch.Tensor, micro_bat
                            float(unscaled[key].norm()))
         for key in full)
     allclose = all(torch.allclose(full[k], accumulated[k], rtol=1e-5, atol=1e-7) for k in full)
-    return AccumulationResult(sizes, loss_full.item(), loss_accumulated, rows, allclose, name)
+    random_in_train, eval_difference = _random_in_train(net, features), None
+    if random_in_train:
+        net.eval()
+        eval_difference = _largest_difference(net, features, labels, dataset, micro_batch)
+        net.zero_grad()
+    return AccumulationResult(sizes, loss_full.item(), loss_accumulated, rows, allclose, name,
+                              random_in_train, eval_difference)
+
+
+def _random_in_train(net: nn.Module, features: torch.Tensor) -> bool:
+    """Whether two forward passes of the same input differ (dropout, or any layer that draws)."""
+    with torch.no_grad():
+        return not torch.equal(net(features), net(features))
+
+
+def _largest_difference(net: nn.Module, features: torch.Tensor, labels: torch.Tensor,
+                        dataset: TensorDataset, micro_batch: int) -> float:
+    net.zero_grad()
+    _loss(net, features, labels).backward()
+    full = _gradients(net)
+    accumulated, _, _ = _accumulate(net, dataset, micro_batch, scaled=True)
+    return max(float((full[k] - accumulated[k]).abs().max()) for k in full)
 
 
 @dataclass(frozen=True)
