@@ -10,7 +10,7 @@ from components.knowledge_check import knowledge_check
 from components.plain_text import code_span, md
 from app_pages.navigation import HOME, LESSONS_PAGE, TOOLS
 from workbench.common.device import DIAGNOSTICS_SCRIPT, diagnose
-from workbench.common.device_checks import DEVICE_MISMATCH, cross_device_demo
+from workbench.common.device_checks import DEVICE_MISMATCH, DEVICE_RULE, cross_device_demo
 
 page_header("PyTorch Workbench",
     "Learn how PyTorch works by **poking at the real thing**. Every number on these pages is "
@@ -89,8 +89,6 @@ if knowledge_check(DEVICE_MISMATCH) is not None:
     if demo.no_gpu:
         st.caption(f"{code_span(demo.no_gpu.code)} is the real answer of this server's PyTorch "
                    "build to a request for a GPU tensor: that is why the `meta` device stands in.")
-    st.markdown("A 0-dim CPU tensor such as `torch.tensor(2.0)` is the one exception: PyTorch "
-                "treats it like a Python number, so it may join a tensor on any device. Anything "
-                "larger must be moved first with `.to(device)`.")
+    st.markdown(DEVICE_RULE)
     code_panel(demo.code, filename="devices_meet.py", key="home_devices_code",
                title="Run it on your machine")

@@ -1,8 +1,10 @@
 """The home page's knowledge check and demonstration: what happens when tensors on two devices meet.
 
-The rule the lesson teaches: every tensor of an operation must live on one device; PyTorch never
-copies between CPU and GPU memory behind your back. The exception is a 0-dim CPU tensor, which
-PyTorch treats like a Python number and lets join a tensor on any device.
+The rule the lesson teaches (DEVICE_RULE, written once, each clause tested against PyTorch): an
+operation that computes (arithmetic, a layer) needs its tensors on one device and does not move
+them; a 0-dim CPU tensor joins any device like a Python number; and the copies PyTorch does make
+across devices are the ones the code asks for (`.to()`, `copy_()`, slice assignment), besides a
+CPU index tensor indexing a tensor elsewhere.
 
 With a GPU (CUDA or MPS) the demonstration is real. Without one, nothing here can make a CUDA
 tensor (`torch.ones(2, device="cuda")` itself fails, and the page shows how), so a `meta` tensor
@@ -20,6 +22,16 @@ import torch
 
 from workbench.common.checks import Answer, Check
 from workbench.common.device import best_device
+
+
+
+# The rule as the pages say it. tests/unit/test_device_rule.py runs each clause.
+DEVICE_RULE = ("An operation that computes (arithmetic, a layer, a loss) needs all its tensors on one "
+               "device, and PyTorch does not move one there for you: move it first with "
+               "`.to(device)`. A 0-dim CPU tensor such as `torch.tensor(2.0)` is the exception, "
+               "joining a tensor on any device like a Python number. Copies across devices happen "
+               "only where the code asks: `.to()`, `copy_()` and slice assignment (`gpu[:2] = cpu`) "
+               "copy, and a CPU index tensor may index a tensor on another device.")
 
 
 def stand_in_for(device: torch.device) -> torch.device:
@@ -98,9 +110,7 @@ def add_across_devices() -> Answer:
     except RuntimeError as exc:
         simulated = other.type == "meta"
         return Answer("PyTorch raises an error", str(exc).splitlines()[0],
-                      "PyTorch never copies between devices behind your back: move one side "
-                      "first, e.g. `a.to(b.device)`. A 0-dim CPU tensor is the one exception: "
-                      "`torch.tensor(2.0) + b` works like a Python number would."
+                      DEVICE_RULE
                       + (" No GPU answers on this server, so a `meta` tensor stood in for the "
                          "GPU one, and the message above is the one PyTorch gives for `meta`; a "
                          "real GPU words it differently (the lesson quotes \"Expected all tensors "

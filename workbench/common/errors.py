@@ -111,8 +111,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         r"Expected all tensors to be on the same device|is not on the expected device",
         "Tensors on different devices met in one operation",
-        "PyTorch never moves data between devices behind your back: every tensor in an "
-        "operation must live on the same device (CPU, a GPU, MPS...).",
+        "An operation that computes needs every tensor on the same device (CPU, a GPU, "
+        "MPS...), and PyTorch does not move one there for you.",
         ("move the model with `model.to(device)` and each batch with `x.to(device)`",),
     ),
     Rule(

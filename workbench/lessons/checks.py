@@ -364,11 +364,11 @@ def model_and_batch_on_two_devices() -> Answer:
         return Answer(RAISES, f"model on cpu, xb on {xb.device}"
                               f"{' (standing in for a GPU)' if simulated else ''}: "
                               f"{str(exc).splitlines()[0]}",
-                      "PyTorch never moves tensors between devices for you: the model's first "
-                      "layer refuses the batch. Move both to one device, `model.to(device)` once "
-                      "and `xb.to(device)` for each batch. " + where
-                      + f"The one exception is a 0-dim CPU tensor, which joins a tensor on any "
-                        f"device like a Python number: `torch.tensor(2.0) + xb` is on {scalar}.")
+                      "A layer does not move its input to its weights' device: the model's "
+                      "first layer refuses the batch. Move both to one device, `model.to(device)` "
+                      "once and `xb.to(device)` for each batch. " + where
+                      + f"A 0-dim CPU tensor is the exception, joining a tensor on any device "
+                        f"like a Python number: `torch.tensor(2.0) + xb` is on {scalar}.")
     if out.device == xb.device:
         return Answer("it runs on `xb`'s device", f"out.device = {out.device}")
     return Answer(MOVES, f"out.device = {out.device}")

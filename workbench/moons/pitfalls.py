@@ -90,8 +90,8 @@ PITFALLS: tuple[Pitfall, ...] = (
             "loss = nn.CrossEntropyLoss()(logits, yb)",
             (FLOOR, GRAD_NORM, CE_CHECK)),
     Pitfall(4, "device_mismatch", "Model and batch on different devices",
-            "PyTorch never moves tensors between devices for you: a model on one device fed a "
-            "batch on another stops at the first layer with PyTorch's device error.",
+            "A layer does not move its input to its weights' device: a model on one device fed "
+            "a batch on another stops at the first layer with PyTorch's device error.",
             "logits = model(xb)                  # xb still on its old device",
             "logits = model(xb.to(device))       # the model's device"),
     Pitfall(5, "no_eval", "No model.eval() with dropout",
@@ -452,7 +452,7 @@ def softmax_before_ce(lab: Lab, broken: bool) -> None:
 
 
 def device_mismatch(lab: Lab, broken: bool) -> None:
-    """Pitfall 4: PyTorch never moves tensors between devices; the first layer refuses the batch."""
+    """Pitfall 4: a layer does not move its input to its device; the first layer refuses the batch."""
     model, optimizer = lab.setup()
     loss_fn = nn.BCEWithLogitsLoss()
     elsewhere, _ = other_device(lab.device)
