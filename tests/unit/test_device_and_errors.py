@@ -82,3 +82,23 @@ def test_unexpected_errors_show_no_traceback():
                                     (16384, "16 KiB"), (4 * 10**12, "3.64 TiB")])
 def test_human_bytes(n, text):
     assert human_bytes(n) == text
+
+
+def test_the_inference_tensor_explanation_offers_only_ways_out_that_work():
+    """detach() keeps an inference tensor one (the same error comes back); clone() outside
+    inference mode and a tensor made under no_grad() are normal tensors."""
+    with torch.inference_mode():
+        made = torch.ones(2)
+    w = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError) as raised:
+        (w * made).sum().backward()
+    explained = explain(raised.value)
+    assert explained.title == "An inference tensor entered a computation autograd records"
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved"):
+        (w * made.detach()).sum().backward()
+    assert "`detach()` is not a way out" in explained.explanation
+    (w * made.clone()).sum().backward()
+    with torch.no_grad():
+        normal = torch.ones(2)
+    (w * normal).sum().backward()
+    assert "clone()" in explained.explanation and "no_grad()" in explained.explanation

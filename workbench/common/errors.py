@@ -232,7 +232,9 @@ RULES: tuple[Rule, ...] = (
         "(`t.is_inference()` is True). Inference mode skips the bookkeeping autograd relies on "
         "(version counters, views' history), which is why it can be faster than `no_grad`. Here "
         "autograd had to save such a tensor for the backward formula, and it cannot. "
-        "`torch.no_grad()` and `detach()` give normal tensors, which autograd can save.",
+        "A tensor made under `torch.no_grad()` is a normal tensor, and so is `clone()` of an "
+        "inference tensor outside inference mode; `detach()` is not a way out (its result is "
+        "still an inference tensor).",
         ("make that tensor under `torch.no_grad()` instead, if it meets autograd later",
          "or use a normal copy: `b.clone()` outside inference mode"),
     ),

@@ -189,7 +189,8 @@ def weights_after_sixty_steps() -> Answer:
     return Answer(option, f"w = {w.detach()}, b = {b.detach()}, largest error {error:.2g}",
                   "Each step shrinks the distance to the answer by roughly a constant factor, so "
                   "after 60 steps it is small but not zero. More steps, or a larger lr within "
-                  "reason, get closer; the source lesson's printed 3.0, -2.0 and 5.0 are rounded.")
+                  "reason, get closer. A comment that shows 3.0, -2.0 and 5.0 after such a loop "
+                  "shows the answer, not what the loop printed.")
 
 
 SIXTY_STEPS = Check(
