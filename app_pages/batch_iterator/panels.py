@@ -70,7 +70,9 @@ def epochs_section(run: LoaderRun, s: BatchSettings) -> None:
                    "**repeated**, the common one **left out** at random."
                    if s.sampler == "weighted" else
                    "Try `sampler=` WeightedRandomSampler (with shuffle off) to balance the "
-                   "classes in every batch." if s.batch_sampler == "none" else ""))
+                   "classes on average: each batch is still a random draw, so single batches "
+                   "vary (the chart of every batch shows by how much)."
+                   if s.batch_sampler == "none" else ""))
 
 
 # %% Worker pitfall ---------------------------------------------------------------------------

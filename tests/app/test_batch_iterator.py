@@ -360,3 +360,17 @@ def test_the_presenter_stage_shortens_a_long_batch_and_the_panel_keeps_it_whole(
     stage = next(m.value for m in at.markdown if m.value.startswith("**Epoch 0, batch 0**"))
     assert "Sample indices (32): `[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, …]`" in stage
     assert f"Sample indices: `{list(range(32))}`" in shown_text(at)
+
+
+def test_the_weighted_sampler_is_promised_balance_on_average_not_in_every_batch():
+    """WeightedRandomSampler balances the classes in expectation; single batches vary."""
+    labels = torch.tensor([1] * 10 + [0] * 30)
+    weights = 1.0 / torch.bincount(labels).float()[labels]
+    sampler = torch.utils.data.WeightedRandomSampler(weights, num_samples=400, replacement=True,
+                                                     generator=torch.Generator().manual_seed(0))
+    drawn = labels[list(sampler)].float().reshape(-1, 8).mean(dim=1)
+    assert abs(float(drawn.mean()) - 0.5) < 0.1 and float(drawn.max() - drawn.min()) >= 0.5
+    at = open_page(PAGE)
+    assert_clean(at)
+    text = shown_text(at)
+    assert "to balance the classes on average" in text and "in every batch" not in text

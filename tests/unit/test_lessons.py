@@ -296,3 +296,19 @@ def test_pitfall_10_data_mutation_check_is_silent_where_the_lab_is_and_refused_w
     assert no_grad_part.startswith(refusal)
     before, after = no_grad_part.split("(version ")[1].rstrip(")").split(" -> ")
     assert int(after) > int(before)
+
+
+def test_the_state_dict_sentences_name_buffers_as_pytorch_does():
+    """A BatchNorm model's state_dict holds its running statistics, which are not parameters."""
+    import torch
+
+    from workbench.lessons.catalog import LESSONS
+
+    model = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.BatchNorm1d(3))
+    keys = set(model.state_dict())
+    parameters = {name for name, _ in model.named_parameters()}
+    assert "1.running_mean" in keys - parameters
+    texts = [lesson.takeaway for lesson in LESSONS]
+    texts += [step.text for lesson in LESSONS for step in lesson.steps]
+    about = [t for t in texts if "state_dict" in t and " is " in t]
+    assert about and all("buffer" in t for t in about), about

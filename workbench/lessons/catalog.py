@@ -327,15 +327,16 @@ LESSONS: tuple[Lesson, ...] = (
                     "step. The *Code* tab holds the loop that runs, line by line.",
                     "moons_trainer", {"dataset": "moons", "epochs": "30"},
                     training.LOOP_ORDER, tab="Code"),
-               Step("Save and load", "The state_dict is the model's parameters by name. Train, "
+               Step("Save and load", "The state_dict is every parameter and persistent buffer "
+                    "by name (BatchNorm's running mean is a buffer). Train, "
                     "then save and load it in the *Checkpoints* tab.",
                     "moons_trainer", {"dataset": "moons"},
                     training.STATE_DICT_ROUND_TRIP, tab="Checkpoints"),
            ),
            takeaway="`nn.Module` holds the parameters, the loss compares logits with labels, and "
                     "the optimizer does the update: the same zero_grad, forward, backward, step, "
-                    "now over batches from a DataLoader. The `state_dict` is every parameter by "
-                    "name, and a fresh model that loads it computes the same function."),
+                    "now over batches from a DataLoader. The `state_dict` is every parameter and "
+                    "persistent buffer by name, and a fresh model that loads it computes the same function."),
     Lesson("batching", "DataLoader batching", "batch_iterator",
            "How a DataLoader turns a dataset into batches, epoch after epoch.", (
                Step("Batches per epoch", "20 samples in batches of 6.", "batch_iterator",
