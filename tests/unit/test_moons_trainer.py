@@ -200,3 +200,40 @@ def test_bayes_grid_agrees_with_the_bayes_classifier(name):
     expected = bayes_predict(name, points, session.settings.noise, session.settings.n).reshape(12, 12)
     assert np.array_equal((grid > 0).astype(int), expected)
     assert session.bayes_grid(12) is grid
+
+
+def _steps(opt: str, gradient: float, lr: float = 0.01, steps: int = 30) -> list[float]:
+    """How far each of `steps` optimizer steps moves one weight under a steady gradient, in lr."""
+    from workbench.moons.model import build_optimizer
+
+    weight = torch.zeros(1, requires_grad=True)
+    optimizer = build_optimizer(opt, [weight], lr, 0.0)
+    moves = []
+    for _ in range(steps):
+        before = weight.detach().clone()
+        weight.grad = torch.tensor([gradient])
+        optimizer.step()
+        moves.append(float((weight.detach() - before).abs()) / lr)
+    return moves
+
+
+def test_the_divergence_explanation_says_how_far_each_optimizer_steps():
+    """SGD steps by lr x gradient (momentum adds up to about ten steps); Adam, AdamW and
+    RMSprop divide by the gradient's own size, so its size barely matters."""
+    import dataclasses
+
+    from workbench.moons.settings import PRESET
+    from workbench.moons.training import STEP_SIZE_WORDS, Divergence
+
+    small, large = _steps("SGD", 1e-3), _steps("SGD", 1e3)
+    assert small[0] == pytest.approx(1e-3) and large[0] == pytest.approx(1e3)
+    assert large[-1] / large[0] == pytest.approx(9.6, abs=0.1)          # about ten times further
+    for opt in ("Adam", "AdamW"):
+        assert _steps(opt, 1e-3)[0] == pytest.approx(1.0, rel=1e-3) == _steps(opt, 1e3)[0]
+        assert "about the learning rate, whatever the size" in STEP_SIZE_WORDS[opt]
+    assert _steps("RMSprop", 1e-3)[0] == pytest.approx(10.0, rel=1e-2) == _steps("RMSprop", 1e3)[0]
+    assert "lr times its gradient" not in " ".join(STEP_SIZE_WORDS[o] for o in ("Adam", "AdamW", "RMSprop"))
+    for opt, words in STEP_SIZE_WORDS.items():
+        text = Divergence(step=12, epoch=1, loss=float("nan")).explanation(
+            dataclasses.replace(PRESET, opt=opt, lr=0.5))
+        assert words in text and "lr = 0.5" in text

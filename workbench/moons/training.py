@@ -186,6 +186,22 @@ class TestReport:
 LARGE_UPLOADED_WEIGHT = 1e4
 
 
+# How far one step of each optimizer moves a weight: what makes a learning rate too large.
+# tests/unit/test_moons_trainer.py measures each against torch.optim.
+STEP_SIZE_WORDS = {
+    "SGD": "Each SGD step moves every weight by the learning rate times its gradient, and the "
+           "momentum of 0.9 adds up about ten past steps, so a steady gradient moves it about ten "
+           "times further.",
+    "Adam": "Each Adam step moves every weight by about the learning rate, whatever the size of "
+            "its gradient (the gradient is divided by a running average of its own size).",
+    "AdamW": "Each AdamW step moves every weight by about the learning rate, whatever the size of "
+             "its gradient (the gradient is divided by a running average of its own size).",
+    "RMSprop": "Each RMSprop step divides the gradient by a running average of its size, so a "
+               "weight moves by a multiple of the learning rate that the gradient's size barely "
+               "changes (about 10x lr at the first step).",
+}
+
+
 @dataclass(frozen=True)
 class Divergence:
     """Where a run's loss stopped being a number: training stops there."""
@@ -227,12 +243,10 @@ class Divergence:
                     "every gradient huge, whatever the learning rate. Once one weight is NaN every "
                     "prediction is NaN, so the run was stopped there: more steps cannot bring it "
                     "back.")
-        kick = (" SGD's momentum of 0.9 adds up to about ten past steps, so each step moves the "
-                "weights about ten times further still." if settings.opt == "SGD" else "")
         return (f"The training loss became {what} at optimizer step {self.step:,}, in epoch "
-                f"{self.epoch}. Each step moves every weight by about the learning rate times its "
-                f"gradient; at lr = {settings.lr:g} the steps overshoot the minimum, the loss "
-                f"grows instead of shrinking, and the numbers overflow float32.{kick} Once one "
+                f"{self.epoch}. {STEP_SIZE_WORDS[settings.opt]} At lr = {settings.lr:g} the steps "
+                "overshoot the minimum, the loss grows instead of shrinking, and the numbers "
+                "overflow float32. Once one "
                 "weight is NaN every prediction is NaN, so the run was stopped there: more steps "
                 "cannot bring it back.")
 
