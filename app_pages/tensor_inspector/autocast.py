@@ -39,8 +39,10 @@ def autocast_panel(settings: TensorSettings) -> None:
         f"bytes per element instead of {report.itemsize_float32}. Whether that is faster depends "
         "on the hardware; this page measures dtypes and rounding only.")
     if report.mixed_error:
-        st.markdown("Without autocast, nothing casts for you: `a.bfloat16() @ b` (bfloat16 times "
-                    "float32) is refused.")
+        st.markdown("Without autocast, a matrix product does not promote its operands: "
+                    "`a.bfloat16() @ b` (bfloat16 times float32) is refused. Elementwise ops "
+                    "still promote, as ever: `a.bfloat16() + b` is float32 (the table's "
+                    "`a @ b + target` row).")
         error_panel(explain(RuntimeError(report.mixed_error)), key="ti_autocast_error")
     code_panel(report.code, filename="autocast.py", key="ti_autocast_code",
                caption="Running it prints the dtypes of the table above.")

@@ -142,3 +142,18 @@ def test_the_detach_script_runs_and_prints_pytorchs_messages(tmp_path):
     assert out[0] == report.grad_error
     assert out[1] == "True"
     assert out[-1] == report.rows[-1].outcome
+
+
+def test_outside_autocast_only_the_matrix_product_refuses_mixed_dtypes():
+    """The page says a matrix product refuses bfloat16 x float32 and elementwise ops promote."""
+    import inspect as _inspect
+
+    from app_pages.tensor_inspector import autocast as page
+
+    a, b = torch.ones(2, 2).bfloat16(), torch.ones(2, 2)
+    with pytest.raises(RuntimeError):
+        a @ b
+    assert (a + b).dtype == torch.float32 and (a * b).dtype == torch.float32
+    source = _inspect.getsource(page)
+    assert "nothing casts for you" not in source
+    assert "Elementwise ops" in source and "promote" in source

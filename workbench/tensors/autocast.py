@@ -39,13 +39,14 @@ OPS: tuple[Op, ...] = (
        "in bfloat16", lambda i: i.a @ i.b),
     Op("F.linear(a, w)", "a linear layer: the same as a matrix product",
        lambda i: F.linear(i.a, i.w)),
-    Op("torch.relu(a @ b)", "relu is not on autocast's lists: it follows its bfloat16 input",
+    Op("torch.relu(a @ b)", "relu is not on autocast's CPU lists: it follows its bfloat16 input",
        lambda i: torch.relu(i.a @ i.b)),
     Op("a @ b + target", "bfloat16 + float32: ordinary type promotion gives float32",
        lambda i: i.a @ i.b + i.target),
     Op("F.mse_loss(a @ b, target)", "a loss: autocast on the CPU runs mse_loss in float32, even "
        "with a bfloat16 input", lambda i: F.mse_loss(i.a @ i.b, i.target)),
-    Op("torch.exp(a)", "not on autocast's lists, float32 input: stays float32",
+    Op("torch.exp(a)", "not on autocast's CPU lists (on CUDA's, exp runs in float32 too), "
+       "float32 input: stays float32",
        lambda i: torch.exp(i.a)),
 )
 
