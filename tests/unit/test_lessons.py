@@ -312,3 +312,13 @@ def test_the_state_dict_sentences_name_buffers_as_pytorch_does():
     texts += [step.text for lesson in LESSONS for step in lesson.steps]
     about = [t for t in texts if "state_dict" in t and " is " in t]
     assert about and all("buffer" in t for t in about), about
+
+
+def test_the_no_grad_check_separates_new_activations_from_tensors_that_exist_anyway():
+    """What skipping no_grad adds is the hidden activations (100 x 64 and 100 x 32 float32),
+    not the weights and the input, which the count of saved tensors also includes."""
+    from workbench.lessons.checks import validation_outside_no_grad
+
+    shown = validation_outside_no_grad().shown_value
+    activations = 4 * 100 * (64 + 32)
+    assert f"of which {activations:,} bytes are new activations" in shown

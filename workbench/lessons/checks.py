@@ -402,11 +402,15 @@ def validation_outside_no_grad() -> Answer:
     with torch.no_grad():
         inside, saved_inside = forward_and_count(x_val)
     storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in saved_outside}
+    # The weights and x_val exist anyway; what skipping no_grad adds is the rest (activations).
+    existing = {t.untyped_storage().data_ptr() for t in [*model.parameters(), x_val]}
+    added = sum(nbytes for ptr, nbytes in storages.items() if ptr not in existing)
     option = KEEPS_GRAPH if saved_outside and outside.requires_grad else "nothing: `model.eval()` is enough"
     return Answer(option, f"outside no_grad: {len(saved_outside)} tensors saved "
-                          f"({sum(storages.values()):,} bytes for {len(x_val)} points), "
-                          f"requires_grad={outside.requires_grad}; inside: {len(saved_inside)} "
-                          f"saved, requires_grad={inside.requires_grad}",
+                          f"({sum(storages.values()):,} bytes for {len(x_val)} points, of which "
+                          f"{added:,} bytes are new activations; the rest are the weights and "
+                          f"x_val, which exist anyway), requires_grad={outside.requires_grad}; "
+                          f"inside: {len(saved_inside)} saved, requires_grad={inside.requires_grad}",
                   "`model.eval()` only changes layers such as dropout and batch norm; autograd "
                   "still records. Outside `torch.no_grad()` the forward pass keeps each layer's "
                   "input and the weights its backward would need, for a backward that never "
