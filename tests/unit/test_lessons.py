@@ -322,3 +322,29 @@ def test_the_no_grad_check_separates_new_activations_from_tensors_that_exist_any
     shown = validation_outside_no_grad().shown_value
     activations = 4 * 100 * (64 + 32)
     assert f"of which {activations:,} bytes are new activations" in shown
+
+
+def test_the_summed_loss_words_follow_what_backward_freed_both_ways():
+    """With backward() at each step the sum's nodes hold none of the saved tensors; without it
+    (a validation loop) they hold all of them. The words say which, from the counts."""
+    import torch
+    from torch import nn
+
+    from workbench.common.saved import SavedTensors, saved_tensors_held
+    from workbench.lessons.checks import summed_loss_words, summing_loss_tensors
+
+    model = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))
+    x, y = torch.ones(4, 2), torch.zeros(4, 1)
+    trained = validation = 0.0
+    for _ in range(3):
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        trained = trained + loss
+        validation = validation + nn.functional.mse_loss(model(x), y)
+    after_backward, kept = saved_tensors_held(trained), saved_tensors_held(validation)
+    assert after_backward.held == 0 < after_backward.saved == kept.saved == kept.held
+    words = summing_loss_tensors().explanation
+    assert f"freed {kept.saved} of the {kept.saved} tensors" in words and "cost little" in words
+    assert f"keeps {kept.held} of {kept.saved} saved tensors" in words
+    partly = summed_loss_words(SavedTensors(25, 18, 6), kept)
+    assert "cost little" not in partly and "the 6 still held" in partly

@@ -234,3 +234,12 @@ def test_the_train_mode_verdict_follows_the_scores_both_ways():
     assert higher.startswith("noisier, and here higher on average, by 2.0 points")
     assert train_mode_verdict([0.94, 0.96], 0.95) == "noisier, and the same on average"
     assert train_mode_verdict([0.95, 0.95], 0.95) == "the same at every call, and the same on average"
+
+
+def test_pitfall_7_counts_the_saved_tensors_its_sum_still_holds(results):
+    from workbench.moons.pitfalls import SAVED_HELD
+
+    r = results["accumulate_tensor"]
+    held, _, saved = r.broken.facts[SAVED_HELD].partition(" of ")
+    assert held == "0" and int(saved.replace(",", "")) > 0      # backward() ran every step
+    assert "freed every tensor they had saved" in r.finding

@@ -15,6 +15,7 @@ from sklearn.preprocessing import StandardScaler
 from torch import nn
 
 from workbench.common.checks import Answer, Check
+from workbench.common.saved import SavedTensors, saved_tensors_held
 
 # ---------------------------------------------------------------------------- where a tensor lives
 
@@ -273,20 +274,38 @@ SCALER_LEAK = Check(
 
 
 def summing_loss_tensors() -> Answer:
-    model = nn.Linear(2, 1)
+    model = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))
     x, y = torch.ones(4, 2), torch.zeros(4, 1)
     total = 0.0
     for _ in range(3):
         loss = nn.functional.mse_loss(model(x), y)
         loss.backward()
         total += loss                            # the tensor, not loss.item()
+    validation = 0.0
+    for _ in range(3):                           # the same sum where nothing calls backward()
+        validation += nn.functional.mse_loss(model(x), y)
     grad_fn = getattr(total, "grad_fn", None)
     kind = "a tensor with a grad_fn" if grad_fn is not None else "a Python float"
+    trained = saved_tensors_held(total) if grad_fn is not None else None
+    kept = saved_tensors_held(validation)
     return Answer(kind, f"type(total) = {type(total).__name__}, grad_fn = "
                         f"{type(grad_fn).__name__ if grad_fn is not None else None}",
-                  "`total += loss` builds an addition in the graph each time, and `total` keeps "
-                  "every batch's graph alive, so memory grows for the whole epoch. "
-                  "`total += loss.item()` adds a plain number.")
+                  summed_loss_words(trained, kept) + " `total += loss.item()` adds a plain number.")
+
+
+def summed_loss_words(trained: SavedTensors | None, validation: SavedTensors) -> str:
+    """What the sum keeps, from what was measured on both loops."""
+    if trained is None:
+        return "`total` is a number: it keeps no graph."
+    freed = trained.saved - trained.held
+    cost = ("so the nodes alone cost little" if trained.held == 0 else
+            f"and the {trained.held} still held stay alive with `total`")
+    return (f"`total += loss` adds a node to the graph each time, so `total` keeps all three "
+            f"batches' graph nodes alive ({trained.nodes} nodes). Each batch called `backward()`, "
+            f"which freed {freed} of the {trained.saved} tensors those nodes had saved, {cost}. "
+            f"Where nothing calls `backward()`, as in a validation loop, "
+            f"the same sum keeps {validation.held} of {validation.saved} saved tensors, every "
+            "batch's activations, for as long as `total` lives.")
 
 
 SUMMED_LOSS = Check(

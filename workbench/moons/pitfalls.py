@@ -25,6 +25,7 @@ from torch.utils.data import TensorDataset
 
 from workbench.common.errors import ExplainedError, explain
 from workbench.common.jobs import breathe
+from workbench.common.saved import saved_tensors_held
 from workbench.moons.data import as_tensors, make_dataset, split_and_scale
 from workbench.moons.model import MLP, build_model, build_optimizer
 from workbench.moons.settings import PRESET, MoonsSettings
@@ -64,6 +65,7 @@ GRAD_NORM = "step 1: gradient norm of net.0.weight"
 CE_CHECK = "step 1: CrossEntropyLoss vs nll_loss(log_softmax)"
 KEPT_AFTER_ONE_EPOCH = "graph nodes kept alive by total_loss after 1 epoch"
 KEPT_AT_THE_END = "graph nodes kept alive by total_loss at the end"
+SAVED_HELD = "tensors those nodes saved for backward, still held at the end"
 
 PITFALLS: tuple[Pitfall, ...] = (
     Pitfall(1, "no_zero_grad", "Forgetting optimizer.zero_grad()",
@@ -111,10 +113,13 @@ PITFALLS: tuple[Pitfall, ...] = (
             "model.eval()\nwith torch.no_grad():\n    val_logits = model(x_val)",
             (SAVED_TENSORS, SAVED_BYTES, SAVED_NEW_BYTES, "val_logits.requires_grad")),
     Pitfall(7, "accumulate_tensor", "Summing the loss tensor instead of loss.item()",
-            "`total += loss` keeps every batch's graph alive through the sum: memory grows with "
-            "every step, and nothing is learned faster.",
+            "`total += loss` keeps every batch's graph nodes alive through the sum, a chain that "
+            "grows with every step, and nothing is learned faster. With `backward()` at every "
+            "step those nodes no longer hold the activations (backward freed them, as the facts "
+            "below count); the same sum in a validation loop, where nothing calls `backward()`, "
+            "keeps every batch's activations.",
             "total_loss += loss", "total_loss += loss.item()",
-            ("total_loss", KEPT_AFTER_ONE_EPOCH, KEPT_AT_THE_END)),
+            ("total_loss", KEPT_AFTER_ONE_EPOCH, KEPT_AT_THE_END, SAVED_HELD)),
     Pitfall(8, "float_targets", "Float targets where int64 is needed",
             "`CrossEntropyLoss` with one logit per class wants class indices as int64; float "
             "targets of shape (N,) are refused (and `BCEWithLogitsLoss` wants float targets: the "
@@ -537,6 +542,9 @@ def accumulate_tensor(lab: Lab, broken: bool) -> None:
     lab.run.facts["total_loss"] = describe_total(total_loss)
     lab.run.facts[KEPT_AT_THE_END] = (
         f"{graph_size(total_loss):,}" if torch.is_tensor(total_loss) else "0")
+    if torch.is_tensor(total_loss):
+        kept = saved_tensors_held(total_loss)
+        lab.run.facts[SAVED_HELD] = f"{kept.held:,} of {kept.saved:,}"
 
 
 def describe_total(total_loss: float | torch.Tensor) -> str:
@@ -786,9 +794,13 @@ def _saved_for_nothing(correct: LabRun, broken: LabRun, option: str) -> str:
 
 
 def _graph_kept(correct: LabRun, broken: LabRun, option: str) -> str:
+    held = broken.facts.get(SAVED_HELD, "")
+    freed = held.startswith("0 of")
     return (" The parameters are the same either way; the difference is memory: "
             f"{broken.facts[KEPT_AT_THE_END]} graph "
-            "nodes are still alive because `total_loss` holds them.")
+            "nodes are still alive because `total_loss` holds them"
+            + (", though `backward()` freed every tensor they had saved, so they are small."
+               if freed else f", with {held} of the tensors they saved."))
 
 
 def _scaler_leaked(correct: LabRun, broken: LabRun, option: str) -> str:
