@@ -34,7 +34,7 @@ def knowledge_check(check: Check, *, key: str | None = None) -> Answer | None:
         else:
             st.warning(f"You chose **{md(choice)}**; PyTorch says **{md(revealed.correct_option)}**.",
                        icon=":material/lightbulb:")
-        st.caption("PyTorch computed it with this function, just now:")
+        st.caption(f"{check.computed_by} computed it with this function, just now:")
         st.code(check.code + f"\n\n# {check.compute.__name__}() saw: {revealed.shown_value}",
                 language="python")
         if revealed.explanation:

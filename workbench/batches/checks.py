@@ -11,13 +11,14 @@ from workbench.common.checks import Answer, Check
 
 
 def batch_count_with_and_without_drop_last() -> Answer:
-    dropped = len(DataLoader(range(20), batch_size=6, drop_last=True))
-    kept = len(DataLoader(range(20), batch_size=6, drop_last=False))
-    if dropped == kept:
-        option = f"{kept} either way"
+    dropped = [len(batch) for batch in DataLoader(range(20), batch_size=6, drop_last=True)]
+    kept = [len(batch) for batch in DataLoader(range(20), batch_size=6, drop_last=False)]
+    if len(dropped) == len(kept):
+        option = f"{len(kept)} either way"
     else:
-        option = f"{dropped} with drop_last, {kept} without"
-    return Answer(option, f"drop_last=True: {dropped}, drop_last=False: {kept}",
+        option = f"{len(dropped)} with drop_last, {len(kept)} without"
+    return Answer(option, f"drop_last=True: {len(dropped)} batches of {dropped}, "
+                          f"drop_last=False: {len(kept)} batches of {kept}",
                   "20 = 3 × 6 + 2: three full batches and a short one of 2 samples. "
                   "`drop_last=True` throws the short one away.")
 

@@ -26,6 +26,9 @@ class Check:
     question: str
     options: tuple[str, ...]
     compute: Callable[[], Answer]
+    # Who computes the answer, as the page says it ("PyTorch computed it..."): a check whose
+    # function calls no torch function says which library it asks (a test checks each).
+    computed_by: str = "PyTorch"
 
     @property
     def code(self) -> str:

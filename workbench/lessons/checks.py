@@ -270,7 +270,7 @@ SCALER_LEAK = Check(
     "lesson_scaler_leak",
     "A StandardScaler is fit on all the points instead of the training split. Its mean and std...",
     ("they are identical", "the test points change them"),
-    scaler_fit_on_everything)
+    scaler_fit_on_everything, computed_by="scikit-learn")
 
 
 def summing_loss_tensors() -> Answer:

@@ -49,32 +49,44 @@ ZERO_GRAD = Check(
     zero_grad_demo)
 
 
+RIGHT_ORDER = "zero_grad, forward, backward, step"
+WRONG_ORDER = "forward, step, backward, zero_grad"
+
+
 def training_step_order() -> Answer:
-    calls: list[str] = []
-    model = nn.Linear(2, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    x, y = torch.ones(4, 2), torch.zeros(4, 1)
-
-    optimizer.zero_grad()                        # forget the previous batch's gradients
-    calls.append("zero_grad")
-    loss = nn.functional.mse_loss(model(x), y)   # forward
-    calls.append("forward")
-    loss.backward()                              # fill .grad of every parameter
-    calls.append("backward")
-    before = model.weight.detach().clone()
-    optimizer.step()                             # update the parameters, using .grad
-    calls.append("step")
-
-    changed = not torch.equal(before, model.weight)
-    return Answer(", ".join(calls), " -> ".join(calls) + f" (weights changed: {changed})",
-                  "Clear old gradients, compute the loss, fill .grad, then let the optimizer "
-                  "use it.")
+    trained = {}
+    for order in (RIGHT_ORDER, WRONG_ORDER):     # run each order for 5 steps on the same model
+        with torch.random.fork_rng():            # leaves the server's global random state alone
+            torch.manual_seed(0)
+            model = nn.Linear(2, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        x, y = torch.ones(4, 2), torch.zeros(4, 1)
+        start = nn.functional.mse_loss(model(x), y).item()
+        for _ in range(5):
+            for call in order.split(", "):
+                if call == "zero_grad":
+                    optimizer.zero_grad()        # .grad = None
+                elif call == "forward":
+                    loss = nn.functional.mse_loss(model(x), y)
+                elif call == "backward":
+                    loss.backward()              # fill .grad of every parameter
+                else:
+                    optimizer.step()             # update the parameters, using .grad
+        trained[order] = (start, nn.functional.mse_loss(model(x), y).item())
+    learns = [order for order, (start, end) in trained.items() if end < start]
+    return Answer(learns[0] if len(learns) == 1 else "neither",
+                  "; ".join(f"{order}: loss {start:.4f} -> {end:.4f}"
+                            for order, (start, end) in trained.items()),
+                  "Clear old gradients, compute the loss, fill .grad, then let the optimizer use "
+                  "it. In the other order, `step()` runs before this batch's `backward()` and "
+                  "`zero_grad()` then clears what backward filled, so every step finds no "
+                  "gradient and the loss never moves.")
 
 
 LOOP_ORDER = Check(
     "training_loop_order",
     "In which order does one training step call these?",
-    ("forward, step, backward, zero_grad", "zero_grad, forward, backward, step"),
+    (WRONG_ORDER, RIGHT_ORDER),
     training_step_order)
 
 
