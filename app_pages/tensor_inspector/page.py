@@ -70,7 +70,8 @@ publish_link(TABLE, KEY, settings)
 report = inspect(settings, learner_device())
 combo = combine_shapes(settings.lhs, settings.rhs, settings.combine)
 failing = report.chain_failure.step_number if report.chain_failure else None
-script = tensor_script(settings, materialized=report.materialized, failing_step=failing)
+script = tensor_script(settings, materialized=report.materialized, failing_step=failing,
+                       device=str(learner_device()))
 
 # --- draw --------------------------------------------------------------------------------------
 

@@ -54,3 +54,25 @@ def test_a_huge_tensor_is_built_on_meta_in_the_script():
     code = tensor_script(settings, materialized=False, failing_step=None)
     assert 'device="meta"' in code
     assert torch.empty(settings.shape, device="meta").nbytes > 10**12
+
+
+def test_the_script_builds_x_where_the_page_did(tmp_path):
+    """On a server whose device is not the CPU (meta stands in for a GPU), the page's facts say
+    that device, and so does its script: it moves x there."""
+    import contextlib
+    import io
+    import runpy
+
+    settings = TensorSettings(shape=(2, 3), ops="t()")
+    report = inspect(settings, "meta")
+    assert report.views[0].facts.device == "meta"
+    code = tensor_script(settings, materialized=report.materialized, failing_step=None, device="meta")
+    assert 'x = x.to("meta")' in code
+    printed = io.StringIO()
+    script = tmp_path / "script.py"       # meta holds no values to print: facts only
+    script.write_text(code.replace("print(s1)", "").replace("print(x)", ""))
+    with contextlib.redirect_stdout(printed):
+        runpy.run_path(str(script))
+    lines = [line for line in printed.getvalue().splitlines() if line.split(":")[0].startswith("x")]
+    assert lines == [view.facts.line(view.label) for view in report.views]
+    assert 'x.to(' not in tensor_script(settings, materialized=True, failing_step=None)

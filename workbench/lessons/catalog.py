@@ -244,9 +244,11 @@ LESSONS: tuple[Lesson, ...] = (
                     shows=lambda: human_bytes(
                         torch.empty(64, 128, dtype=torch.bfloat16, device="meta").nbytes)),
                Step("Where it lives", "The third property next to shape and dtype: the `device`. "
-                    "Read it in the facts table. Nothing here names a device, so where did PyTorch "
-                    "put the tensor?", "tensor_inspector", {"shape": "2,3", "fill": "zeros"},
-                    DEFAULT_DEVICE),      # tests/app: the inspector's "device" fact reads cpu
+                    "Read it in the facts table: the page builds x on this server's device (its "
+                    "script says so with `.to(...)` where that is not the CPU). In your own "
+                    "code, `torch.zeros(2, 3)` names no device: where does PyTorch put it?",
+                    "tensor_inspector", {"shape": "2,3", "fill": "zeros"},
+                    DEFAULT_DEVICE),      # the check runs torch.zeros(2, 3) itself
            ),
            takeaway="A tensor is a flat storage plus a recipe to walk it: shape, strides and an "
                     "offset. `t()`, `permute` and slicing change only the recipe; `view` needs a "

@@ -39,8 +39,10 @@ def report(name, t, source=None):
 ERRORS = "(RuntimeError, IndexError, ValueError, TypeError)"
 
 
-def tensor_script(settings: TensorSettings, *, materialized: bool, failing_step: int | None) -> str:
-    """The script for `settings`; `materialized` False builds x on `meta` (too big to allocate)."""
+def tensor_script(settings: TensorSettings, *, materialized: bool, failing_step: int | None,
+                  device: str = "cpu") -> str:
+    """The script for `settings`; `materialized` False builds x on `meta` (too big to allocate).
+    `device`: where the page built x (the learner's device), so the script prints its facts."""
     lines = ['"""The tensor and op chain from the PyTorch Workbench\'s Tensor inspector.',
              "",
              "Each line printed is what the page shows: shape, dtype, device, stride, storage offset,",
@@ -48,6 +50,9 @@ def tensor_script(settings: TensorSettings, *, materialized: bool, failing_step:
              '"""', "import torch", "", "", REPORT_FUNCTION, "# %% Build the tensor x"]
     if materialized:
         lines += factory_code(settings)
+        if device != "cpu":
+            lines.append(f'x = x.to("{device}")  # where the page put x; "cpu" on a machine '
+                         "without that device")
     else:
         lines += [f"# {shape_text(settings.shape)} holds more than {MAX_VALUES:,} elements: the meta "
                   "device gives shapes,",
