@@ -5,6 +5,8 @@ that computed it, so each function is written as the teaching code it is.
 """
 from __future__ import annotations
 
+import warnings
+
 import torch
 
 from workbench.common.checks import Answer, Check
@@ -85,6 +87,35 @@ UPDATE_OUTSIDE_NO_GRAD = Check(
     "Why does the manual update `w -= lr * w.grad` go inside `with torch.no_grad():`?",
     NO_GRAD_OPTIONS, update_outside_no_grad)
 
+REBIND_OPTIONS = ("w.grad is the new gradient, 4.8",
+                  "w.grad is None: w is no longer a leaf",
+                  "PyTorch refuses the update, as for `w -= ...`")
+
+
+def rebinding_update() -> Answer:
+    w = torch.tensor(3.0, requires_grad=True)
+    (w ** 2).backward()
+    w = w - 0.1 * w.grad           # no error: a new tensor, made by an operation autograd recorded
+    (w ** 2).backward()            # the second step's forward and backward
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")            # PyTorch warns that .grad of a non-leaf is unused
+        grad = w.grad
+    option = REBIND_OPTIONS[1] if grad is None and not w.is_leaf else REBIND_OPTIONS[0]
+    return Answer(option, f"w.is_leaf = {w.is_leaf}, w.grad_fn = {type(w.grad_fn).__name__}, "
+                          f"w.grad = {grad}",
+                  "`w = w - lr * w.grad` is not an in-place update: it makes a new tensor and "
+                  "names it `w`. Made by a recorded operation, the new `w` has a grad_fn and is no "
+                  "longer a leaf, so the next `backward()` fills no `.grad` on it (the gradient "
+                  "flows back into the old leaf instead) and the step after finds `w.grad` None. "
+                  "Update in place, `w -= lr * w.grad`, inside `torch.no_grad()`.")
+
+
+REBIND_UPDATE = Check(
+    "ag_rebind_update",
+    "`w = w - 0.1 * w.grad` (outside `no_grad`, after a first backward at w = 3 of L = w^2), "
+    "then the same forward and backward again. What is `w.grad` now?",
+    REBIND_OPTIONS, rebinding_update)
+
 INFERENCE_OPTIONS = ("It works: b is simply a constant, as under no_grad",
                      "PyTorch raises: an inference tensor cannot be saved for backward",
                      "It works, but L does not require grad")
@@ -115,4 +146,4 @@ INFERENCE_TENSOR = Check(
 
 PAGE_CHECKS = (THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD, INFERENCE_TENSOR)
 LESSON_CHECKS = (DY_DX_QUADRATIC, W_GRAD_LINEAR, THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD,
-                 INFERENCE_TENSOR)
+                 REBIND_UPDATE, INFERENCE_TENSOR)

@@ -70,6 +70,13 @@ UPDATE_WITHOUT_NO_GRAD = ("w = torch.tensor(3.0, requires_grad=True)\n"
                           "L = w ** 2\n"
                           "L.backward()\n"
                           "w -= 0.1 * w.grad   # an update, but autograd is still recording\n")
+REBIND_UPDATE = ("w = torch.tensor(3.0, requires_grad=True)\n"
+                 "L = w ** 2\n"
+                 "L.backward()\n"
+                 "w = w - 0.1 * w.grad   # a new tensor named w, made by a recorded operation\n"
+                 "L = w ** 2\n"
+                 "L.backward()\n"
+                 "print('w.is_leaf =', w.is_leaf, ' w.grad_fn =', w.grad_fn)\n")
 
 DATA = ("X = torch.randn(64, 2)\n"
         "y = X @ torch.tensor([3.0, -2.0]) + 5   # the rule to learn: y = 3*x1 - 2*x2 + 5\n"
@@ -283,6 +290,12 @@ LESSONS: tuple[Lesson, ...] = (
                     {"code": UPDATE_WITHOUT_NO_GRAD, "backward": "0"},
                     autograd.UPDATE_OUTSIDE_NO_GRAD,
                     shows=error_of_update_without_no_grad),
+               Step("Rebinding is not updating", "`w = w - 0.1 * w.grad` raises nothing, and that "
+                    "is the trouble: it makes a new tensor and calls it `w`. Read the graph: the "
+                    "new `w` has a grad_fn, so it is no longer a leaf, and the second "
+                    "`backward()` leaves no gradient on it.", "autograd_graph",
+                    {"code": REBIND_UPDATE, "backward": "0"}, autograd.REBIND_UPDATE,
+                    shows=lambda: "w.is_leaf = False"),
            ),
            takeaway="While you compute, PyTorch records each operation on tensors that require "
                     "grad; `backward()` walks that graph from the output and applies the chain rule "
