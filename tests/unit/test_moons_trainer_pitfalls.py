@@ -243,3 +243,18 @@ def test_pitfall_7_counts_the_saved_tensors_its_sum_still_holds(results):
     held, _, saved = r.broken.facts[SAVED_HELD].partition(" of ")
     assert held == "0" and int(saved.replace(",", "")) > 0      # backward() ran every step
     assert "freed every tensor they had saved" in r.finding
+
+
+def test_batchnorm_in_train_mode_uses_the_batch_and_moves_its_running_statistics():
+    """Both ways: eval mode normalises with the running statistics and changes nothing; train
+    mode with the batch's own, so a point depends on its batch-mates, and running_mean moves."""
+    from workbench.moons.pitfalls import BN_NEIGHBOURS, BN_RUNNING, BN_STATISTICS, batchnorm_evaluation
+
+    generator = torch.Generator().manual_seed(0)
+    x_train, x_val = torch.randn(300, 2, generator=generator), torch.randn(20, 2, generator=generator)
+    evaluated = batchnorm_evaluation(x_train, x_val, broken=False)
+    assert evaluated[BN_STATISTICS] == "the running mean and variance"
+    assert float(evaluated[BN_NEIGHBOURS]) == 0 and float(evaluated[BN_RUNNING]) == 0
+    in_train = batchnorm_evaluation(x_train, x_val, broken=True)
+    assert in_train[BN_STATISTICS] == "the 4 points' own mean and variance"
+    assert float(in_train[BN_NEIGHBOURS]) > 0.01 and float(in_train[BN_RUNNING]) > 0

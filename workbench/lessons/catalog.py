@@ -24,7 +24,8 @@ from workbench.common.formatting import human_bytes
 from workbench.lessons.checks import (DATA_MUTATION, DEFAULT_DEVICE, DEVICE_MISMATCH, FLOAT_TARGETS,
                                       GRADIENT_SIGNS, LOSS_AT_ZERO, NO_NO_GRAD, NO_ZEROING, ONE_STEP,
                                       SCALER_LEAK, SIGMOID_FLOOR, SIXTY_STEPS, SOFTMAX_FLOOR,
-                                      SUMMED_LOSS, TRAIN_MODE_EVAL, regression_data)
+                                      SUMMED_LOSS, TRAIN_MODE_EVAL, BATCHNORM_TRAIN_MODE,
+                                      regression_data)
 from workbench.moons import checks as training
 from workbench.moons.pitfalls import PITFALLS, other_device
 from workbench.tensors import checks as tensors
@@ -386,6 +387,9 @@ LESSONS: tuple[Lesson, ...] = (
                         shows=device_error_shown),
                _pitfall(5, "no_eval", "Dropout stays on without `model.eval()`. Compare the lab's "
                         "evaluations of the same weights with and without it.", TRAIN_MODE_EVAL),
+               _pitfall(5, "no_eval", "BatchNorm is the other layer `model.eval()` changes: read "
+                        "the last three facts, a `BatchNorm1d` evaluated on 4 points in train "
+                        "mode and in eval mode.", BATCHNORM_TRAIN_MODE),
                _pitfall(6, "no_no_grad", "Validation after `model.eval()` but outside "
                         "`torch.no_grad()`: the lab counts the tensors, and their bytes, that one "
                         "validation pass saves for backward.", NO_NO_GRAD),

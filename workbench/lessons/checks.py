@@ -253,6 +253,40 @@ TRAIN_MODE_EVAL = Check(
     train_mode_evaluation)
 
 
+BATCH_STATS = "the 4 points' own mean and variance"
+RUNNING_STATS = "the running mean and variance from training"
+
+
+def batchnorm_in_train_mode() -> Answer:
+    with torch.random.fork_rng():                # leaves the server's global random state alone
+        torch.manual_seed(0)
+        train, batch = torch.randn(256, 3) * 2 + 1, torch.randn(4, 3) * 2 + 1
+    norm = nn.BatchNorm1d(3)
+    with torch.no_grad():
+        for chunk in train.split(32):            # training fills the running statistics
+            norm(chunk)
+        before = norm.running_mean.clone()
+        out = norm(batch)                        # still in train mode: no model.eval()
+    own = (batch - batch.mean(0)) / torch.sqrt(batch.var(0, unbiased=False) + norm.eps)
+    option = BATCH_STATS if torch.allclose(out, own, atol=1e-5) else RUNNING_STATS
+    moved = (norm.running_mean - before).abs().max().item()
+    return Answer(option, f"matches the batch's own statistics: {torch.allclose(out, own, atol=1e-5)}; "
+                          f"running_mean moved by {moved:.3g}",
+                  "In train mode BatchNorm normalises with the statistics of the batch in front of "
+                  "it, so a point's output depends on the other points of its batch, and it "
+                  "updates its running statistics as it goes: an evaluation in train mode also "
+                  "changes the model. `model.eval()` makes it use the running statistics and "
+                  "leave them alone.")
+
+
+BATCHNORM_TRAIN_MODE = Check(
+    "lesson_batchnorm_train_mode",
+    "A `BatchNorm1d` layer, trained, is called on 4 new points inside `torch.no_grad()` but "
+    "without `model.eval()`. What does it normalise them with?",
+    (RUNNING_STATS, BATCH_STATS, "no normalisation: no_grad switches it off"),
+    batchnorm_in_train_mode)
+
+
 def scaler_fit_on_everything() -> Answer:
     X, _ = make_moons(n_samples=1200, noise=0.25, random_state=0)
     X_train, X_test = train_test_split(X, test_size=0.3, random_state=0)

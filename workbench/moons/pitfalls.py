@@ -66,6 +66,10 @@ CE_CHECK = "step 1: CrossEntropyLoss vs nll_loss(log_softmax)"
 KEPT_AFTER_ONE_EPOCH = "graph nodes kept alive by total_loss after 1 epoch"
 KEPT_AT_THE_END = "graph nodes kept alive by total_loss at the end"
 SAVED_HELD = "tensors those nodes saved for backward, still held at the end"
+# Pitfall 5's other half: a BatchNorm1d layer fed the lab's data, evaluated on 4 validation points.
+BN_STATISTICS = "BatchNorm1d on 4 validation points normalises with"
+BN_NEIGHBOURS = "BatchNorm1d: point 1's output moves when the other 3 points change, by"
+BN_RUNNING = "BatchNorm1d: running_mean moved by that one evaluation, by"
 
 PITFALLS: tuple[Pitfall, ...] = (
     Pitfall(1, "no_zero_grad", "Forgetting optimizer.zero_grad()",
@@ -101,10 +105,13 @@ PITFALLS: tuple[Pitfall, ...] = (
             "scores a different random thinned network at every call. The lab trains one model "
             "(dropout 0.5) and evaluates the same trained weights both ways, several times: in "
             "train mode the score changes from call to call, and the finding says by how much "
-            "and whether it came out lower.",
+            "and whether it came out lower. BatchNorm is the other layer train mode changes: in "
+            "train mode it normalises each batch with that batch's own statistics and updates "
+            "its running ones; the last three facts feed a `BatchNorm1d` the lab's data and "
+            "evaluate it on 4 validation points, both ways.",
             "with torch.no_grad():\n    acc = accuracy(model(x_val), y_val)",
             "model.eval()\nwith torch.no_grad():\n    acc = accuracy(model(x_val), y_val)",
-            (REPEATED, "spread of those evaluations")),
+            (REPEATED, "spread of those evaluations", BN_STATISTICS, BN_NEIGHBOURS, BN_RUNNING)),
     Pitfall(6, "no_no_grad", "Validation without torch.no_grad()",
             "Without `no_grad()` the validation forward pass records a graph and keeps the "
             "tensors its backward would need, for a backward that never comes. The weights and "
@@ -495,6 +502,31 @@ def no_eval(lab: Lab, broken: bool) -> None:
 
     lab.evaluate = evaluate
     lesson_loop(lab, model, optimizer)
+    lab.run.facts.update(batchnorm_evaluation(lab.x_train, lab.x_val, broken))
+
+
+def batchnorm_evaluation(x_train: torch.Tensor, x_val: torch.Tensor, broken: bool) -> dict[str, str]:
+    """BatchNorm, the other layer that train mode changes: in train mode it normalises a batch
+    with that batch's own mean and variance (so a point's output depends on its batch-mates) and
+    updates its running statistics as a side effect; in eval mode it uses the running ones."""
+    norm = nn.BatchNorm1d(x_train.shape[1], momentum=None, device=x_train.device)  # cumulative
+    with torch.no_grad():
+        for batch in x_train.split(32):          # training fills the running statistics
+            norm(batch)
+        norm.train(broken)                       # the evaluation: train mode or eval mode
+        batch, others = x_val[:4], x_val[4:7]
+        running_before = norm.running_mean.clone()
+        out = norm(batch)
+        moved = (norm.running_mean - running_before).abs().max().item()
+        with_others = norm(torch.cat([batch[:1], others]))
+    own = (batch - batch.mean(0)) / torch.sqrt(batch.var(0, unbiased=False) + norm.eps)
+    running = (batch - running_before) / torch.sqrt(norm.running_var + norm.eps)
+    used = ("the 4 points' own mean and variance" if torch.allclose(out, own, atol=1e-5)
+            else "the running mean and variance" if torch.allclose(out, running, atol=1e-5)
+            else "neither the batch's statistics nor the running ones")
+    return {BN_STATISTICS: used,
+            BN_NEIGHBOURS: f"{(out[0] - with_others[0]).abs().max().item():.3f}",
+            BN_RUNNING: f"{moved:.3g}"}
 
 
 def no_no_grad(lab: Lab, broken: bool) -> None:
