@@ -351,3 +351,25 @@ def test_the_summed_loss_words_follow_what_backward_freed_both_ways():
     assert f"keeps {kept.held} of {kept.saved} saved tensors" in words
     partly = summed_loss_words(SavedTensors(25, 18, 6), kept)
     assert "cost little" not in partly and "the 6 still held" in partly
+
+
+def test_the_seeding_step_is_true_of_the_trainer_it_opens():
+    """'The trainer never uses the global seed': a whole run leaves the global random state as
+    it found it, and the same seed trains the same weights."""
+    import dataclasses
+
+    import torch
+
+    from workbench.moons.settings import PRESET
+    from workbench.moons.training import TrainingSession
+
+    settings = dataclasses.replace(PRESET, n=200, epochs=2, dropout=0.2)
+    state = torch.get_rng_state()
+    first = TrainingSession(settings)
+    first.run_to_end()
+    assert torch.equal(state, torch.get_rng_state())
+    torch.manual_seed(123)                       # another global state: nothing changes
+    second = TrainingSession(settings)
+    second.run_to_end()
+    assert all(torch.equal(a, b) for a, b in zip(first.model.state_dict().values(),
+                                                 second.model.state_dict().values(), strict=True))

@@ -24,7 +24,7 @@ from workbench.common.formatting import human_bytes
 from workbench.lessons.checks import (DATA_MUTATION, DEFAULT_DEVICE, DEVICE_MISMATCH, FLOAT_TARGETS,
                                       GRADIENT_SIGNS, LOSS_AT_ZERO, NO_NO_GRAD, NO_ZEROING, ONE_STEP,
                                       SCALER_LEAK, SIGMOID_FLOOR, SIXTY_STEPS, SOFTMAX_FLOOR,
-                                      SUMMED_LOSS, TRAIN_MODE_EVAL, BATCHNORM_TRAIN_MODE,
+                                      SUMMED_LOSS, TRAIN_MODE_EVAL, BATCHNORM_TRAIN_MODE, SEEDING,
                                       regression_data)
 from workbench.moons import checks as training
 from workbench.moons.pitfalls import PITFALLS, other_device
@@ -343,6 +343,11 @@ LESSONS: tuple[Lesson, ...] = (
                     "step. The *Code* tab holds the loop that runs, line by line.",
                     "moons_trainer", {"dataset": "moons", "epochs": "30"},
                     training.LOOP_ORDER, tab="Code"),
+               Step("Seeds and generators", "The seed sets where every random draw starts. "
+                    "Train with seed 0, press Reset and train again: the same curve. Change "
+                    "the seed: another run. The trainer never uses the global seed; its weights, "
+                    "batches and dropout each draw from a `torch.Generator` of their own.",
+                    "moons_trainer", {"dataset": "moons", "seed": "0"}, SEEDING),
                Step("Save and load", "The state_dict is every parameter and persistent buffer "
                     "by name (BatchNorm's running mean is a buffer). Train, "
                     "then save and load it in the *Checkpoints* tab.",

@@ -253,6 +253,43 @@ TRAIN_MODE_EVAL = Check(
     train_mode_evaluation)
 
 
+SEEDED_SAME = "the same numbers both times, and the global state is untouched"
+
+
+def seeding_with_generators() -> Answer:
+    with torch.random.fork_rng():                # leaves the server's global random state alone
+        torch.manual_seed(0)
+        first = torch.randn(3)
+        torch.manual_seed(0)
+        again = torch.randn(3)                   # the global seed: the same draw again
+        unseeded = torch.randn(3)                # the global stream goes on: a new draw
+        state = torch.get_rng_state()
+        mine = torch.randn(3, generator=torch.Generator().manual_seed(0))
+        mine_again = torch.randn(3, generator=torch.Generator().manual_seed(0))
+        untouched = torch.equal(state, torch.get_rng_state())
+    same = torch.equal(mine, mine_again)
+    option = (SEEDED_SAME if same and untouched else
+              "the same numbers, but the global state moved" if same else "different numbers")
+    return Answer(option, f"manual_seed(0) twice: {torch.equal(first, again)}; next unseeded draw "
+                          f"equal: {torch.equal(again, unseeded)}; two Generators seeded 0 equal: "
+                          f"{same}; global state untouched: {untouched}",
+                  "`torch.manual_seed(0)` resets the one global stream every `randn`, `Dropout` "
+                  "and shuffling `DataLoader` draws from, so a run repeats only if everything "
+                  "draws in the same order (and the seed does not cover NumPy's or Python's own "
+                  "generators, nor `torch.cuda.manual_seed_all` on several GPUs). A "
+                  "`torch.Generator` is a stream of its own: passed to `randn`, a `DataLoader` "
+                  "or a sampler, it repeats its numbers whatever else draws. The moons trainer "
+                  "gives its weights, its batches and its dropout a generator each, from the seed.")
+
+
+SEEDING = Check(
+    "lesson_seeding",
+    "`torch.randn(3, generator=torch.Generator().manual_seed(0))`, twice, with other draws on "
+    "the global generator around it. What comes out?",
+    ("different numbers", "the same numbers, but the global state moved", SEEDED_SAME),
+    seeding_with_generators)
+
+
 BATCH_STATS = "the 4 points' own mean and variance"
 RUNNING_STATS = "the running mean and variance from training"
 
