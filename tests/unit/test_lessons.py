@@ -373,3 +373,14 @@ def test_the_seeding_step_is_true_of_the_trainer_it_opens():
     second.run_to_end()
     assert all(torch.equal(a, b) for a, b in zip(first.model.state_dict().values(),
                                                  second.model.state_dict().values(), strict=True))
+
+
+def test_sixty_steps_do_not_reach_the_answer_and_the_words_do_not_call_it_rounding():
+    """After 60 steps the weights are close, not equal (PyTorch's own numbers), so a script that
+    prints 3.0, -2.0 and 5.0 shows the answer, not rounding of what the loop reached."""
+    from workbench.lessons.checks import CLOSE, SIXTY_STEPS
+
+    answer = SIXTY_STEPS.answer()
+    error = float(answer.shown_value.rsplit("largest error ", 1)[1])
+    assert 0 < error < 1e-3 and answer.correct_option == CLOSE
+    assert "rounded" not in answer.explanation
