@@ -3,7 +3,9 @@ has freed them. A sum of loss tensors (`total += loss`) keeps every batch's node
 that costs memory depends on this, so the pages measure it rather than say it."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -15,17 +17,25 @@ class SavedTensors:
     held: int           # of which still readable: not freed by a backward() through them
 
 
-def saved_tensors_held(tensor: torch.Tensor) -> SavedTensors:
-    """Walk `tensor`'s graph and try each node's saved tensors (`_saved_*`): PyTorch raises for
-    one that a backward() without retain_graph freed."""
+def graph_nodes(tensor: torch.Tensor) -> Iterator[Any]:
+    """Every autograd node `tensor` keeps alive through its grad_fn, each once."""
     seen: set[int] = set()
-    saved = held = 0
     stack = [tensor.grad_fn] if tensor.grad_fn is not None else []
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
+        yield node
+        stack.extend(n for n, _ in node.next_functions if n is not None)
+
+
+def saved_tensors_held(tensor: torch.Tensor) -> SavedTensors:
+    """Walk `tensor`'s graph and try each node's saved tensors (`_saved_*`): PyTorch raises for
+    one that a backward() without retain_graph freed."""
+    nodes = saved = held = 0
+    for node in graph_nodes(tensor):
+        nodes += 1
         for name in dir(node):
             if not name.startswith("_saved_") or name.startswith("_saved_raw"):
                 continue
@@ -37,5 +47,4 @@ def saved_tensors_held(tensor: torch.Tensor) -> SavedTensors:
             if torch.is_tensor(value):
                 saved += 1
                 held += 1
-        stack.extend(n for n, _ in node.next_functions if n is not None)
-    return SavedTensors(len(seen), saved, held)
+    return SavedTensors(nodes, saved, held)

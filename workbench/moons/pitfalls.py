@@ -25,7 +25,7 @@ from torch.utils.data import TensorDataset
 
 from workbench.common.errors import ExplainedError, explain
 from workbench.common.jobs import breathe
-from workbench.common.saved import saved_tensors_held
+from workbench.common.saved import graph_nodes, saved_tensors_held
 from workbench.moons.data import as_tensors, make_dataset, split_and_scale
 from workbench.moons.model import MLP, build_model, build_optimizer
 from workbench.moons.settings import PRESET, MoonsSettings
@@ -193,15 +193,7 @@ def explain_target_dtype(exc: BaseException) -> ExplainedError:
 
 def graph_size(tensor: torch.Tensor) -> int:
     """How many autograd nodes a tensor keeps alive through its grad_fn."""
-    seen: set[int] = set()
-    stack = [tensor.grad_fn] if tensor.grad_fn is not None else []
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.extend(n for n, _ in node.next_functions if n is not None)
-    return len(seen)
+    return sum(1 for _ in graph_nodes(tensor))
 
 
 @dataclass(frozen=True)
