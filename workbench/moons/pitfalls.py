@@ -100,7 +100,7 @@ PITFALLS: tuple[Pitfall, ...] = (
             "a batch on another stops at the first layer with PyTorch's device error.",
             "logits = model(xb)                  # xb still on its old device",
             "logits = model(xb.to(device))       # the model's device"),
-    Pitfall(5, "no_eval", "No model.eval() with dropout",
+    Pitfall(5, "no_eval", "No model.eval() with dropout or BatchNorm",
             "In train mode dropout zeroes random activations, so evaluating without `model.eval()` "
             "scores a different random thinned network at every call. The lab trains one model "
             "(dropout 0.5) and evaluates the same trained weights both ways, several times: in "
