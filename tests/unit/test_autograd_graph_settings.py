@@ -48,7 +48,7 @@ CHECKS = [value for value in vars(checks).values() if isinstance(value, Check)]
 def test_the_checks_are_the_page_and_lesson_ones_each_once():
     assert {c.key for c in CHECKS} == {"ag_dy_dx_quadratic", "ag_w_grad_linear",
                                        "ag_three_backward", "ag_no_grad_update",
-                                       "ag_inference_tensor"}
+                                       "ag_inference_tensor", "ag_rebind_update"}
     assert set(checks.PAGE_CHECKS) <= set(checks.LESSON_CHECKS) == set(CHECKS)
 
 
