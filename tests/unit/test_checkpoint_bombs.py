@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from bench.bombs import hash_bomb, repr_bomb, resume_dict, saved, shared_list, torch_zip
 from workbench.moons import checkpoints
 from workbench.moons.checkpoints import (
     CheckpointRefused,
@@ -56,63 +57,10 @@ def no_torch_load(monkeypatch):
     monkeypatch.setattr(torch, "load", refuse)
 
 
-def torch_zip(pkl: bytes) -> bytes:
-    """A torch.save archive of `{}` whose data.pkl is replaced by `pkl` (the issue's helper)."""
-    base = io.BytesIO()
-    torch.save({}, base)
-    source = zipfile.ZipFile(io.BytesIO(base.getvalue()))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
-        for info in source.infolist():
-            archive.writestr(info.filename, pkl if info.filename.endswith("/data.pkl")
-                             else source.read(info.filename))
-    return out.getvalue()
-
-
 def unicode(text: str) -> bytes:
     """BINUNICODE: a string as torch.save writes it."""
     encoded = text.encode()
     return b"X" + struct.pack("<I", len(encoded)) + encoded
-
-
-def hash_bomb(depth: int, memo_in_order: bool = False) -> bytes:
-    """The issue's reproduction: a dict keyed by a tuple nested `depth` deep, each level holding
-    the one below twice, so hashing the key visits 2**depth leaves. As reported it overwrites
-    memo slot 0 at every level; `memo_in_order` numbers the slots as pickle does instead, so
-    nothing but the tuple's size and its use as a key gives it away."""
-    if not memo_in_order:
-        return b"\x80\x02}" + b"K\x00" + b"q\x00h\x00\x86" * depth + b"K\x01s."
-    levels = b"".join(b"q" + bytes([slot]) + b"h" + bytes([slot]) + b"\x86" for slot in range(1, depth + 1))
-    return b"\x80\x02}q\x00" + b"K\x00" + levels + b"K\x01s."
-
-
-def shared_list(depth: int) -> list:
-    """A list nested `depth` deep, each level holding the one below twice: `depth` lists in
-    memory, 2**depth leaves for anything that walks it (repr, ==, str)."""
-    node: list = []
-    for _ in range(depth):
-        node = [node, node]
-    return node
-
-
-def _resume_dict(session: TrainingSession) -> dict:
-    return torch.load(io.BytesIO(resume_checkpoint(session.model, session.optimizer, 1, 0.5,
-                                                   {"opt": "AdamW"})), weights_only=True)
-
-
-def _saved(checkpoint: dict) -> bytes:
-    buffer = io.BytesIO()
-    torch.save(checkpoint, buffer)
-    return buffer.getvalue()
-
-
-def repr_bomb(session: TrainingSession, depth: int) -> bytes:
-    """This page's resume checkpoint with the shared list as `param_groups[0]["amsgrad"]`, as
-    torch.save writes it: pickle's memo stores each of the `depth` lists once and refers back to
-    it (BINGET) the second time, so the file stays small. Each list opens a MARK."""
-    checkpoint = _resume_dict(session)
-    checkpoint["optimizer"]["param_groups"][0]["amsgrad"] = shared_list(depth)
-    return _saved(checkpoint)
 
 
 PLACEHOLDER = "amsgrad-placeholder"
@@ -127,14 +75,14 @@ def repr_bomb_by_hand(session: TrainingSession, depth: int) -> bytes:
     `depth` ... 0 in slots n ... n + depth, then each inner list appended twice to the one
     above it, the second time by reference (LONG_BINGET).
     """
-    checkpoint = _resume_dict(session)
+    checkpoint = resume_dict(session)
     optimizer = checkpoint.pop("optimizer")
     group = optimizer["param_groups"][0]
     del group["amsgrad"]
     group["amsgrad"] = PLACEHOLDER
     optimizer["param_groups"] = optimizer.pop("param_groups")
     checkpoint["optimizer"] = optimizer
-    archive = zipfile.ZipFile(io.BytesIO(_saved(checkpoint)))
+    archive = zipfile.ZipFile(io.BytesIO(saved(checkpoint)))
     name = next(n for n in archive.namelist() if n.endswith("/data.pkl"))
     pkl = archive.read(name)
     ops = list(pickletools.genops(pkl))
