@@ -6,6 +6,7 @@ import contextlib
 
 import streamlit as st
 
+from app_pages.moons_trainer.live import stop_training
 from app_pages.moons_trainer.state import (
     MoonsTrainerState,
     back_to_previous,
@@ -16,14 +17,16 @@ from components.settings_form import SettingsForm
 from workbench.moons.settings import PRESET, MoonsSettings
 
 
-def settings_panel(form: SettingsForm[MoonsSettings], *, side_by_side: bool = False) -> MoonsSettings:
+def settings_panel(form: SettingsForm[MoonsSettings], me: MoonsTrainerState, *,
+                   side_by_side: bool = False) -> MoonsSettings:
     """Draw the settings; return the settings they describe. Stacked in one column, or with
     `side_by_side` (presenter mode, below the live view) the three groups in a row."""
-    st.button("Lesson preset", on_click=form.seed, args=(PRESET,), icon=":material/school:",
+    st.button("Lesson preset", on_click=start_lesson_preset, args=(me, form), icon=":material/school:",
               key="mt_preset", width="content" if side_by_side else "stretch",
-              help=f"make_moons({PRESET.n}, noise={PRESET.noise:g}, random_state={PRESET.seed}), "
-                   f"{PRESET.split}, {PRESET.architecture} {PRESET.act}, batch {PRESET.batch}, "
-                   f"{PRESET.opt}(lr={PRESET.lr:g}, weight_decay={PRESET.wd:g}), "
+              help=f"A fresh run of the lesson's assignment from epoch 0 (a trained run is kept, "
+                   f"with a way back): make_moons({PRESET.n}, noise={PRESET.noise:g}, "
+                   f"random_state={PRESET.seed}), {PRESET.split}, {PRESET.architecture} {PRESET.act}, "
+                   f"batch {PRESET.batch}, {PRESET.opt}(lr={PRESET.lr:g}, weight_decay={PRESET.wd:g}), "
                    f"{PRESET.epochs} epochs")
     groups = (("Data", ":material/scatter_plot:", ("dataset", "n", "noise", "split", "seed")),
               ("Model", ":material/hub:", ("hidden", "act", "dropout")),
@@ -32,8 +35,41 @@ def settings_panel(form: SettingsForm[MoonsSettings], *, side_by_side: bool = Fa
         [contextlib.nullcontext() for _ in groups]
     for place, (label, icon, names) in zip(places, groups, strict=True):
         with place, st.expander(label, expanded=True, icon=icon):
-            form.draw(*names)
+            for name in names:
+                if name == "epochs":
+                    form.value(name, on_change=refuse_epochs_below_the_run, args=(me, form))
+                else:
+                    form.value(name)
     return form.settings()
+
+
+def start_lesson_preset(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]) -> None:
+    """The preset button: the assignment's settings, and a new run from fresh weights at epoch 0
+    even where only settings a run carries on with differ (a finished 80-epoch run would
+    otherwise read "Epoch 80 / 50"). The run it replaces is kept, with a way back."""
+    stop_training(me)
+    form.seed(PRESET)
+    me.fresh_run_for = "the lesson preset starts at epoch 0"
+
+
+def refuse_epochs_below_the_run(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]) -> None:
+    """Epochs lowered below the epochs the run has trained: the widget goes back, and the
+    notice says why and how to train a shorter run."""
+    session, key = me.session, form.key("epochs")
+    wanted = st.session_state.get(key)
+    if me.notice_kind == "refused":
+        me.notice = ""                  # an earlier refusal: this change is the next one
+    if session is None or not isinstance(wanted, int) or wanted >= session.epoch:
+        return
+    st.session_state[key] = session.settings.epochs
+    me.notice = epochs_refusal(wanted, session.epoch, session.settings.epochs)
+    me.notice_kind = "refused"
+
+
+def epochs_refusal(wanted: int, trained: int, kept: int) -> str:
+    return (f"Epochs cannot go below the {trained} epochs this run has trained: {wanted} was "
+            f"refused and Epochs stays at {kept}. For a shorter run, press Reset (a fresh model "
+            "at epoch 0), then lower Epochs.")
 
 
 def notice_panel(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]) -> None:
@@ -44,6 +80,9 @@ def notice_panel(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]) -> No
         return
     if me.notice_kind == "info":
         st.info(me.notice, icon=":material/tune:")
+        return
+    if me.notice_kind == "refused":
+        st.warning(me.notice, icon=":material/block:")
         return
     with st.container(border=True, key="mt_new_run_notice"):
         st.markdown(f":material/restart_alt: {me.notice}")

@@ -49,7 +49,7 @@ else:
 with settings_area:
     if presenting():
         st.subheader("Settings", anchor=False)
-    settings = settings_panel(form, side_by_side=presenting())
+    settings = settings_panel(form, me, side_by_side=presenting())
 publish_link(TABLE, KEY, settings)
 
 # Compute: the learner's run for these settings (continued, or new), an upload; the run's

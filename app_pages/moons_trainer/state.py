@@ -16,6 +16,7 @@ import streamlit as st
 import torch
 
 from app_pages.moons_trainer.live_canvas import SentToBrowser
+from components.figures import presenting
 from components.frame_route import FrameSource
 from components.state import SharedModel, learner_state, shared_model
 from workbench.common.errors import ExplainedError
@@ -33,7 +34,9 @@ class MoonsTrainerState:
     stop_at_epoch: int | None = None    # Step: play until this epoch is finished
     reset_requested: bool = False
     notice: str = ""                    # what the last setting change did, until an action
-    notice_kind: str = "info"           # "info": the run carried on; "new": a new run started
+    notice_kind: str = "info"           # "info": the run carried on; "new": a new run started;
+                                        # "refused": a setting change was refused
+    fresh_run_for: str = ""             # why the next page run starts a new run (the lesson preset)
     previous: TrainingSession | None = None     # the run a new one replaced, to go back to
     trained_session: TrainingSession | None = None  # the run the scheduler job trains
     view: dict[str, bool] = field(default_factory=dict)     # the figure's toggles
@@ -85,29 +88,32 @@ def where(session: TrainingSession) -> str:
 
 def current_session(me: MoonsTrainerState, settings: MoonsSettings,
                     device: torch.device) -> TrainingSession:
-    """The learner's run for these settings: the same one, continued, or a new one."""
+    """The learner's run for these settings: the same one, continued, or a new one.
+
+    A run never shows more epochs trained than it was asked for ("Epoch 64 / 20"): Epochs below
+    the trained epochs is refused at the widget (controls.py), and a link that asks for fewer
+    starts a new run, so that the link reproduces what is on screen."""
     old = me.session
-    if old is not None and old.device == device and old.settings != settings \
+    fresh_for, me.fresh_run_for = me.fresh_run_for, ""
+    if not fresh_for and old is not None and old.settings != settings and settings.epochs < old.epoch:
+        fresh_for = (f"Epochs {settings.epochs} is below the {old.epoch} epochs the run had "
+                     "trained")
+    if not fresh_for and old is not None and old.device == device and old.settings != settings \
             and continues(old.settings, settings):
         with old.lock:
             carried = old.continue_with(settings)
         if carried and has_trained(old):
-            me.notice = (f"The run carries on from {where(old)} with its weights and curves: "
-                         + "; ".join(c.describe() for c in carried) + ".")
-            me.notice_kind = "info"
-            st.toast(me.notice, icon=":material/tune:")
-    elif old is None or old.settings != settings or old.device != device:
+            announce(me, (f"The run carries on from {where(old)} with its weights and curves: "
+                          + "; ".join(c.describe() for c in carried) + "."), "info")
+    elif fresh_for or old is None or old.settings != settings or old.device != device:
         if has_trained(old):
             assert old is not None
-            reasons = changes(old.settings, settings, ignore=("epochs",))
+            reasons = [fresh_for] if fresh_for else changes(old.settings, settings, ignore=("epochs",))
             if old.device != device:
                 reasons.append("the device changed")
-            me.notice = (f"A new run started from fresh weights: {'; '.join(reasons)}. The run "
-                         f"at {where(old)} is kept in memory until the next new run.")
-            me.notice_kind = "new"
             me.previous = old
-            # A toast too: the setting just changed may be far below the notice's place.
-            st.toast(me.notice, icon=":material/restart_alt:")
+            announce(me, (f"A new run started from fresh weights: {'; '.join(reasons)}. The run "
+                          f"at {where(old)} is kept in memory until the next new run."), "new")
         me.session = new_session(settings, device)
         me.reload_check = None
         me.sent = SentToBrowser()
@@ -116,6 +122,15 @@ def current_session(me: MoonsTrainerState, settings: MoonsSettings,
         me.session = new_session(settings, device)
     assert me.session is not None
     return me.session
+
+
+def announce(me: MoonsTrainerState, notice: str, kind: str) -> None:
+    """What a setting change did to the run, said once: in the notice above the live view, and
+    as a toast in presenter mode only, where the settings sit below the view and the notice is
+    off the screen the teacher is scrolled to."""
+    me.notice, me.notice_kind = notice, kind
+    if presenting():
+        st.toast(notice, icon=":material/tune:" if kind == "info" else ":material/restart_alt:")
 
 
 def back_to_previous(me: MoonsTrainerState, seed_settings) -> None:

@@ -342,3 +342,62 @@ def test_more_epochs_or_an_untrained_run_discard_nothing():
     assert_clean(at)
     assert "new run" not in shown_text(at)
     assert at.session_state["learner::moons_trainer"].session.epoch == 1
+
+
+def test_the_lesson_preset_after_a_trained_run_starts_fresh_at_epoch_zero_and_keeps_the_run():
+    """Before, the preset only seeded the widgets: a run differing from it in learning rate or
+    epochs carried on, and a finished 80-epoch run read "Epoch 80 / 50" with every button off."""
+    at = open_page(PAGE, {"lr": "0.01", "epochs": "2"})
+    settle(at.button(key="mt_step").click().run())
+    state = at.session_state["learner::moons_trainer"]
+    old = state.session
+    at.button(key="mt_preset").click().run()
+    assert_clean(at)
+    assert state.session is not old and state.session.epoch == 0 and state.session.steps == 0
+    assert state.session.settings == PRESET
+    assert live_view(at)[0]["frame"]["status"].startswith(f"Epoch 0 / {PRESET.epochs} ")
+    assert at.button(key="mt_play").disabled is False
+    assert "the lesson preset starts at epoch 0" in shown_text(at)
+    at.button(key="mt_back_to_previous").click().run()
+    assert state.session is old and old.epoch == 1
+    assert at.number_input(key="mt_lr").value == pytest.approx(0.01)
+
+
+def test_epochs_below_the_trained_epochs_is_refused_and_the_link_keeps_the_run():
+    at = open_page(PAGE, {"n": "300", "epochs": "3"})
+    for _ in range(3):
+        settle(at.button(key="mt_step").click().run())
+    state = at.session_state["learner::moons_trainer"]
+    session = state.session
+    assert session.done and session.epoch == 3
+    at.number_input(key="mt_epochs").set_value(2).run()
+    assert_clean(at)
+    assert at.number_input(key="mt_epochs").value == 3
+    assert state.session is session and session.settings.epochs == 3
+    assert at.query_params["epochs"] == "3", "the link reproduces the run on screen"
+    assert live_view(at)[0]["frame"]["status"].startswith("Epoch 3 / 3 ")
+    assert [w.value for w in at.warning] == [
+        "Epochs cannot go below the 3 epochs this run has trained: 2 was refused and Epochs "
+        "stays at 3. For a shorter run, press Reset (a fresh model at epoch 0), then lower Epochs."]
+    # Raising it is still a continuation, and lowering it to the trained epochs is allowed.
+    at.number_input(key="mt_epochs").set_value(5).run()
+    assert state.session is session and session.settings.epochs == 5 and not at.warning
+    at.number_input(key="mt_epochs").set_value(3).run()
+    assert state.session is session and session.done and not at.warning
+
+
+def test_a_link_asking_for_fewer_epochs_than_trained_opens_a_fresh_run_of_that_link():
+    at = open_page(PAGE, {"n": "300", "epochs": "3"})
+    for _ in range(3):
+        settle(at.button(key="mt_step").click().run())
+    state = at.session_state["learner::moons_trainer"]
+    old = state.session
+    at.query_params["epochs"] = "2"
+    at.switch_page(PAGE)
+    at.run()
+    assert_clean(at)
+    assert state.session is not old and state.session.epoch == 0
+    assert state.session.settings.epochs == 2 and at.number_input(key="mt_epochs").value == 2
+    assert live_view(at)[0]["frame"]["status"].startswith("Epoch 0 / 2 ")
+    assert "Epochs 2 is below the 3 epochs the run had trained" in shown_text(at)
+    assert state.previous is old
