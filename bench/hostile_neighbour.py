@@ -50,7 +50,7 @@ from st_client import Server, Session, follow_frames, string_state  # noqa: E402
 
 # The largest network the settings table allows, on the most points, for many epochs: no run
 # ends inside a window.
-TRAIN_QUERY = "n=5000&hidden=256,256,256,256&batch=256&epochs=500"
+TRAIN_QUERY = "n=5000&hidden=256,256,256,256&batch=256&epochs=500&speed=max"
 STEPS = re.compile(r"([\d,]+) optimizer steps")
 # 99 x 29 scalar statements: just under the interpreter's statement cap, every one recorded in
 # the graph the page then draws.

@@ -37,7 +37,7 @@ from bench.figures import Run  # noqa: E402
 from bench.live_view import LIVE_VIEW  # noqa: E402
 
 SECONDS = 10
-RUN = "/moons_trainer?epochs=2000"      # the lesson preset, long enough to play throughout
+RUN = "/moons_trainer?epochs=2000&speed=max"     # the lesson preset, long enough to play throughout
 SHOWN = 10                              # threads listed
 
 

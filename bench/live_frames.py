@@ -231,7 +231,7 @@ def pause_latencies(learners: list[Learner], trials: int = 4) -> Pauses:
     while the others still train."""
     first, *others = learners
     for learner in learners:
-        learner.page.goto(learner.url + "/moons_trainer?epochs=500")
+        learner.page.goto(learner.url + "/moons_trainer?epochs=500&speed=max")
         learner.page.wait_for_function(f"() => {{ const v = ({LIVE_VIEW})(); "
                                        "return v && v.status.includes('/ 500'); }")
         learner.settled()

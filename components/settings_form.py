@@ -95,6 +95,9 @@ class SettingsForm(Generic[Settings]):
             if kind == "radio":
                 return st.radio(label, options, format_func=fmt, horizontal=True, **common)
             if kind == "segmented":
+                # required: a choice always has a value (a second click would otherwise
+                # deselect it and the setting would fall back to the link's without a word).
+                common.setdefault("required", True)
                 return st.segmented_control(label, options, format_func=fmt, **common)
             return st.selectbox(label, options, format_func=fmt, **common)
         if isinstance(p, BoolParam):

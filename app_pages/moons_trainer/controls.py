@@ -30,7 +30,7 @@ def settings_panel(form: SettingsForm[MoonsSettings], me: MoonsTrainerState, *,
                    f"{PRESET.epochs} epochs")
     groups = (("Data", ":material/scatter_plot:", ("dataset", "n", "noise", "split", "seed")),
               ("Model", ":material/hub:", ("hidden", "act", "dropout")),
-              ("Training", ":material/tune:", ("opt", "lr", "wd", "batch", "epochs")))
+              ("Training", ":material/tune:", ("opt", "lr", "wd", "batch", "epochs", "speed")))
     places = st.columns(len(groups), gap="medium") if side_by_side else \
         [contextlib.nullcontext() for _ in groups]
     for place, (label, icon, names) in zip(places, groups, strict=True):

@@ -25,6 +25,7 @@ from components.guard import run_guarded
 from components.state import connection_check, session_id, shared_model
 from workbench.common.errors import unexpected
 from workbench.common.jobs import SCHEDULER, SCRIPT_RUNS
+from workbench.moons.pace import Pace
 from workbench.moons.settings import MAX_STEPS_PER_RUN
 from workbench.moons.training import LiveSnapshot, TrainingSession
 
@@ -33,18 +34,26 @@ SNAPSHOT_SECONDS = 0.06       # the browser asks for a frame at most every frame
 PAUSE_KEY = "mt_pause"        # the view pauses the run itself when this button is pressed
 
 
-def training_work(me: MoonsTrainerState, session: TrainingSession) -> Callable[[float], bool]:
-    """One slice of this learner's run; False once there is nothing left to do. It runs in a
-    scheduler thread, without Streamlit's context: everything it touches is looked up here."""
+def training_work(me: MoonsTrainerState, session: TrainingSession) -> Callable[[float], bool | float]:
+    """One slice of this learner's run; False once there is nothing left to do, or the seconds
+    to wait until the pace (the Speed setting) allows the next step. It runs in a scheduler
+    thread, without Streamlit's context: everything it touches is looked up here."""
     shared = shared_model()
     taken, published = [0.0], [time.perf_counter()]
+    pace = Pace(session.settings.epochs_per_second)
 
-    def work(seconds: float) -> bool:
+    def work(seconds: float) -> bool | float:
         with session.lock:
             if not me.running:
                 return False            # paused while this slice waited for its turn or the lock
+            if pace.epochs_per_second != session.settings.epochs_per_second:
+                pace.restart(session.settings.epochs_per_second)    # Speed changed mid-run
+            allowed = pace.allowed(session.steps, session.steps_per_epoch)
+            if allowed == 0:
+                return pace.wait(session.steps_per_epoch)
             epoch_before = session.epoch
-            session.run_for(10**9, seconds, stop_at_epoch_end=me.stop_at_epoch is not None)
+            session.run_for(10**9 if allowed is None else allowed, seconds,
+                            stop_at_epoch_end=me.stop_at_epoch is not None)
             more = not session.done and not (me.stop_at_epoch is not None
                                              and session.epoch >= me.stop_at_epoch)
             # The other tools see the model of a finished epoch, at most once a second (a copy
@@ -165,6 +174,27 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
             # Streamlit drops a widget's state on another page; the learner's choice is kept.
             st.session_state.setdefault(key, me.view.get(key, False))
             me.view[key] = st.toggle(label, key=key, help=help_text)
+    ended = None if me.running else end_note(session)
+    if ended is not None:
+        # Beside the buttons it greys out: why they are grey and what to do next.
+        with st.container(key="mt_end_note"):
+            st.markdown(ended)
+
+
+def end_note(session: TrainingSession) -> str | None:
+    """Why Play and Step are off once a run has ended, and what to do next; None while it can go on."""
+    if session.diverged is not None:
+        return (f":material/warning: **Stopped**: the loss stopped being a finite number at optimizer "
+                f"step {session.diverged.step:,} (below: why, and what to change). **Reset** starts "
+                "again from the same initial weights.")
+    if session.steps >= MAX_STEPS_PER_RUN:
+        return (f":material/block: **Stopped** at the cap of {MAX_STEPS_PER_RUN:,} optimizer steps "
+                "per run, which keeps the server fair to everyone: use a larger batch or fewer epochs.")
+    if session.done:
+        return (f":material/check_circle: **Finished**: {session.epoch} of {session.settings.epochs} "
+                "epochs. Raise **Epochs** to carry on with the same run, or **Reset** to watch it "
+                "again from the same initial weights.")
+    return None
 
 
 def frame_source(me: MoonsTrainerState) -> FrameSource:
@@ -265,12 +295,6 @@ def live_frame() -> None:
         return
     if session.diverged is not None:
         divergence_panel(session)
-    elif session.steps >= MAX_STEPS_PER_RUN:
-        st.caption(f"Stopped at the cap of {MAX_STEPS_PER_RUN:,} optimizer steps per run, which keeps "
-                   "the server fair to everyone: use a larger batch or fewer epochs.")
-    elif session.done:
-        st.caption("Training finished. Raise **Epochs** to carry on with the same run, or **Reset** "
-                   "to watch it again from the same initial weights.")
     if has_trained(session):
         results_panel(session, me)
     else:

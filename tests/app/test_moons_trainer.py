@@ -401,3 +401,33 @@ def test_a_link_asking_for_fewer_epochs_than_trained_opens_a_fresh_run_of_that_l
     assert live_view(at)[0]["frame"]["status"].startswith("Epoch 0 / 2 ")
     assert "Epochs 2 is below the 3 epochs the run had trained" in shown_text(at)
     assert state.previous is old
+
+
+def _end_note(at) -> str:
+    return " ".join(m.value for m in at.get("markdown") if "Finished" in m.value or "Stopped" in m.value)
+
+
+def test_a_finished_run_says_so_beside_its_buttons_with_what_to_do_next():
+    at = open_page(PAGE, {"n": "300", "epochs": "2"})
+    settle(at.button(key="mt_step").click().run())
+    assert _end_note(at) == "", "not finished after one of two epochs"
+    settle(at.button(key="mt_step").click().run())
+    assert_clean(at)
+    assert at.button(key="mt_play").disabled and at.button(key="mt_step").disabled
+    note = _end_note(at)
+    assert "**Finished**: 2 of 2 epochs" in note and "Raise **Epochs**" in note
+    at.number_input(key="mt_epochs").set_value(3).run()
+    assert _end_note(at) == "" and at.button(key="mt_play").disabled is False
+
+
+def test_the_speed_is_a_link_setting_and_a_change_mid_run_keeps_the_run():
+    at = open_page(PAGE, {"n": "300", "epochs": "3", "speed": "max"})
+    assert at.segmented_control(key="mt_speed").value == "max"
+    settle(at.button(key="mt_step").click().run())
+    state = at.session_state["learner::moons_trainer"]
+    session = state.session
+    at.segmented_control(key="mt_speed").set_value("1").run()
+    assert_clean(at)
+    assert state.session is session and session.settings.epochs_per_second == 1.0
+    assert at.query_params["speed"] == "1"
+    assert not at.info, "a pace is not a change to the run: nothing to announce"

@@ -291,3 +291,23 @@ def test_a_thread_waiting_for_a_turn_gives_its_page_run_slot_to_others():
     assert done.wait(5)
     waiting.join(5)
     other.join(5)
+
+
+def test_a_paced_job_waits_outside_its_turn_and_stop_ends_the_wait():
+    """A job answering a float waits that long before its next turn, without holding the core:
+    a one-off gets the turn during a wait that would last a minute, and stop() ends it."""
+    scheduler = FairScheduler(cores=1, breath=0.0)
+    answered = threading.Event()
+
+    def work(seconds):
+        answered.set()
+        return 60.0                  # the next step is due in a minute
+
+    scheduler.start("paced", work)
+    assert answered.wait(5)
+    job = scheduler.job("paced")
+    with scheduler.turn():           # would wait the minute if the wait held the turn
+        assert scheduler.running("paced")
+    scheduler.stop("paced", wait=5.0)
+    assert job.finished.is_set(), "stop() ends a paced job's wait"
+    assert job.slices == 1

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 @dataclass
 class _Job:
     owner: str
-    work: Callable[[float], bool]
+    work: Callable[[float], bool | float]
     expires: float
     stopped: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
@@ -155,9 +155,10 @@ class FairScheduler:
         return waited
 
     # -- repeating jobs ------------------------------------------------------------------------
-    def start(self, owner: str, work: Callable[[float], bool]) -> None:
+    def start(self, owner: str, work: Callable[[float], bool | float]) -> None:
         """Run `work(slice_seconds)` again and again, fairly, until it returns False, `stop` is
-        called or the lease lapses. Replaces `owner`'s previous job."""
+        called or the lease lapses; a float it returns is a wait, in seconds, before its next
+        turn (a paced run between its steps). Replaces `owner`'s previous job."""
         job = _Job(owner, work, self.clock() + self.ttl)
         with self._lock:
             previous = self._jobs.get(owner)
@@ -178,9 +179,15 @@ class FairScheduler:
                     job.slices += 1
                 if not more:
                     break
-                # A breath between slices: the GIL goes to the page runs and the server's event
-                # loop, which would otherwise wait for the interpreter's 5 ms switch interval.
-                time.sleep(self.breath)
+                # A paced job answers with the seconds until its next step is due: it waits
+                # outside its turn, so the core goes to the others meanwhile.
+                if type(more) is float and more > self.breath:
+                    job.stopped.wait(more)
+                else:
+                    # A breath between slices: the GIL goes to the page runs and the server's
+                    # event loop, which would otherwise wait for the interpreter's 5 ms switch
+                    # interval.
+                    time.sleep(self.breath)
         except BaseException as exc:      # kept for the page to explain; the thread just ends
             job.error = exc
         finally:

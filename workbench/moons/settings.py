@@ -2,7 +2,7 @@
 name, range, widget label, help and step are written.
 
 The link names (dataset, n, noise, seed, split, hidden, act, dropout, opt, lr, wd, batch,
-epochs) are public: teachers type them into slides. Keep them and their meaning.
+epochs, speed) are public: teachers type them into slides. Keep them and their meaning.
 This module never imports streamlit.
 """
 from __future__ import annotations
@@ -23,6 +23,9 @@ DATASETS = ("moons", "circles", "xor", "spiral", "gaussians")
 ACTIVATIONS = ("ReLU", "LeakyReLU", "GELU", "Tanh", "Sigmoid", "Identity")
 OPTIMIZERS = ("AdamW", "Adam", "SGD", "RMSprop")
 SPLITS = ("70/15/15", "60/20/20", "80/10/10", "50/25/25")
+# Epochs per second while Play trains (workbench/moons/pace.py); "max": as fast as it can. The
+# default lets the preset's boundary be seen forming: its 50 epochs take ten seconds.
+SPEEDS = ("1", "2", "5", "10", "25", "max")
 
 # Hard limits: a lesson link is untrusted input, and one learner must not starve the others.
 MAX_SAMPLES = 5000
@@ -49,6 +52,12 @@ class MoonsSettings:
     wd: float = 1e-4
     batch: int = 64
     epochs: int = 50
+    speed: str = "5"
+
+    @property
+    def epochs_per_second(self) -> float | None:
+        """The live pace; None: as fast as it can. The model trained is the same at any pace."""
+        return None if self.speed == "max" else float(self.speed)
 
     @property
     def fractions(self) -> tuple[float, float, float]:
@@ -115,6 +124,12 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
              help="Passes over the training split. Raising it later continues the same run.",
              meaning="epochs to train; raising it later continues the same run",
              widget=Widget(step=10)),
+    ChoiceParam("speed", SPEEDS, label="Speed (epochs per second)",
+                help="How fast Play trains, so that the boundary can be watched as it forms. The "
+                     "run is the same at every speed: only when its steps happen changes.",
+                meaning="epochs trained per second while playing (`max`: as fast as it can); "
+                        "the run is the same at every speed",
+                widget=Widget(kind="segmented")),
 ])
 assert [p.field for p in TABLE.params] == [f.name for f in fields(MoonsSettings)]
 

@@ -263,7 +263,7 @@ class Divergence:
 
 # Settings a running run can take on without starting again, as in TensorFlow Playground: they
 # change the optimizer or the loader from the next step on and keep the weights and the curves.
-CONTINUING_FIELDS = ("lr", "wd", "batch", "opt", "epochs")
+CONTINUING_FIELDS = ("lr", "wd", "batch", "opt", "epochs", "speed")
 _MARKED = {"lr": "learning rate", "wd": "weight decay", "batch": "batch size", "opt": "optimizer"}
 _SHORT = {"lr": "lr", "wd": "wd", "batch": "batch", "opt": ""}
 
