@@ -137,6 +137,12 @@ class SettingsForm(Generic[Settings]):
         st.session_state[self._valid_key(p.name)] = value
         return value
 
+    def reread(self) -> None:
+        """Forget the values drawn so far, so that `settings()` reads every widget's stored
+        value: in a fragment's rerun the widgets outside it are not drawn, and a callback (a
+        fix button's `seed`) may have changed them since the page last ran."""
+        self._values.clear()
+
     def settings(self, **computed: Any) -> Settings:
         """The settings dataclass: drawn widgets, the link's value for the rest (hidden or
         not drawn this run), and `computed` fields the page works out itself."""

@@ -39,6 +39,16 @@ def connection_check() -> Callable[[], bool]:
     return lambda: runtime.is_active_session(session)
 
 
+def fragment_rerun() -> bool:
+    """Whether this script run is a fragment's own rerun (a button inside `st.fragment`), not a
+    run of the whole page. Streamlit says so only in its script-run context; its
+    `fragment_ids_this_run` is pinned by tests/unit/test_streamlit_internals.py."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx()
+    return bool(context is not None and context.fragment_ids_this_run)
+
+
 @dataclass
 class DeviceChoice:
     """'auto' (the server's best device) or 'cpu', chosen in the sidebar."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.batch_iterator import panels, stepper
-from app_pages.batch_iterator.state import BatchPageState
+from app_pages.batch_iterator.state import BatchPageState, Moons
 from components.classroom import share_panel
 from components.code_panel import code_panel
 from components.figures import presenting
@@ -16,10 +16,10 @@ from components.stage import page_header
 from components.knowledge_check import knowledge_check
 from components.lesson_link import link_settings, publish_link
 from components.settings_form import SettingsForm
-from components.state import learner_state, shared_model
+from components.state import fragment_rerun, learner_state, shared_model
 from workbench.batches.checks import BATCH_ITERATOR_COUNT
 from workbench.batches.codegen import loader_script
-from workbench.batches.settings import DATASETS, TABLE
+from workbench.batches.settings import DATASETS, TABLE, BatchSettings
 
 KEY = "batch_iterator"
 
@@ -75,42 +75,64 @@ def settings_panel(first, second) -> None:
         form.draw("pin_memory")
 
 
+def compute() -> tuple[BatchSettings, Moons | None]:
+    """The settings the widgets describe, published to the link, and one DataLoader run per
+    settings change (Next and Back only move the position)."""
+    settings = form.settings()
+    publish_link(TABLE, KEY, settings)
+    moons_data = (moons.features, moons.labels) if settings.dataset == "moons" and moons.ready \
+        else None
+    page.update(settings, moons_data, id(moons.features) if moons_data is not None else None)
+    return settings, moons_data
+
+
+@st.fragment
+def batch_view() -> None:
+    """The stage (the index grid, Back/Next, the current batch) and this batch's pipeline: what
+    a step changes. Next, Back and the slider rerun only this fragment, not the 6,000-pixel page
+    with its figures (the epochs, the costs); a change that runs the DataLoader again (a
+    setting drawn in here in presenter mode, a fix button, Run again) redraws the whole page."""
+    form.reread()
+    if presenting():
+        # The projected first screen goes to the stage (the grid, Back/Next and the batch's
+        # indices); the settings fold away just below it, with the same widget keys, and the
+        # rest of the current batch follows them. The containers are placed now and filled in
+        # the order the settings need: settings first.
+        stage = st.container(key=f"{KEY}_main")
+        with st.expander("Settings: dataset, order, batches, processes", icon=":material/tune:",
+                         key="bi_settings_panel"):
+            settings_panel(*st.columns(2, gap="large"))
+        details = st.container()
+    else:
+        stage, details = st.container(key=f"{KEY}_main"), None
+    settings, moons_data = compute()
+    if page.loader_runs != page.drawn_for_run and fragment_rerun():
+        st.rerun(scope="app")           # a new DataLoader run: every section below shows it
+    with stage:
+        stepper.draw(page, form, settings, moons_data, details)
+    if page.run is not None and page.current is not None:
+        panels.pipeline_section(page.run, page.current, settings, moons_data)
+
+
+# %% Settings, compute and the batch view (in presenter mode the settings are in the view)
 if presenting():
-    # The projected first screen goes to the stage (the grid, Back/Next and the batch's
-    # indices); the settings fold away just below it, with the same widget keys, and the rest
-    # of the current batch follows them. The containers are placed now and filled in the
-    # order the settings need: settings first.
-    stage = st.container(key=f"{KEY}_main")
-    with st.expander("Settings: dataset, order, batches, processes", icon=":material/tune:",
-                     key="bi_settings_panel"):
-        settings_panel(*st.columns(2, gap="large"))
-    details = st.container()
+    batch_view()
 else:
     controls, main = st.columns([1, 2.6], gap="medium")
     settings_panel(controls, controls)
-    stage, details = main.container(key=f"{KEY}_main"), None
+    with main:
+        batch_view()
+settings, moons_data = compute()
+run = page.run
 
-settings = form.settings()
-publish_link(TABLE, KEY, settings)
-
-# %% Compute: one DataLoader run per settings change; Next/Back only move the position
-moons_data = (moons.features, moons.labels) if settings.dataset == "moons" and moons.ready \
-    else None
-page.update(settings, moons_data, id(moons.features) if moons_data is not None else None)
-run, current = page.run, page.current
-
-# %% Draw
-with stage:
-    stepper.draw(page, form, settings, moons_data, details)
-
-if run is not None and current is not None:
-    panels.pipeline_section(run, current, settings, moons_data)
+# %% Draw what a step does not change
+if run is not None and page.current is not None:
     panels.epochs_section(run, settings)
     panels.pitfall_section(page, settings, run)
 panels.exclusive_section()
 panels.cost_section(page)
 panels.accumulation_section(run, settings, moons)
-panels.pin_memory_section(current)
+panels.pin_memory_section(run)
 
 script = loader_script(settings, run.labels if run is not None and settings.dataset == "moons"
                        else None)
@@ -120,3 +142,4 @@ code_panel(script, filename="batch_iterator.py", key="bi_code",
 share_panel(schema=TABLE, settings=settings, url_path=KEY, script=script,
             title="Batch iterator", key="bi_share", labels=TABLE.labels())
 knowledge_check(BATCH_ITERATOR_COUNT)
+page.drawn_for_run = page.loader_runs

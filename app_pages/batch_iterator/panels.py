@@ -232,12 +232,14 @@ def accumulation_section(run: LoaderRun | None, settings: BatchSettings,
 
 # %% pin_memory -------------------------------------------------------------------------------
 
-def pin_memory_section(current: BatchRecord | None) -> None:
+def pin_memory_section(run: LoaderRun | None) -> None:
+    """Outside the batch view: `is_pinned()` is the same for every batch of a run."""
+    first = run.records[0] if run is not None and run.records else None
     st.header("pin_memory", divider="gray")
     st.markdown(
         "`pin_memory=True` makes the DataLoader copy each batch into *page-locked* host memory. "
         "The GPU can read page-locked memory directly, so `batch.to('cuda', non_blocking=True)` "
         "can overlap the copy with computation. On a machine without an accelerator there is "
         "nothing to overlap with: PyTorch warns and leaves the batch where it is"
-        + (f" (this run's batch: `x.is_pinned()` = `{current.tensors['x'].is_pinned()}`)."
-           if current is not None else "."))
+        + (f" (this run's batches: `x.is_pinned()` = `{first.tensors['x'].is_pinned()}`)."
+           if first is not None else "."))

@@ -33,6 +33,8 @@ class BatchPageState:
     cost: BatchingCost | None = None
     pitfall: tuple[LoaderRun, LoaderRun] | None = None
     pitfall_error: str = ""
+    loader_runs: int = 0            # DataLoader runs so far (a new one redraws the whole page)
+    drawn_for_run: int = -1         # the loader run the sections outside the batch view show
 
     @property
     def current(self) -> BatchRecord | None:
@@ -53,6 +55,7 @@ class BatchPageState:
         self.notice = self._reset_notice(settings, data_token)
         self.settings, self.data_token = settings, data_token
         self.run, self.error, self.position = None, None, 0
+        self.loader_runs += 1
         # Worker runs start processes: they wait for their turn in the scheduler the moons
         # trainer's live runs share (never refused), so a class does not start 30 at once.
         turn = SCHEDULER.turn() if settings.num_workers > 0 else contextlib.nullcontext()
