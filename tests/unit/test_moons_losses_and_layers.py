@@ -121,6 +121,19 @@ def test_linear_map_check_matches_an_identity_model_multiplied_out():
     assert check.weights == tuple(weight.flatten().tolist()) and check.bias == float(bias)
     assert check.max_difference < 1e-4
     assert session.model.training
+    assert check.agreement_words().startswith("it matches the model to")
+
+
+def test_the_linear_map_words_say_differs_when_the_product_is_wrong():
+    """Both ways with PyTorch: the right product matches, a wrong one (bias off by one) differs."""
+    model = MLP((4, 3), "Identity")
+    weight, bias = collapsed_linear(model)
+    x = torch.randn(50, 2, generator=torch.Generator().manual_seed(0))
+    right = linear_map_check(model, x, weight, bias)
+    wrong = linear_map_check(model, x, weight, bias + 1)
+    assert right.agreement_words() == f"it matches the model to {right.max_difference:.2g}"
+    assert wrong.max_difference == pytest.approx(1.0, abs=1e-4)
+    assert wrong.agreement_words() == f"it differs from the model by up to {wrong.max_difference:.2g}"
 
 
 def test_device_mismatch_keeps_pytorchs_error_and_leaves_the_model_alone():
