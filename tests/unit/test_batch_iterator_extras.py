@@ -27,6 +27,7 @@ from workbench.batches.story import (
     describe_batch_sampler,
     describe_collate,
     describe_sampler,
+    empty_loader_words,
     grid_story,
 )
 
@@ -200,3 +201,17 @@ def test_accumulation_data_without_a_run_takes_32_points_in_order():
     dataset = make_dataset(BatchSettings(n=32))
     assert len(data.labels) == 32 and torch.equal(data.features, dataset.features[:32])
     assert data.source == "32 samples of the points dataset"
+
+
+def test_the_empty_loader_words_say_fewer_than_batch_size_only_when_it_is():
+    """The page's empty loader (N=4, batch_size=6, drop_last) with PyTorch's own run, then the
+    outcomes its numbers cannot reach there."""
+    s = BatchSettings(n=4, batch_size=6, drop_last=True)
+    run = run_loader(s)
+    assert len(torch.utils.data.DataLoader(range(4), batch_size=6, drop_last=True)) == 0
+    words = empty_loader_words(run.summaries()[0].draws, s.batch_size, s.drop_last)
+    assert words == ("Every epoch has 4 indices, fewer than `batch_size=6`, and `drop_last=True` "
+                     "drops the only, short, batch.")
+    assert "fewer than" not in empty_loader_words(8, 6, True)
+    assert "drop_last=True` drops" not in empty_loader_words(4, 6, False)
+    assert empty_loader_words(0, 6, True).startswith("The sampler draws no indices")

@@ -296,6 +296,10 @@ def test_the_graph_kept_words_say_whether_the_parameters_differ_both_ways():
     differ = pitfalls._graph_kept(correct, pitfalls.LabRun("broken", facts=facts, model=other), "")
     assert "The parameters are the same either way" in same and "parameters differ" not in same
     assert "The parameters differ" in differ and "same" not in differ
+    holding = dict(facts, **{pitfalls.SAVED_HELD: "12 of 40"})
+    held = pitfalls._graph_kept(correct, pitfalls.LabRun("broken", facts=holding, model=model), "")
+    assert "with 12 of 40 of the tensors they saved" in held and "freed every tensor" not in held
+    assert "freed every tensor they had saved" in same
 
 
 def test_the_loss_words_say_oscillates_only_when_the_loss_rose():
