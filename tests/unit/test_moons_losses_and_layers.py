@@ -82,6 +82,20 @@ def test_bce_of_sigmoid_is_clamped_at_large_logits_and_with_logits_is_not():
     assert abs(moderate.bce_of_sigmoid - moderate.exact) > 100 * abs(moderate.with_logits - moderate.exact)
 
 
+def test_the_page_rows_hold_what_the_large_logit_caption_says_of_them():
+    """The caption under the page's table (its default rows) states fixed verdicts: some rows
+    saturate, the clamped ones return 100 with a zero gradient, z = 10 loses digits, and
+    BCEWithLogitsLoss keeps the value. Fixed inputs: pinned here on those very rows."""
+    rows = large_logit_rows()
+    assert any(r.saturated for r in rows) and any(r.clamped for r in rows)
+    for r in rows:
+        if r.clamped:
+            assert r.bce_of_sigmoid == 100.0 and r.grad_bce_of_sigmoid == 0.0   # whatever r.exact is
+        assert r.with_logits == pytest.approx(r.exact, rel=1e-5)
+    ten = next(r for r in rows if r.z == 10.0)
+    assert not ten.saturated and abs(ten.bce_of_sigmoid - ten.exact) > 100 * abs(ten.with_logits - ten.exact)
+
+
 def test_a_forward_hook_fires_for_model_x_and_not_for_model_forward():
     model = MLP((8,), "ReLU")
     mine = []
