@@ -14,7 +14,7 @@ from app_pages.autograd_graph.stage_plan import (DESIGN_VIEWPORT, MIN_TEXT_PX, S
                                                  STAGE_BOTTOM_PX, STAGE_TOP_PX, StagePlan, plan_stage)
 from components.error_panel import error_panel
 from components.plain_text import code_span, md
-from workbench.autograd.backward_steps import BackwardTrace
+from workbench.autograd.backward_steps import BackwardTrace, same_gradients
 from workbench.autograd.graph import SMALL_TENSOR, GraphModel, Overlay, format_tensor, saved_label
 from workbench.autograd.session import SessionResult
 from workbench.common.errors import ExplainedError
@@ -444,8 +444,7 @@ def accumulation_panel(traces: list[BackwardTrace], *, zero: bool, retain: bool,
     st.dataframe(pd.DataFrame(rows).astype(str), hide_index=True, key="ag_accumulation")
     ran = [t for t in history if t.finished]
     if zero and page_calls and len(ran) > 1:
-        st.markdown("Each call starts from `.grad = None` (*zero the gradients* is on), so every call "
-                    "gives the same gradient: this is what `optimizer.zero_grad()` does in a training loop.")
+        st.markdown(zeroed_calls_words(ran))
     elif len(ran) > 1:
         st.markdown(
             "`backward()` **adds** into `.grad`; it never overwrites it. Calling it again on the same "
@@ -459,6 +458,16 @@ def accumulation_panel(traces: list[BackwardTrace], *, zero: bool, retain: bool,
             st.markdown(f"Call {trace.number} **failed**: {failed_call_words(trace)}")
     if page_calls and not retain:
         st.caption(retain_graph_note([t for t in history if t.line == 0]))
+
+
+def zeroed_calls_words(ran: list[BackwardTrace]) -> str:
+    """With *zero the gradients* on: "the same gradient" only if the recorded calls left it."""
+    start = "Each call starts from `.grad = None` (*zero the gradients* is on), so "
+    if same_gradients(ran):
+        return (start + "every call gives the same gradient: this is what `optimizer.zero_grad()` "
+                "does in a training loop.")
+    return (start + "no call adds to another's gradient: each row is that call's own gradient, "
+            "and here they are not all the same.")
 
 
 SECOND_TIME = "backward through the graph a second time"    # PyTorch's error for a freed graph

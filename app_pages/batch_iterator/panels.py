@@ -184,7 +184,7 @@ def cost_section(page: BatchPageState) -> None:
     d.metric("bare X[idx] loop (µs/sample)", f"{cost.bare_us:.2f}")
     st.caption(f"One epoch of {cost.samples} samples, batch_size={cost.batch_size}, best of 3. "
                f"Identical batches from both loaders: **{cost.same_batches}**. The bare loop "
-               "(`X[perm[i:i+32]]`, no DataLoader) is the floor.")
+               f"(`X[perm[i:i+32]]`, no DataLoader) {cost.bare_loop_words()}.")
     st.code("fast = DataLoader(dataset, batch_size=None, generator=g,\n"
             "                  sampler=BatchSampler(RandomSampler(dataset, generator=g), 32, "
             "drop_last=False))", language="python")

@@ -23,7 +23,7 @@ from workbench.batches.codegen import record_line
 from workbench.batches.datasets import make_dataset
 from workbench.batches.runs import BatchRecord, LoaderRun
 from workbench.batches.settings import BatchSettings
-from workbench.batches.story import grid_story, short_list
+from workbench.batches.story import empty_loader_words, grid_story, short_list
 
 GRID_STAGE_KEY = "bi_grid_stage"
 # What sits above and below the grid on a projected first screen: the title row (about 90 px
@@ -94,9 +94,8 @@ def draw(page: BatchPageState, form: SettingsForm, s: BatchSettings, moons: Moon
                   on_click=page.run_again)
     elif run is not None:
         _grid(run, None)
-        st.warning(f"This DataLoader yields **no batches**: `len(loader)` is 0. Every epoch has "
-                   f"{run.summaries()[0].draws} indices, fewer than `batch_size="
-                   f"{s.batch_size}`, and `drop_last=True` drops the only, short, batch.",
+        st.warning("This DataLoader yields **no batches**: `len(loader)` is 0. "
+                   + empty_loader_words(run.summaries()[0].draws, s.batch_size, s.drop_last),
                    icon=":material/block:")
         _fix_buttons(form, [("Turn drop_last off", dataclasses.replace(s, drop_last=False))])
 

@@ -43,8 +43,8 @@ def linear_map_note(session: TrainingSession, weight: torch.Tensor, bias: torch.
     w = ", ".join(f"{v:.4g}" for v in check.weights)
     st.info(f"With `Identity` there is no nonlinearity, so these {layers} `Linear` layers multiply "
             f"out to **one**: `logit = x @ W.T + b` with `W = [{w}]`, `b = {check.bias:.4g}` "
-            f"(`W = W{layers} @ ... @ W1`). On the {check.points} test points it matches the model "
-            f"to {check.max_difference:.2g}, and the boundary `logit = 0` is a "
+            f"(`W = W{layers} @ ... @ W1`). On the {check.points} test points "
+            f"{check.agreement_words()}, and the boundary `logit = 0` is a "
             "straight line, however many layers you stack.", icon=":material/straighten:")
 
 

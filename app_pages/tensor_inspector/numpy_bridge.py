@@ -56,10 +56,7 @@ def detach_panel(written: int, device: torch.device) -> None:
         "same memory as the tensor": "-" if row.shares_memory is None else
         "yes" if row.shares_memory else "no (a copy)"} for row in result.rows]), hide_index=True)
     st.markdown(
-        f"`w.detach()` is the same memory cut from the graph, so its array still **shares** it: "
-        f"after `arr[0] = {written}`, `w` holds `{result.w_after_write}` and still requires grad "
-        f"({result.still_requires_grad}). Autograd did not see that write; copy "
-        "(`w.detach().numpy().copy()`) when the array will be changed. NumPy arrays live in CPU "
+        f"{result.detached_words(written)} NumPy arrays live in CPU "
         f"memory, so a tensor on `{result.other_device}` is refused until `.cpu()` copies it "
         "there" + (": this server has no GPU, so a `meta` tensor (a shape with no memory) stands "
                    "in for a GPU one. PyTorch refuses every tensor outside CPU memory this way, "

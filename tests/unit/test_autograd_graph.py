@@ -95,6 +95,22 @@ def test_accumulation_six_twelve_eighteen_and_the_cure():
     assert THREE_BACKWARD.answer().shown_value == f"w.grad = {once * 3}"
 
 
+def test_the_zeroed_calls_words_say_the_same_gradient_only_when_the_calls_left_it():
+    """Both ways with PyTorch's own traces: zeroed calls leave 6 each time, accumulating ones
+    leave 6, 12, 18; the words follow the recorded gradients."""
+    from app_pages.autograd_graph.view import zeroed_calls_words
+    from workbench.autograd.backward_steps import same_gradients
+
+    chosen = preset_settings(next(p for p in PRESETS if p.key == "accumulate"))
+    zeroed = run_session(AutogradSettings(chosen.code, 3, True, True)).traces
+    grown = run_session(chosen).traces
+    assert len(zeroed) == len(grown) == 3
+    assert same_gradients(zeroed) and not same_gradients(grown)
+    assert "every call gives the same gradient" in zeroed_calls_words(zeroed)
+    differ = zeroed_calls_words(grown)
+    assert "not all the same" in differ and "the same gradient" not in differ
+
+
 def test_a_program_that_calls_backward_itself_gets_no_extra_calls():
     result = run_session(AutogradSettings("w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2\n"
                                           "L.backward()\n", 2))
@@ -304,3 +320,21 @@ def test_a_tensor_used_twice_receives_the_sum_of_both_gradients():
     assert sorted(value for value, _ in step.arrivals) == sorted(format_tensor(p) for p in parts)
     assert "**sum**" in step.story()
     torch.testing.assert_close(step.received, parts[0] + parts[1])
+
+
+def test_the_failed_call_words_follow_which_grads_the_call_changed():
+    """A refused call that changed nothing says so; one that failed midway names the `.grad` it
+    had already added into and the ones it left alone."""
+    from app_pages.autograd_graph.view import failed_call_words
+    from workbench.autograd.backward_steps import BackwardTrace
+
+    before = {"w": torch.tensor(1.0), "b": torch.tensor(2.0)}
+    untouched = BackwardTrace(2, 0, "L", None, None, False, error=RuntimeError("refused"),
+                              leaf_grads=dict(before), leaf_grads_before=dict(before))
+    assert untouched.changed == [] and "Nothing was added" in failed_call_words(untouched)
+    midway = BackwardTrace(2, 0, "L", None, None, False, error=RuntimeError("refused"),
+                           leaf_grads={"w": torch.tensor(4.0), "b": torch.tensor(2.0)},
+                           leaf_grads_before=dict(before))
+    words = failed_call_words(midway)
+    assert midway.changed == ["w"] and "already added into `w.grad`" in words
+    assert "`b.grad` kept its value" in words and "Nothing was added" not in words

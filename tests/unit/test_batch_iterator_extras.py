@@ -6,8 +6,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app_pages.batch_iterator.figures import class_counts_figure, index_grid, pipeline_dot
-from workbench.batches.accumulation import accumulation_data, compare_accumulation, small_mlp
+from workbench.batches.accumulation import (
+    AccumulationResult,
+    ParameterGradients,
+    accumulation_data,
+    compare_accumulation,
+    small_mlp,
+)
 from workbench.batches.cost import (
+    BatchingCost,
     measure_batching_cost,
     per_sample_loader,
     tensor_dataset,
@@ -20,6 +27,7 @@ from workbench.batches.story import (
     describe_batch_sampler,
     describe_collate,
     describe_sampler,
+    empty_loader_words,
     grid_story,
 )
 
@@ -82,6 +90,15 @@ def test_the_difference_is_blamed_on_rounding_or_on_dropout_as_measured():
     assert compare_accumulation(features, labels, model=dropping).random_in_train
 
 
+def test_a_difference_with_no_dropout_to_blame_is_not_called_rounding():
+    """The third outcome: not allclose and nothing random in the model (as a broken
+    accumulation, unscaled micro-batch losses say, would measure)."""
+    gradients = ParameterGradients("w", (2,), full_norm=1.0, accumulated_norm=4.0,
+                                   max_abs_difference=3.0, unscaled_norm=4.0)
+    broken = AccumulationResult((8, 8), 0.5, 0.5, (gradients,), allclose=False, model_name="mlp")
+    assert broken.why_they_differ() == "largest difference 3.0e+00, more than float32 rounding accounts for"
+
+
 @settings(max_examples=30, deadline=None)
 @given(samples=st.integers(1, 200), batch_size=st.integers(1, 64), seed=st.integers(0, 10_000))
 def test_whole_batch_fetching_yields_the_same_batches(samples, batch_size, seed):
@@ -98,6 +115,15 @@ def test_cost_measurement_reports_every_figure():
     assert cost.same_batches
     assert min(cost.per_sample_us, cost.whole_batch_us, cost.bare_us) > 0
     assert cost.ratio == cost.per_sample_us / cost.whole_batch_us
+    assert cost.bare_loop_words() in (BatchingCost(256, 16, 2.0, 1.0, 0.5, True).bare_loop_words(),
+                                      BatchingCost(256, 16, 2.0, 1.0, 1.5, True).bare_loop_words())
+
+
+def test_the_bare_loop_is_called_the_floor_only_when_it_measured_fastest():
+    fastest = BatchingCost(2048, 32, per_sample_us=2.0, whole_batch_us=0.4, bare_us=0.2, same_batches=True)
+    assert fastest.bare_loop_words().startswith("is the floor")
+    noisy = BatchingCost(2048, 32, per_sample_us=2.0, whole_batch_us=0.4, bare_us=0.5, same_batches=True)
+    assert "floor" not in noisy.bare_loop_words() and "slower" in noisy.bare_loop_words()
 
 
 def test_index_grid_colours_each_sample_by_the_batch_it_landed_in():
@@ -175,3 +201,17 @@ def test_accumulation_data_without_a_run_takes_32_points_in_order():
     dataset = make_dataset(BatchSettings(n=32))
     assert len(data.labels) == 32 and torch.equal(data.features, dataset.features[:32])
     assert data.source == "32 samples of the points dataset"
+
+
+def test_the_empty_loader_words_say_fewer_than_batch_size_only_when_it_is():
+    """The page's empty loader (N=4, batch_size=6, drop_last) with PyTorch's own run, then the
+    outcomes its numbers cannot reach there."""
+    s = BatchSettings(n=4, batch_size=6, drop_last=True)
+    run = run_loader(s)
+    assert len(torch.utils.data.DataLoader(range(4), batch_size=6, drop_last=True)) == 0
+    words = empty_loader_words(run.summaries()[0].draws, s.batch_size, s.drop_last)
+    assert words == ("Every epoch has 4 indices, fewer than `batch_size=6`, and `drop_last=True` "
+                     "drops the only, short, batch.")
+    assert "fewer than" not in empty_loader_words(8, 6, True)
+    assert "drop_last=True` drops" not in empty_loader_words(4, 6, False)
+    assert empty_loader_words(0, 6, True).startswith("The sampler draws no indices")

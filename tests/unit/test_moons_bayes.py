@@ -71,3 +71,20 @@ def test_a_model_that_predicts_like_the_bayes_classifier_is_shown_at_the_ceiling
     assert "On average" in text and "no classifier beats it" in text
     lucky = verdict(training.TestReport(accuracy + 1 / len(labels), 0.0, accuracy, len(labels)), PRESET.noise)
     assert "luck" in lucky and "above the ceiling" in lucky
+
+
+def test_the_results_verdict_follows_the_gap_and_the_ceiling_every_way():
+    """Each sentence of the verdict against its numbers: at, above, near and far below the
+    ceiling, and the 95% sentence only when the ceiling itself is below 95%."""
+    def words(accuracy: float, ceiling: float) -> str:
+        return verdict(training.TestReport(accuracy, 0.0, ceiling, 200), 0.2)
+
+    assert "at the ceiling" in words(0.97, 0.97)
+    assert "above the ceiling" in words(0.98, 0.97) and "below it" not in words(0.98, 0.97)
+    near = words(0.96, 0.97)
+    assert "**1.00 points** below it: about as good as" in near and "room to improve" not in near
+    far = words(0.90, 0.97)
+    assert "**7.00 points** below it: there is room to improve" in far and "about as good" not in far
+    assert "The lesson asks for 95%" not in far
+    low_ceiling = words(0.90, 0.93)
+    assert "The lesson asks for 95%" in low_ceiling and "scores below it" in low_ceiling

@@ -82,6 +82,20 @@ def test_bce_of_sigmoid_is_clamped_at_large_logits_and_with_logits_is_not():
     assert abs(moderate.bce_of_sigmoid - moderate.exact) > 100 * abs(moderate.with_logits - moderate.exact)
 
 
+def test_the_page_rows_hold_what_the_large_logit_caption_says_of_them():
+    """The caption under the page's table (its default rows) states fixed verdicts: some rows
+    saturate, the clamped ones return 100 with a zero gradient, z = 10 loses digits, and
+    BCEWithLogitsLoss keeps the value. Fixed inputs: pinned here on those very rows."""
+    rows = large_logit_rows()
+    assert any(r.saturated for r in rows) and any(r.clamped for r in rows)
+    for r in rows:
+        if r.clamped:
+            assert r.bce_of_sigmoid == 100.0 and r.grad_bce_of_sigmoid == 0.0   # whatever r.exact is
+        assert r.with_logits == pytest.approx(r.exact, rel=1e-5)
+    ten = next(r for r in rows if r.z == 10.0)
+    assert not ten.saturated and abs(ten.bce_of_sigmoid - ten.exact) > 100 * abs(ten.with_logits - ten.exact)
+
+
 def test_a_forward_hook_fires_for_model_x_and_not_for_model_forward():
     model = MLP((8,), "ReLU")
     mine = []
@@ -121,6 +135,19 @@ def test_linear_map_check_matches_an_identity_model_multiplied_out():
     assert check.weights == tuple(weight.flatten().tolist()) and check.bias == float(bias)
     assert check.max_difference < 1e-4
     assert session.model.training
+    assert check.agreement_words().startswith("it matches the model to")
+
+
+def test_the_linear_map_words_say_differs_when_the_product_is_wrong():
+    """Both ways with PyTorch: the right product matches, a wrong one (bias off by one) differs."""
+    model = MLP((4, 3), "Identity")
+    weight, bias = collapsed_linear(model)
+    x = torch.randn(50, 2, generator=torch.Generator().manual_seed(0))
+    right = linear_map_check(model, x, weight, bias)
+    wrong = linear_map_check(model, x, weight, bias + 1)
+    assert right.agreement_words() == f"it matches the model to {right.max_difference:.2g}"
+    assert wrong.max_difference == pytest.approx(1.0, abs=1e-4)
+    assert wrong.agreement_words() == f"it differs from the model by up to {wrong.max_difference:.2g}"
 
 
 def test_device_mismatch_keeps_pytorchs_error_and_leaves_the_model_alone():

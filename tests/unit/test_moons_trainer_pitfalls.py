@@ -258,3 +258,81 @@ def test_batchnorm_in_train_mode_uses_the_batch_and_moves_its_running_statistics
     in_train = batchnorm_evaluation(x_train, x_val, broken=True)
     assert in_train[BN_STATISTICS] == "the 4 points' own mean and variance"
     assert float(in_train[BN_NEIGHBOURS]) > 0.01 and float(in_train[BN_RUNNING]) > 0
+
+
+def test_the_accuracy_words_follow_the_two_accuracies_both_ways():
+    assert pitfalls.accuracy_words(0.95, 0.95) == "The test accuracy is the same"
+    assert pitfalls.accuracy_words(0.95, 0.9501) == "The test accuracy is the same"   # 0.01 points
+    assert pitfalls.accuracy_words(0.95, 0.93) == "The broken run's test accuracy is 2.0 points lower"
+    assert pitfalls.accuracy_words(0.93, 0.95) == "The broken run's test accuracy is 2.0 points higher"
+
+
+def test_the_trained_alike_words_follow_the_weights_both_ways():
+    generator = torch.Generator().manual_seed(0)
+    first, second = nn.Linear(2, 1), nn.Linear(2, 1)
+    with torch.no_grad():
+        for a, b in zip(first.parameters(), second.parameters(), strict=True):
+            a.copy_(torch.randn(a.shape, generator=generator))
+            b.copy_(a)
+    assert pitfalls.same_weights(first, second)
+    assert pitfalls.trained_alike_words(first, second).startswith("Both runs trained alike")
+    with torch.no_grad():
+        second.bias.add_(1e-6)
+    assert not pitfalls.same_weights(first, second)
+    assert "different weights" in pitfalls.trained_alike_words(first, second)
+    assert not pitfalls.same_weights(first, None)
+    assert not pitfalls.same_weights(first, nn.Sequential(nn.Linear(2, 1), nn.Linear(1, 1)))
+
+
+def test_the_graph_kept_words_say_whether_the_parameters_differ_both_ways():
+    model = nn.Linear(2, 1)
+    other = nn.Linear(2, 1)
+    with torch.no_grad():
+        other.weight.copy_(model.weight + 1)
+        other.bias.copy_(model.bias)
+    facts = {pitfalls.KEPT_AT_THE_END: "120", pitfalls.SAVED_HELD: "0 of 40"}
+    correct = pitfalls.LabRun("correct", model=model)
+    same = pitfalls._graph_kept(correct, pitfalls.LabRun("broken", facts=facts, model=model), "")
+    differ = pitfalls._graph_kept(correct, pitfalls.LabRun("broken", facts=facts, model=other), "")
+    assert "The parameters are the same either way" in same and "parameters differ" not in same
+    assert "The parameters differ" in differ and "same" not in differ
+    holding = dict(facts, **{pitfalls.SAVED_HELD: "12 of 40"})
+    held = pitfalls._graph_kept(correct, pitfalls.LabRun("broken", facts=holding, model=model), "")
+    assert "with 12 of 40 of the tensors they saved" in held and "freed every tensor" not in held
+    assert "freed every tensor they had saved" in same
+
+
+def test_the_loss_words_say_oscillates_only_when_the_loss_rose():
+    assert pitfalls.rises_words("3 of 7") == "but it oscillates: it rose in 3 of 7 epochs"
+    assert "oscillates" not in pitfalls.rises_words("0 of 7")
+    assert "fell in every epoch" in pitfalls.rises_words("0 of 7")
+    correct = pitfalls.LabRun("correct", train_loss=[0.6, 0.4, 0.3])
+    calm = pitfalls.LabRun("broken", train_loss=[0.7, 0.5, 0.35], facts={"epochs whose loss rose": "0 of 2"})
+    words = pitfalls._exploded_or_oscillated(correct, calm, "AdamW")
+    assert "does not explode" in words and "fell in every epoch" in words and "above" in words
+    wild = pitfalls.LabRun("broken", train_loss=[0.7, 80.0, 0.2], facts={"epochs whose loss rose": "1 of 2"})
+    assert "explodes" in pitfalls._exploded_or_oscillated(correct, wild, "SGD")
+
+
+def test_the_silent_gradient_words_follow_the_error_and_the_counter_both_ways():
+    silent = pitfalls.silent_gradient_words("0.012 (3% of the largest entry)", "5 -> 5")
+    assert "differs from the true gradient" in silent and "did not move (5 -> 5)" in silent
+    honest = pitfalls.silent_gradient_words("0 (0% of the largest entry)", "5 -> 6")
+    assert "equals the true gradient" in honest and "moved (5 -> 6)" in honest
+    assert "differs" not in honest and "did not" not in honest
+
+
+def test_the_lab_findings_use_the_words_of_their_own_numbers(results):
+    no_eval = results["no_eval"]
+    assert pitfalls.trained_alike_words(no_eval.correct.model, no_eval.broken.model) in no_eval.finding
+    assert "Both runs trained alike" in no_eval.finding           # pitfall 5 trains the same weights
+    for key in ("no_no_grad", "scaler_on_all"):
+        r = results[key]
+        assert pitfalls.accuracy_words(r.correct.test_acc, r.broken.test_acc) in r.finding
+    kept = results["accumulate_tensor"]
+    assert "The parameters are the same either way" in kept.finding
+    mutation = results["data_mutation"]
+    assert pitfalls.silent_gradient_words(mutation.broken.facts[GRAD_ERROR],
+                                          mutation.broken.facts[VERSION]) in mutation.finding
+    adamw = results["no_zero_grad:AdamW"]
+    assert pitfalls.rises_words(adamw.broken.facts["epochs whose loss rose"]) in adamw.finding

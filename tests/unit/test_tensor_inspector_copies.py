@@ -138,3 +138,35 @@ def test_a_huge_tensor_says_its_facts_come_from_meta():
 def test_the_script_prints_the_device():
     code = tensor_script(TensorSettings(shape=(4, 6), ops="t()"), materialized=True, failing_step=None)
     assert "device={t.device}" in code
+
+
+
+STEP_NOTES = [
+    # (chain on a (2, 3) tensor, the same chain in PyTorch, the note's start, what PyTorch's
+    # result says is true of that step)
+    ("reshape(3, 2)", lambda x: x.reshape(3, 2), "reshape returned a view",
+     lambda x, y: y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()),
+    ("t().reshape(6)", lambda x: x.t().reshape(6), "reshape had to copy",
+     lambda x, y: y.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()),
+    ("contiguous()", lambda x: x.contiguous(), "contiguous() returned the tensor itself",
+     lambda x, y: y is x),
+    ("unsqueeze(0).expand(3, 2, 3)", lambda x: x.unsqueeze(0).expand(3, 2, 3),
+     "stride 0: every index", lambda x, y: 0 in y.stride()),
+    ("squeeze(0)", lambda x: x.squeeze(0), "the dimension asked for does not have size 1",
+     lambda x, y: y.shape == x.shape),
+    ("[1:]", lambda x: x[1:], "a view that starts later",
+     lambda x, y: y.storage_offset() > x.storage_offset()),
+    ("t()", lambda x: x.t(), "a view: the same strides in a new order",
+     lambda x, y: y.stride() == x.stride()[::-1]),
+    ("view(3, 2)", lambda x: x.view(3, 2), "a view: new sizes and strides",
+     lambda x, y: y.stride() == (2, 1)),
+]
+
+
+@pytest.mark.parametrize("ops, chain, note, pytorch_agrees", STEP_NOTES, ids=[c[0] for c in STEP_NOTES])
+def test_each_step_note_is_the_one_pytorchs_result_calls_for(ops, chain, note, pytorch_agrees):
+    """step_note's verdicts (view or copy, itself, stride 0, offset moved...) each reached with a
+    real tensor, and PyTorch's own result of the chain confirms the one given."""
+    x = torch.arange(6.0).reshape(2, 3)
+    assert pytorch_agrees(x, chain(x))
+    assert inspect(TensorSettings(shape=(2, 3), ops=ops)).result.note.startswith(note)

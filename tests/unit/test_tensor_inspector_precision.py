@@ -157,3 +157,22 @@ def test_outside_autocast_only_the_matrix_product_refuses_mixed_dtypes():
     source = _inspect.getsource(page)
     assert "nothing casts for you" not in source
     assert "Elementwise ops" in source and "promote" in source
+
+
+def test_the_detached_words_say_shares_and_still_requires_grad_only_when_measured():
+    """With PyTorch's real result the array shares w's memory; a report whose array had been a
+    copy, of a w that no longer required grad, gets the other words."""
+    import dataclasses
+
+    from workbench.tensors.numpy_bridge import DETACHED
+
+    report = detach_bridge(42)
+    shared = report.detached_words(42)
+    assert "still **shares** it" in shared and "and still requires grad (True)" in shared
+    assert f"`w` holds `{report.w_after_write}`" in shared
+    copied_rows = [dataclasses.replace(r, shares_memory=False) if r.way == DETACHED else r
+                   for r in report.rows]
+    copied = dataclasses.replace(report, rows=copied_rows, still_requires_grad=False)
+    words = copied.detached_words(42)
+    assert "**copy**" in words and "shares" not in words
+    assert "no longer requires grad (False)" in words and "still requires" not in words

@@ -178,6 +178,15 @@ def _same(before: torch.Tensor | None, after: torch.Tensor | None) -> bool:
     return before.shape == after.shape and bool(torch.equal(before, after))
 
 
+def same_gradients(traces: list[BackwardTrace]) -> bool:
+    """Whether every call left the same `.grad` on every leaf: what "every call gives the same
+    gradient" claims, checked on the recorded gradients rather than assumed."""
+    first = traces[0].leaf_grads if traces else {}
+    return all(t.leaf_grads.keys() == first.keys()
+               and all(_same(first[name], t.leaf_grads[name]) for name in first)
+               for t in traces[1:])
+
+
 # Copies of gradients kept for the step-through, in elements, over a whole run (16 MB of float32).
 MAX_RECORDED_ELEMENTS = 4_000_000
 

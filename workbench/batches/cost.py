@@ -30,6 +30,14 @@ class BatchingCost:
         """How many times slower per-sample fetching is than whole-batch fetching."""
         return self.per_sample_us / self.whole_batch_us
 
+    def bare_loop_words(self) -> str:
+        """What the bare loop's timing says against the two loaders', from the three numbers:
+        it is usually the fastest, but timings this short can come out in any order."""
+        if self.bare_us <= min(self.per_sample_us, self.whole_batch_us):
+            return "is the floor: the fastest of the three here"
+        return ("came out slower than a loader this time: timings this short are noisy, "
+                "press Measure again")
+
 
 def tensor_dataset(samples: int, features: int = 2, seed: int = 0) -> TensorDataset:
     generator = torch.Generator().manual_seed(seed)

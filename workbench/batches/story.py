@@ -12,6 +12,18 @@ def short_list(values: tuple[int, ...], limit: int = 12) -> str:
     return f"[{shown}{', …' if len(values) > limit else ''}]"
 
 
+def empty_loader_words(draws: int, batch_size: int, drop_last: bool) -> str:
+    """Why a loader yields no batch, from its numbers: "fewer than batch_size" and "drop_last
+    drops it" only when they are what happened."""
+    if draws == 0:
+        return "The sampler draws no indices in an epoch, so there is nothing to batch."
+    if drop_last and draws < batch_size:
+        return (f"Every epoch has {draws} indices, fewer than `batch_size={batch_size}`, and "
+                "`drop_last=True` drops the only, short, batch.")
+    return (f"Every epoch has {draws} indices (`batch_size={batch_size}`, "
+            f"`drop_last={drop_last}`), and the batch sampler made no batch of them.")
+
+
 def describe_sampler(settings: BatchSettings, dataset_size: int) -> str:
     draws = draws_per_epoch(settings, dataset_size)
     if settings.batch_sampler == "bucket":

@@ -222,6 +222,17 @@ class LinearMapCheck:
     points: int                    # how many points it was checked on
     max_difference: float          # largest |model(x) - (x @ W.T + b)| on them
 
+    def agreement_words(self) -> str:
+        """Whether the multiplied-out map reproduces the model, judged from the measured
+        difference: float32 rounding of a few small matrix products stays far below
+        LINEAR_MAP_TOLERANCE, a wrong product does not."""
+        if self.max_difference <= LINEAR_MAP_TOLERANCE:
+            return f"it matches the model to {self.max_difference:.2g}"
+        return f"it differs from the model by up to {self.max_difference:.2g}"
+
+
+LINEAR_MAP_TOLERANCE = 1e-3
+
 
 def linear_map_check(model: MLP, x: torch.Tensor, weight: torch.Tensor,
                      bias: torch.Tensor) -> LinearMapCheck:

@@ -757,8 +757,8 @@ def _evaluated_in_train_mode(correct: LabRun, broken: LabRun) -> str:
     spread = 100 * (max(broken.repeats) - min(broken.repeats))
     mean_train = 100 * sum(broken.repeats) / len(broken.repeats)
     in_eval = 100 * correct.repeats[0]
-    return (f"Both runs trained alike (the same train losses, so the same final weights). "
-            f"Evaluated {REPEATS} times, those weights score {in_eval:.1f}% "
+    return (f"{trained_alike_words(correct.model, broken.model)} "
+            f"Evaluated {REPEATS} times, the final weights score {in_eval:.1f}% "
             f"every time with `model.eval()` and from {100 * min(broken.repeats):.1f}% to "
             f"{100 * max(broken.repeats):.1f}% in train mode (a spread of {spread:.1f} points, "
             f"mean {mean_train:.1f}%): {train_mode_verdict(broken.repeats, correct.repeats[0])}.")
@@ -782,6 +782,32 @@ def train_mode_verdict(train_mode: list[float], in_eval: float) -> str:
     return f"{noisy}, and the same on average"
 
 
+def accuracy_words(correct: float, broken: float) -> str:
+    """The broken run's test accuracy against the correct run's, in words, from the two numbers
+    (to the 0.1 point the page shows them)."""
+    gap = round(100 * (broken - correct), 1)
+    if gap == 0:
+        return "The test accuracy is the same"
+    side = "lower" if gap < 0 else "higher"
+    return f"The broken run's test accuracy is {abs(gap):.1f} points {side}"
+
+
+def same_weights(a: nn.Module | None, b: nn.Module | None) -> bool:
+    """Whether two trained models end with exactly the same parameters."""
+    if a is None or b is None:
+        return False
+    left, right = list(a.parameters()), list(b.parameters())
+    return len(left) == len(right) and all(
+        x.shape == y.shape and torch.equal(x.cpu(), y.cpu()) for x, y in zip(left, right, strict=True))
+
+
+def trained_alike_words(correct: nn.Module | None, broken: nn.Module | None) -> str:
+    """Whether the two runs trained alike, judged from their final weights."""
+    if same_weights(correct, broken):
+        return "Both runs trained alike (the same final weights)."
+    return "The two runs end with different weights, so more than the evaluation differs."
+
+
 def _exploded_or_oscillated(correct: LabRun, broken: LabRun, option: str) -> str:
     finite = [v for v in broken.train_loss if math.isfinite(v)]
     peak = max(finite) if finite else math.inf
@@ -791,9 +817,16 @@ def _exploded_or_oscillated(correct: LabRun, broken: LabRun, option: str) -> str
         return (f" With {option} the loss explodes: it peaks at {peak:.3g} in epoch {epoch}, "
                 f"{peak / final:,.0f} times the correct run's final loss.")
     where = "above" if _last(broken.train_loss) > final else "at or below"
+    rose = broken.facts["epochs whose loss rose"]
     return (f" With {option} the loss does not explode (its largest epoch loss is "
-            f"{peak:.3g}, in epoch {epoch}) but it oscillates: it rose in "
-            f"{broken.facts['epochs whose loss rose']} epochs, and ends {where} the correct run's.")
+            f"{peak:.3g}, in epoch {epoch}) {rises_words(rose)}, and ends {where} the correct run's.")
+
+
+def rises_words(rose: str) -> str:
+    """"it oscillates" only when the loss rose in some epoch: `rose` is the fact "3 of 7"."""
+    if int(rose.split(" of ")[0]) > 0:
+        return f"but it oscillates: it rose in {rose} epochs"
+    return f"and it fell in every epoch (it rose in {rose})"
 
 
 def _floored(correct: LabRun, broken: LabRun, option: str) -> str:
@@ -809,7 +842,8 @@ def _floored_with_smaller_gradients(correct: LabRun, broken: LabRun, option: str
 
 
 def _saved_for_nothing(correct: LabRun, broken: LabRun, option: str) -> str:
-    return (f" The accuracy is the same; without `no_grad` one validation pass saved "
+    return (f" {accuracy_words(correct.test_acc, broken.test_acc)}; without `no_grad` one "
+            f"validation pass saved "
             f"{broken.facts[SAVED_TENSORS]} tensors for backward "
             f"({broken.facts[SAVED_BYTES]} bytes in all, {broken.facts[SAVED_NEW_BYTES]} of "
             f"them new activations), with it {correct.facts[SAVED_TENSORS]}. How much that "
@@ -820,24 +854,37 @@ def _saved_for_nothing(correct: LabRun, broken: LabRun, option: str) -> str:
 def _graph_kept(correct: LabRun, broken: LabRun, option: str) -> str:
     held = broken.facts.get(SAVED_HELD, "")
     freed = held.startswith("0 of")
-    return (" The parameters are the same either way; the difference is memory: "
-            f"{broken.facts[KEPT_AT_THE_END]} graph "
+    parameters = ("The parameters are the same either way; the difference is memory"
+                  if same_weights(correct.model, broken.model)
+                  else "The parameters differ, and so does the memory")
+    return (f" {parameters}: {broken.facts[KEPT_AT_THE_END]} graph "
             "nodes are still alive because `total_loss` holds them"
             + (", though `backward()` freed every tensor they had saved, so they are small."
                if freed else f", with {held} of the tensors they saved."))
 
 
 def _scaler_leaked(correct: LabRun, broken: LabRun, option: str) -> str:
-    return (" The accuracy barely moves on this easy data, but the scaler's mean and std now "
-            "contain the test points: compare them below.")
+    return (f" {accuracy_words(correct.test_acc, broken.test_acc)}, but the scaler's mean and "
+            "std now contain the test points: compare them below.")
 
 
 def _silent_gradient(correct: LabRun, broken: LabRun, option: str) -> str:
-    return (f" No error, but at the first step the gradient `.data` left in `.grad` differs "
-            f"from the true gradient of the computed loss by up to {broken.facts[GRAD_ERROR]} "
-            f"(correct run: {correct.facts[GRAD_ERROR]}), and the version counter did not "
-            f"move ({broken.facts[VERSION]}). The same change under `torch.no_grad()` bumps "
-            "the counter and `backward()` refuses: see PyTorch's error below.")
+    return (f" No error, but {silent_gradient_words(broken.facts[GRAD_ERROR], broken.facts[VERSION])} "
+            f"(correct run: {correct.facts[GRAD_ERROR]}). The same change under "
+            "`torch.no_grad()` bumps the counter and `backward()` refuses: see PyTorch's error below.")
+
+
+def silent_gradient_words(grad_error: str, version: str) -> str:
+    """What `.data` did at the first step, from the facts: the gradient error ("0.012 (3% of the
+    largest entry)") and the version counter around the update ("5 -> 5")."""
+    error = float(grad_error.split()[0])
+    before, after = version.split(" -> ")
+    gradient = (f"at the first step the gradient `.data` left in `.grad` differs from the true "
+                f"gradient of the computed loss by up to {grad_error}" if error > 0 else
+                "at the first step the gradient `.data` left in `.grad` equals the true gradient")
+    counter = (f"the version counter did not move ({version})" if before == after else
+               f"the version counter moved ({version})")
+    return f"{gradient}, and {counter}"
 
 
 # What each pitfall's finding says after the losses and accuracies both runs share.

@@ -111,6 +111,22 @@ class DetachReport:
     other_device: str           # the non-CPU device of the last row ("meta" when no GPU answers)
     code: str
 
+    def detached_words(self, written: int) -> str:
+        """What writing through `w.detach().numpy()` showed, from what was measured: "shares"
+        only if the array's data pointer is w's, "still requires grad" only if w does."""
+        detached = next(row for row in self.rows if row.way == DETACHED)
+        grad = "still requires grad" if self.still_requires_grad else "no longer requires grad"
+        after = (f"after `arr[0] = {written}`, `w` holds `{self.w_after_write}` and {grad} "
+                 f"({self.still_requires_grad})")
+        if detached.shares_memory:
+            return (f"`w.detach()` is the same memory cut from the graph, so its array still "
+                    f"**shares** it: {after}. Autograd did not see that write; copy "
+                    "(`w.detach().numpy().copy()`) when the array will be changed.")
+        return f"Here the array of `w.detach()` is a **copy** (another data pointer): {after}."
+
+
+DETACHED = "arr = w.detach().numpy()"
+
 
 def _try_numpy(way: str, make, owner: torch.Tensor) -> tuple[DetachRow, np.ndarray | None]:
     try:
@@ -130,7 +146,7 @@ def detach_bridge(written: int = 100, other_device: torch.device | str = "meta")
     refused, _ = _try_numpy("w.numpy()", lambda: w.numpy(), w)
     rows.append(refused)
     rows.append(_try_numpy("(w * 2).numpy()", lambda: (w * 2).numpy(), w)[0])
-    detached_row, arr = _try_numpy("arr = w.detach().numpy()", lambda: w.detach().numpy(), w)
+    detached_row, arr = _try_numpy(DETACHED, lambda: w.detach().numpy(), w)
     rows.append(detached_row)
     rows.append(_try_numpy("w.numpy(force=True)", lambda: w.numpy(force=True), w)[0])
     away = torch.arange(3.0, device=other)
