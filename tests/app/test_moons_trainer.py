@@ -237,7 +237,8 @@ def test_the_widgets_follow_the_settings_table():
 
     at = open_page(PAGE)
     assert_clean(at)
-    widgets = {w.key: w for kind in ("selectbox", "number_input", "slider", "text_input")
+    kinds = ("selectbox", "number_input", "slider", "text_input", "segmented_control")
+    widgets = {w.key: w for kind in kinds
                for w in at.get(kind) if w.key and w.key.startswith("mt_")}
     for p in TABLE.params:
         widget = widgets["mt_" + p.name]
