@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from components.classroom import visible
 from components.plain_text import code_span, md
@@ -149,20 +150,24 @@ def chain_text(form: SettingsForm) -> None:
         st.code(_chain_code(ops), language="python")
 
 
-def op_chain(form: SettingsForm, *, typed_on_stage: bool = False) -> None:
+def op_chain(form: SettingsForm, *, typed_on_stage: bool = False) -> DeltaGenerator | None:
     """The chain as typed text, and a builder that appends one step at a time. With
     `typed_on_stage` the text box is on presenter mode's first screen (`chain_text`) and only
-    the builder is here."""
+    the builder is here. Returns the slot right under the chain's text, for the line that says
+    a step failed (None on the stage, which has its own)."""
     st.subheader("2 · Apply ops", divider="gray")
+    problem_slot = None
     if typed_on_stage:
         if not visible("ops"):     # the lesson fixed the chain: there is nothing to build
-            return
+            return None
         st.caption("The chain itself is at the top of the page; the builder appends to it.")
     else:
         ops = form.value("ops", placeholder=CHAIN_PLACEHOLDER)
         if not visible("ops"):
             st.code(_chain_code(ops), language="python")
-            return
+        problem_slot = st.container(key="ti_chain_problem")
+        if not visible("ops"):
+            return problem_slot
     method_col, args_col = st.columns(2)
     if "ti_add_method" not in ss:
         ss["ti_add_method"], ss["ti_add_args"] = "transpose", ARG_TEMPLATES["transpose"]
@@ -181,3 +186,4 @@ def op_chain(form: SettingsForm, *, typed_on_stage: bool = False) -> None:
                   icon=":material/undo:")
         st.button("Clear", on_click=_clear_chain, args=(form,), key="ti_clear",
                   icon=":material/clear_all:")
+    return problem_slot

@@ -5,7 +5,6 @@ page, and goes back to the last step only when the chain changes.
 """
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass
 
 import pandas as pd
@@ -29,6 +28,7 @@ from workbench.tensors.report import MAX_TOTAL_VALUES, MAX_VALUES, Inspection
 
 ss = st.session_state
 EMPTY_FILLS = ("empty", "empty_like")
+CHAIN_ERROR_KEY = "ti_chain_error"
 
 
 @dataclass
@@ -40,28 +40,46 @@ class DrawnStep:
     cell_labels: str = "values"
 
 
-def failure_panel(failure: Failure, key: str, form: SettingsForm, report: Inspection, *,
-                  compact: bool = False) -> None:
-    """What failed, PyTorch's message explained, and the one-click fixes. `compact` (presenter
-    mode's first screen) keeps it to one line and the fixes, with the message folded away, so
-    that the last step that worked is still drawn on the same screen."""
-    where = "Building x" if failure.step_number is None else \
-        f"Step {failure.step_number}: {code_span(failure.label)}"
-    if compact:
-        st.error(f"**{where} failed**: {failure.error.title}", icon=":material/error:")
+def _where(failure: Failure, key: str) -> str:
+    if failure.step_number is not None:
+        return f"Step {failure.step_number}: {code_span(failure.label)}"
+    # A chain that cannot be read has no step number; only building x fails outside the chain.
+    return "Reading the op chain" if key == CHAIN_ERROR_KEY else "Building x"
+
+
+def _fix_buttons(failure: Failure, key: str, form: SettingsForm, report: Inspection) -> None:
+    for number, (column, fix) in enumerate(zip(st.columns(len(failure.fixes)), failure.fixes,
+                                               strict=True)):
+        column.button(md(fix.label), key=f"{key}_fix_{number}", on_click=apply_changes,
+                      args=(form, report.settings, fix.changes), icon=":material/build:",
+                      width="stretch")
+
+
+def failure_line(failure: Failure, key: str, form: SettingsForm, report: Inspection, *,
+                 folded_message: bool) -> None:
+    """What failed in one line, and the one-click fixes under it: where the learner typed
+    (under the chain) or on presenter mode's first screen. With `folded_message` PyTorch's
+    message and its explanation are folded under the line; otherwise section 3 shows them."""
+    st.error(f"**{_where(failure, key)} failed**: {failure.error.title}" +
+             ("" if folded_message else " (PyTorch's message and why: section 3 below)"),
+             icon=":material/error:")
+    if folded_message:
         with st.expander("PyTorch's message, and why"):
             error_panel(failure.error, key=key)
-    else:
-        st.markdown(f"**{where} failed.**")
-        error_panel(failure.error, key=key)
     if failure.fixes:
-        if not compact:
-            st.markdown("**One-click fixes**")
-        for number, (column, fix) in enumerate(zip(st.columns(len(failure.fixes)), failure.fixes,
-                                                   strict=True)):
-            column.button(md(fix.label), key=f"{key}_fix_{number}", on_click=apply_changes,
-                          args=(form, report.settings, fix.changes), icon=":material/build:",
-                          width="stretch")
+        _fix_buttons(failure, key, form, report)
+
+
+def failure_panel(failure: Failure, key: str, form: SettingsForm, report: Inspection, *,
+                  fixes: bool = True) -> None:
+    """What failed, with PyTorch's message explained and (with `fixes`) the one-click fixes."""
+    st.markdown(f"**{_where(failure, key)} failed.**")
+    error_panel(failure.error, key=key)
+    if fixes and failure.fixes:
+        st.markdown("**One-click fixes**")
+        _fix_buttons(failure, key, form, report)
+    elif failure.fixes:
+        st.caption("The one-click fixes are under the op chain, above.")
 
 
 def facts_table(report: Inspection) -> pd.DataFrame:
@@ -83,18 +101,24 @@ def facts_table(report: Inspection) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def facts_section(report: Inspection, form: SettingsForm,
-                  failure_slot: DeltaGenerator | None = None) -> None:
-    """The table of facts, one row per step, with a note on what each step did to memory. A
-    failure and its one-click fixes go to `failure_slot` when there is one (presenter mode's
-    first screen: the error is the lesson), else into this section."""
+def facts_section(report: Inspection, form: SettingsForm, *,
+                  stage_slot: DeltaGenerator | None = None,
+                  chain_slot: DeltaGenerator | None = None) -> None:
+    """The table of facts, one row per step, with a note on what each step did to memory.
+
+    A failure is said in one line with its one-click fixes where the learner looks: on
+    presenter mode's first screen (`stage_slot`: the error is the lesson, its message folded
+    there) or, for a step of the chain, under the chain input (`chain_slot`), with PyTorch's
+    message explained in this section."""
     settings = report.settings
-    here = failure_slot if failure_slot is not None else nullcontext()
     st.subheader("3 · What PyTorch reports", divider="gray")
     if report.build_failure is not None:
-        with here:
-            failure_panel(report.build_failure, "ti_build_error", form, report,
-                          compact=failure_slot is not None)
+        if stage_slot is not None:
+            with stage_slot:
+                failure_line(report.build_failure, "ti_build_error", form, report,
+                             folded_message=True)
+        else:
+            failure_panel(report.build_failure, "ti_build_error", form, report)
     if not report.views:       # x cannot exist at all: the failure above says why and offers a fix
         return
     if report.build_failure is not None:
@@ -123,10 +147,15 @@ def facts_section(report: Inspection, form: SettingsForm,
              for number, view in enumerate(report.views) if view.note]
     if notes:
         st.markdown("\n".join(f"- {note}" for note in notes))
-    if report.chain_failure is not None:
-        with here:
-            failure_panel(report.chain_failure, "ti_chain_error", form, report,
-                          compact=failure_slot is not None)
+    failure = report.chain_failure
+    if failure is not None and stage_slot is not None:
+        with stage_slot:
+            failure_line(failure, CHAIN_ERROR_KEY, form, report, folded_message=True)
+    elif failure is not None:
+        if chain_slot is not None:
+            with chain_slot:
+                failure_line(failure, CHAIN_ERROR_KEY, form, report, folded_message=False)
+        failure_panel(failure, CHAIN_ERROR_KEY, form, report, fixes=chain_slot is None)
 
 
 def _pick_step(report: Inspection, pick_col: DeltaGenerator, show_col: DeltaGenerator,

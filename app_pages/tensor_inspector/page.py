@@ -19,7 +19,7 @@ from components.device import learner_device
 from components.figures import presenting
 from components.stage import page_header
 from components.knowledge_check import knowledge_check
-from components.lesson_link import link_settings, publish_link
+from components.lesson_link import fixed_settings_note, link_settings, publish_link
 from components.settings_form import SettingsForm
 from workbench.tensors.broadcast import combine_shapes
 from workbench.tensors.checks import PAGE_CHECKS
@@ -34,7 +34,7 @@ KEY = "tensor_inspector"
 linked, fresh = link_settings(TABLE, KEY)
 form = SettingsForm(TABLE, linked, fresh, prefix="ti_")
 
-page_header("Tensor inspector",
+fixed_slot = page_header("Tensor inspector",
     "A tensor is a **view over flat memory**: `shape` says how many indices each dimension has, "
     "`stride` how many storage elements one step along each dimension skips, and the "
     "**storage offset** where element `[0, 0, ...]` lives. Build a tensor, apply ops, and watch "
@@ -50,7 +50,7 @@ build_col, chain_col = st.columns([1, 1.25], gap="large")
 with build_col:
     controls.build_x(form)
 with chain_col:
-    controls.op_chain(form, typed_on_stage=stage is not None)
+    chain_problem_slot = controls.op_chain(form, typed_on_stage=stage is not None)
 report_area = st.container()
 
 st.subheader("More about tensors", divider="gray")
@@ -64,6 +64,7 @@ with broadcast_tab:
 
 settings = form.settings()
 publish_link(TABLE, KEY, settings)
+fixed_settings_note(fixed_slot, TABLE, settings)
 
 # --- compute -----------------------------------------------------------------------------------
 
@@ -80,7 +81,8 @@ with preset_slot:
 with shape_preset_slot:
     broadcasting.preset_picker(form, settings)
 with report_area:
-    inspector.facts_section(report, form, stage.failure if stage is not None else None)
+    inspector.facts_section(report, form, stage_slot=stage.failure if stage is not None else None,
+                            chain_slot=chain_problem_slot)
     inspector.pictures_section(report, stage)
     code_panel(script, filename="tensor_inspector.py", key="ti_code",
                caption="Running it prints, for x and each step, the same facts as the table above.")

@@ -313,3 +313,22 @@ def test_a_preset_says_which_chain_it_replaced():
     assert_clean(at)
     toasts = " ".join(t.value for t in at.toast)
     assert "t().flatten()" in toasts and "3,5" in toasts and "replaced" in toasts
+
+
+def test_a_chain_that_cannot_be_read_is_not_called_a_failure_to_build_x():
+    at = open_page(PAGE, query={"ops": "t("})
+    assert_clean(at)
+    errors = [e.value for e in at.error]
+    assert any("Reading the op chain failed" in e for e in errors), errors
+    assert "Building x failed" not in shown_text(at)
+
+
+def test_a_failing_step_is_said_once_under_the_chain_and_explained_once_below():
+    at = open_page(PAGE, query={"shape": "2,3", "ops": "t().view(-1)"})
+    assert_clean(at)
+    lines = [e.value for e in at.error if "failed" in e.value]
+    assert lines == ["**Step 2: `x.t().view(-1)` failed**: " + lines[0].split("failed**: ")[1]], lines
+    assert "section 3 below" in lines[0]
+    text = shown_text(at)
+    assert text.count("**Step 2: `x.t().view(-1)` failed.**") == 1
+    assert "The one-click fixes are under the op chain, above." in text

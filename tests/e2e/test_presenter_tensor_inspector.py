@@ -107,6 +107,22 @@ def test_a_failing_chain_shows_the_error_and_its_fix_on_the_first_screen(browser
     page.context.close()
 
 
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_readmes_failing_chain_keeps_the_grid_and_the_strip_on_the_first_screen(browser,
+                                                                                    app_url, size):
+    """The README's own example: x.t() is drawn (the last step that worked) while its
+    view(-1) fails; the error line, its fixes, the grid and the strip share the first screen."""
+    page = first_screen(browser, app_url, "/tensor_inspector?shape=2,3&ops=t().view(-1)", size)
+    _drawn(page, "5")
+    expect(page.locator(".st-key-ti_stage [data-testid=stAlert]").first).to_contain_text(
+        "Step 2", timeout=WAIT_MS)
+    assert_on_first_screen(page, page.get_by_role("button", name="Use reshape(-1)"), "the fix")
+    for what, locator in _stage(page).items():
+        assert_on_first_screen(page, locator, what)
+        assert clipped_texts(locator) == [], what
+    page.context.close()
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_no_stage_text_and_no_memory_walk_title_is_cut(browser, app_url, theme):
     """The walk's axis titles were cut in presenter mode (issue 12), in both themes."""

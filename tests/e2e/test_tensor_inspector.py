@@ -52,6 +52,28 @@ def test_one_click_fix_in_the_browser(page, app_url):
     assert parse_qs(urlparse(page.url).query)["ops"] == ["t().reshape(-1)"]
 
 
+def test_a_failing_chain_says_so_under_the_chain_with_its_fixes(page, app_url):
+    """The learner's eyes are on the chain they typed: the failed step, in one line, and its
+    one-click fixes are right under it on the first screen (PyTorch's message is in section 3)."""
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    open_path(page, app_url, "/tensor_inspector?shape=2,3&ops=t().view(-1)")
+    under_chain = page.locator(".st-key-ti_chain_problem")
+    expect(under_chain.locator("[data-testid=stAlert]")).to_contain_text(
+        "Step 2: x.t().view(-1) failed", timeout=WAIT_MS)
+    chain_box = page.locator(".st-key-ti_ops").bounding_box()
+    fix = under_chain.get_by_role("button", name="Use reshape(-1)")
+    expect(fix).to_be_visible(timeout=WAIT_MS)
+    for what, locator in {"the error line": under_chain.locator("[data-testid=stAlert]"),
+                          "the fix": fix}.items():
+        found = locator.bounding_box()
+        assert chain_box["y"] < found["y"] < 1000 - found["height"], (what, chain_box, found)
+    assert_clean(page)
+    fix.click()
+    wait_settled(page)
+    expect(page.locator(".st-key-ti_ops input")).to_have_value("t().reshape(-1)", timeout=WAIT_MS)
+    expect(under_chain.locator("[data-testid=stAlert]")).to_have_count(0, timeout=WAIT_MS)
+
+
 def test_a_chain_and_its_drawn_step_survive_the_sidebar(page, app_url):
     open_path(page, app_url, "/tensor_inspector?shape=3,5&ops=t().contiguous()")
     x = torch.zeros(3, 5)

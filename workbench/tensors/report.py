@@ -60,7 +60,7 @@ def inspect(settings: TensorSettings, device: torch.device | str = "cpu") -> Ins
             "The inspector reads a chain of the allowed tensor methods with whole-number "
             "arguments, and indexing with slices, whole numbers, `None` and `...`, for example "
             "`transpose(0, 1).reshape(4, -1)[:, 1:3]`. It never runs typed text as code.",
-            ("check the spelling of each method and its parentheses",), "Syntax"))
+            ("check the spelling of each method and its parentheses",), "Refused"))
     try:
         meta = torch.empty(settings.shape, dtype=DTYPES[settings.dtype], device="meta")
     except RuntimeError as exc:      # more bytes than an int64 can count: PyTorch refuses
