@@ -16,7 +16,7 @@ def error_panel(error: ExplainedError | BaseException, *, key: str | None = None
         if explained.kind == REFUSED:
             st.markdown("The workbench checked it and refused:")
         else:
-            st.markdown(f"{explained.kind} from PyTorch:")
+            st.markdown(f"{explained.kind} from {explained.origin}:")
         st.code(explained.message, language="text", wrap_lines=True)
         st.markdown(explained.explanation)
         if explained.fixes:

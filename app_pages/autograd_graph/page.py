@@ -96,13 +96,24 @@ def draw_graph() -> str | None:
         default = result.page_calls_from if result.page_calls_from < len(result.traces) else 0
         return step_through(result.traces, signature=signature, default_trace=default, work=mine,
                             **shown)
-    if result.final_graph is not None:
-        note = ("No backward() has run yet: set *Call backward()* to 1 or more to step through it."
-                if result.page_calls == 0 else "")
-        return static_graph(result.final_graph, note=note, **shown)
     where = "below" if stage else "above"
+    stopped_at = result.error_line if result.error is not None else None
+    # A program that stopped before recording any operation leaves at most one tensor: drawn
+    # alone it would be a stray "output" box, not a graph.
+    if result.final_graph is not None and not (stopped_at and len(result.final_graph.nodes) < 2):
+        if stopped_at:
+            note = (f"**The program stopped at line {stopped_at}** (the error {where}), so no "
+                    "backward() ran: this is the graph PyTorch recorded before that line. Fix "
+                    "it to step through backward().")
+        elif result.page_calls == 0 and settings.backward == 0:
+            note = "No backward() has run yet: set *Call backward()* to 1 or more to step through it."
+        else:
+            note = ""
+        return static_graph(result.final_graph, note=note, **shown)
     if result.error is not None:
-        st.info(f"Nothing to draw yet: fix the line named {where} and the graph appears here.",
+        line = f"line {stopped_at}" if stopped_at else "the line"
+        st.info(f"Nothing to draw yet: the program stopped at {line} (the error {where}) before "
+                "PyTorch recorded an operation. Fix it and the graph appears here.",
                 icon=":material/info:")
     else:
         st.info("The program made no tensor yet: assign one, e.g. `w = torch.tensor(3.0, "
@@ -138,11 +149,17 @@ else:
 if result.final_graph is not None and result.final_graph.truncated:
     st.caption("The graph is large: only its first nodes are drawn.")
 
-if any(trace.leaf_grads for trace in result.traces):
-    st.subheader("Gradients accumulate")
-    accumulation_panel(result.traces, zero=settings.zero, retain=settings.retain,
-                       page_calls=result.page_calls)
-final_grads_panel(result)
+# The gradients are the answer to the page's question (and to a lesson step's check): they
+# come folded, to open once the learner has predicted them or stepped backward() to the end.
+grads_after_calls = any(trace.leaf_grads for trace in result.traces)
+if grads_after_calls or result.final_grads:
+    with st.expander("**The gradients after the run**: predict them, then open",
+                     icon=":material/visibility:"):
+        if grads_after_calls:
+            st.subheader("Gradients accumulate")
+            accumulation_panel(result.traces, zero=settings.zero, retain=settings.retain,
+                               page_calls=result.page_calls)
+        final_grads_panel(result)
 if dot is not None:
     export_buttons(dot, "ag_export")
 

@@ -1,6 +1,7 @@
 """Drawing pieces of the autograd page: what the run said, the step-through, accumulation, exports."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import shutil
@@ -17,7 +18,6 @@ from components.plain_text import code_span, md
 from workbench.autograd.backward_steps import BackwardTrace, same_gradients
 from workbench.autograd.graph import SMALL_TENSOR, GraphModel, Overlay, format_tensor, saved_label
 from workbench.autograd.session import SessionResult
-from workbench.common.errors import ExplainedError
 
 
 # Largest drawing (inches at 72 dpi) before Graphviz shrinks it: the graph column on a laptop,
@@ -73,14 +73,13 @@ def run_problems(result: SessionResult, code: str) -> None:
     if result.error is None:
         return
     error = result.error
-    if result.error_source == "pytorch":
+    if result.error_source == "failed":
         if result.error_line == 0:
             where = "in the page's backward() call"
         else:
             where = f"line {result.error_line}" + (f", column {result.error_col}"
                                                    if result.error_col else "")
-        error = ExplainedError(f"{error.title} ({where})", error.message, error.explanation,
-                               error.fixes, error.kind)
+        error = dataclasses.replace(error, title=f"{error.title} ({where})")
     error_panel(error, key="ag_error")
     source_lines = code.splitlines()
     if result.error_line and 0 < result.error_line <= len(source_lines):

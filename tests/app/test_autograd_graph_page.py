@@ -291,3 +291,53 @@ def test_following_lesson_steps_is_not_reported_as_lost_work():
     at.run()
     assert_clean(at)
     assert not any("was replaced" in i.value for i in at.info)
+
+
+def test_a_python_error_is_named_as_pythons_and_no_stray_node_is_drawn():
+    """Issue 27: a NameError was shown as "NameError from PyTorch" over a lone "output" box
+    and "set Call backward() to 1 or more" (it was 1: the program stopped first)."""
+    code = "w = torch.tensor(3.0, requires_grad=True)\nL = w * q\n"
+    at = open_page(PAGE, query={"code": code})
+    assert_clean(at)
+    text = shown_text(at)
+    assert "NameError from Python:" in text
+    assert "from PyTorch" not in text
+    assert "set *Call backward()* to 1 or more" not in text
+    assert not at.get("graphviz_chart")
+    assert any("stopped at line 2" in i.value for i in at.info), [i.value for i in at.info]
+
+
+def test_a_program_that_stops_after_recording_shows_that_graph_and_which_line_stopped_it():
+    code = "w = torch.tensor(3.0, requires_grad=True)\nb = w * 2\nL = b.view(2)\n"
+    at = open_page(PAGE, query={"code": code})
+    assert_clean(at)
+    text = shown_text(at)
+    assert "RuntimeError from PyTorch:" in text
+    assert "MulBackward0" in _dot(at)
+    notes = [i.value for i in at.info if "stopped at line 3" in i.value]
+    assert notes and "no backward() ran" in notes[0], [i.value for i in at.info]
+    assert "set *Call backward()* to 1 or more" not in text
+
+
+def test_with_no_backward_call_asked_the_page_says_how_to_ask_for_one():
+    at = open_page(PAGE, query={"backward": "0"})
+    assert_clean(at)
+    assert any("set *Call backward()* to 1 or more" in i.value for i in at.info)
+
+
+def test_the_gradients_are_folded_until_the_learner_opens_them():
+    """The lesson step's check asks for w.grad: the page must not print it under the program
+    before the learner has predicted it (issue 27); it is one click away, folded."""
+    step_link = {"code": "x = torch.tensor(2.0)\nw = torch.tensor(3.0, requires_grad=True)\n"
+                         "b = torch.tensor(1.0, requires_grad=True)\ny = w * x + b\nL = (y - 10) ** 2",
+                 "backward": "1"}
+    at = open_page(PAGE, query=step_link)
+    assert_clean(at)
+    folded = [e for e in at.expander if "gradients after the run" in e.label]
+    assert len(folded) == 1
+    answer = f"w.grad = {str(_lesson_grads()[0])}"      # as print(w.grad) writes it
+    inside = " ".join(c.value for c in folded[0].code)
+    assert answer in inside
+    outside = [c.value for c in at.code if answer in c.value]
+    assert outside == [c.value for c in folded[0].code if answer in c.value]
+    assert not any(answer in m.value for m in at.markdown)

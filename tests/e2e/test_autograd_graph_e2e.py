@@ -76,3 +76,18 @@ def test_final_gradients_after_the_programs_own_backward_calls_are_selectable_te
     line.click(click_count=3)
     selected = page.evaluate("() => window.getSelection().toString()")
     assert expected in selected, selected
+
+
+def test_a_program_error_names_python_and_the_line_and_draws_no_stray_node(page, app_url):
+    """Issue 27: a NameError read "NameError from PyTorch" over a lone "output" box, with
+    "set Call backward() to 1 or more" when it was 1 (the program had stopped first)."""
+    code = "w = torch.tensor(3.0, requires_grad=True)\nL = w * q\n"
+    open_path(page, app_url, f"/autograd_graph?code={quote(code)}&backward=1")
+    panel = page.locator(".st-key-ag_error")
+    expect(panel).to_contain_text("NameError from Python:")
+    expect(panel).to_contain_text("line 2")
+    main = page.locator(".st-key-autograd_graph_main")
+    expect(main).to_contain_text("stopped at line 2")
+    expect(main.locator("[data-testid=stGraphVizChart]")).to_have_count(0)
+    expect(page.get_by_text("to 1 or more", exact=False)).to_have_count(0)
+    assert_clean(page, "the failed program")

@@ -180,3 +180,20 @@ def test_parse_program_accepts_the_documented_language():
                   "with torch.no_grad():\n    y = x * 2\n"
                   "for i in range(3):\n    z = (x ** 2).sum()\n    z.backward()\n"
                   "print(x.grad[0], x.shape)\n")
+
+
+@pytest.mark.parametrize(("source", "origin", "kind"), [
+    ("L = q * 2", "Python", "NameError"),
+    ("a = 1 / 0", "Python", "ZeroDivisionError"),
+    ("x = torch.ones(2)\ny = x.view(3)", "PyTorch", "RuntimeError"),
+    ("x = torch.ones(2) + torch.ones(3)", "PyTorch", "RuntimeError"),
+    ("x = torch.ones(2)\nif x:\n    y = x", "PyTorch", "RuntimeError"),
+    ("w = torch.ones(2, requires_grad=True)\nL = w * 2\nL.backward()", "PyTorch", "RuntimeError"),
+    ("x = torch.ones(2)\ny = x[5]", "PyTorch", "IndexError"),
+])
+def test_a_failure_names_who_raised_it(source, origin, kind):
+    """Errors name their origin (issue 27): PyTorch for what a call into PyTorch raised, Python
+    for what the language raised before PyTorch was asked anything."""
+    failed = run_program(source).failed
+    assert failed is not None, source
+    assert (failed.origin, type(failed.error).__name__) == (origin, kind)

@@ -16,7 +16,8 @@ import math
 import operator
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,17 +35,36 @@ __all__ = ["DEFAULT_LIMITS", "Limits", "ProgramFailed", "ProgramRefused", "RunOu
            "parse_program", "run_program"]
 
 
-class ProgramFailed(Exception):
-    """PyTorch (or Python itself: a name not defined yet) raised while running `line`."""
+PYTORCH, PYTHON = "PyTorch", "Python"
 
-    def __init__(self, line: int, error: BaseException, *, col: int | None = None) -> None:
+
+class ProgramFailed(Exception):
+    """PyTorch or Python itself raised while running `line`; `origin` says which: PyTorch when
+    the error came out of a call into PyTorch (an op, a creator, backward(), the model, a
+    tensor's truth value), Python otherwise (a name not defined yet, 1 / 0 on numbers)."""
+
+    def __init__(self, line: int, error: BaseException, *, col: int | None = None,
+                 origin: str = PYTHON) -> None:
         super().__init__(str(error))
         self.line = line
         self.col = col
         self.error = error
+        self.origin = origin
 
     def __str__(self) -> str:
         return f"{where(self.line, self.col)}: {self.error}"
+
+
+@contextmanager
+def _from_pytorch(line: int) -> Iterator[None]:
+    """An error raised inside this block came from a call into PyTorch (the interpreter's own
+    refusals and limits pass through unchanged)."""
+    try:
+        yield
+    except (ProgramRefused, ProgramFailed, RecursionError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - PyTorch's own error is the lesson
+        raise ProgramFailed(line, exc, origin=PYTORCH) from None
 
 
 @dataclass
@@ -335,7 +355,8 @@ class Interpreter:
         error ("Boolean value of Tensor with more than one value is ambiguous") for more.
         """
         if isinstance(value, torch.Tensor):
-            return bool(value)
+            with _from_pytorch(self.line):
+                return bool(value)
         if value is None or isinstance(value, bool | int | float | str | list | tuple | torch.Size):
             return bool(value)
         raise ProgramRefused(self.line, f"{_kind(value)} is neither true nor false here")
@@ -636,7 +657,8 @@ class Interpreter:
         # Every layer's output (and its activation's) stays alive for backward: count them all.
         widths = [p.shape[0] for p in self.model.parameters() if p.dim() == 2]
         self._account_elements(2 * features.shape[0] * sum(widths))
-        result = self.model(features)
+        with _from_pytorch(self.line):
+            result = self.model(features)
         self._account(result)
         self._record("model(...)", result, (features,))
         return result
@@ -657,7 +679,7 @@ class Interpreter:
                 else:
                     result = function(*args, **kwargs, device=self.device)
             except (RuntimeError, ValueError, TypeError) as exc:
-                raise ProgramFailed(self.line, exc) from None
+                raise ProgramFailed(self.line, exc, origin=PYTORCH) from None
             self._account(result)
             self._record(f"torch.{name}", result, ())
             return result
@@ -693,7 +715,8 @@ class Interpreter:
         self.backward_calls += 1
         if self.backward_calls > self.limits.max_backward_calls:
             raise self._limit(f"at most {self.limits.max_backward_calls} backward() calls")
-        self.backward_runner(owner, gradient, retain, self.line, self)
+        with _from_pytorch(self.line):
+            self.backward_runner(owner, gradient, retain, self.line, self)
         return None
 
     # ---- the one place tensors are computed
@@ -704,7 +727,8 @@ class Interpreter:
         operands = ((owner,) if owner is not None else ()) + args
         if check:
             self._dry_run(dry or function, operands if dry else args, kwargs)
-        result = function(*args, **kwargs)
+        with _from_pytorch(self.line):
+            result = function(*args, **kwargs)
         if isinstance(result, tuple) and not isinstance(result, torch.Size):
             raise ProgramRefused(self.line, f"`{label}` returns several tensors; that is not supported here")
         if isinstance(result, torch.Tensor):

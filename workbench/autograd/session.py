@@ -80,7 +80,7 @@ class SessionResult:
     error: ExplainedError | None = None
     error_line: int | None = None
     error_col: int | None = None
-    error_source: str = ""               # "refused" | "pytorch" | ""
+    error_source: str = ""               # "refused" | "failed" (PyTorch or Python raised) | ""
     leaf_history: list[dict[str, str]] = field(default_factory=list)  # after each page call
     page_calls: int = 0                   # backward() calls the page makes after the program
     program_calls_backward: bool = False  # then the page makes none: the program is in charge
@@ -125,8 +125,8 @@ def run_session(settings: AutogradSettings, *, bindings: dict[str, Any] | None =
         result.error_col = outcome.refused.col
         return _finish(result, interpreter)
     if outcome.failed is not None:
-        result.error = explain(outcome.failed.error)
-        result.error_line, result.error_source = outcome.failed.line, "pytorch"
+        result.error = explain(outcome.failed.error, origin=outcome.failed.origin)
+        result.error_line, result.error_source = outcome.failed.line, "failed"
         result.error_col = outcome.failed.col
         return _finish(result, interpreter)
     if output_name is None:
@@ -142,7 +142,7 @@ def run_session(settings: AutogradSettings, *, bindings: dict[str, Any] | None =
             recorder(output, None, settings.retain, 0, interpreter)
         except Exception as exc:  # PyTorch's own error is the lesson (freed graph, no grad_fn...)
             result.error = explain(exc)
-            result.error_line, result.error_source = 0, "pytorch"
+            result.error_line, result.error_source = 0, "failed"
             break
         result.leaf_history.append({name: format_tensor(grad) for name, grad
                                     in recorder.traces[-1].leaf_grads.items()})

@@ -20,6 +20,7 @@ class ExplainedError:
     explanation: str
     fixes: tuple[str, ...] = field(default_factory=tuple)
     kind: str = "Error"
+    origin: str = "PyTorch"      # who raised it: "PyTorch", or "Python" itself (a name not defined)
 
 
 @dataclass(frozen=True)
@@ -293,15 +294,23 @@ GENERIC_EXPLANATION = (
 )
 
 
-def explain(exc: BaseException) -> ExplainedError:
-    """PyTorch's message for `exc` with the first matching explanation from RULES."""
+PYTHON_GENERIC_EXPLANATION = (
+    "Python itself raised this, before PyTorch was asked anything: its message above says what "
+    "it could not do with the values on that line."
+)
+
+
+def explain(exc: BaseException, *, origin: str = "PyTorch") -> ExplainedError:
+    """The message of `exc` (raised by `origin`: PyTorch, or Python itself) with the first
+    matching explanation from RULES."""
     message = str(exc).strip() or type(exc).__name__
     for rule in RULES:
         if re.search(rule.pattern, message):
             return ExplainedError(rule.title, message, rule.explanation, rule.fixes,
-                                  type(exc).__name__)
-    return ExplainedError("PyTorch raised an error", message, GENERIC_EXPLANATION, (),
-                          type(exc).__name__)
+                                  type(exc).__name__, origin)
+    generic = GENERIC_EXPLANATION if origin == "PyTorch" else PYTHON_GENERIC_EXPLANATION
+    return ExplainedError(f"{origin} raised an error", message, generic, (), type(exc).__name__,
+                          origin)
 
 
 UNEXPECTED_EXPLANATION = (
