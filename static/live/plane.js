@@ -46,6 +46,19 @@ export function shadeTable(low, middle, high, base, opacity) {
 
 // Marching squares: the segments where a grid (rows = y, cols = x, values at the nodes) crosses
 // `level`, in grid coordinates (col, row). Saddle cells are resolved by the cell's mean.
+// The plane's title, longest first (the view draws the longest that fits): it names the solid
+// line only when there is one. Where P stays on one side of 0.5 over the whole plane (a fresh
+// model often does), no line is drawn, and the title says which class every point gets.
+export function planeTitles(epoch, hasBoundary, aboveHalf) {
+  if (hasBoundary) {
+    return [`Epoch ${epoch}: the solid line is the decision boundary (P = 0.5)`,
+            `Epoch ${epoch}: solid line = decision boundary`, `Epoch ${epoch}`];
+  }
+  const side = aboveHalf ? "class 1 (P > 0.5)" : "class 0 (P < 0.5)";
+  return [`Epoch ${epoch}: no decision boundary on this plane: every point is ${side}`,
+          `Epoch ${epoch}: no boundary here, all ${aboveHalf ? "class 1" : "class 0"}`, `Epoch ${epoch}`];
+}
+
 export function contourSegments(values, rows, cols, level) {
   const segments = [];
   const at = (r, c) => values[r * cols + c];
@@ -127,8 +140,8 @@ export function drawBoundary(view, width, limit = null) {
 
   // The decision boundary (P = 0.5) and, on request, the best possible one.
   const toXY = ([c, r]) => [px(x0 + c * dx), py(y0 + r * dy)];
-  strokeSegments(ctx, contourSegments(fr.grid, n, n, 127.5).map((seg) => seg.map(toXY)),
-                      css(view.text), 3 * s, []);      // P = 0.5 is 127.5 of 255
+  const boundary = contourSegments(fr.grid, n, n, 127.5);   // P = 0.5 is 127.5 of 255
+  strokeSegments(ctx, boundary.map((seg) => seg.map(toXY)), css(view.text), 3 * s, []);
   if (sc.blobs.bayes) {
     if (view.bayesFor !== view.sceneId) {         // fixed for the scene: traced once
       view.bayesFor = view.sceneId;
@@ -161,12 +174,11 @@ export function drawBoundary(view, width, limit = null) {
   ctx.fillStyle = css(view.text);
   ctx.font = `${font * 1.15}px ${view.font}`;
   ctx.textAlign = "left"; ctx.textBaseline = "middle";
-  view.label(ctx, view.fitting(ctx, [`Epoch ${fr.epoch}: the solid line is the decision boundary (P = 0.5)`,
-                                     `Epoch ${fr.epoch}: solid line = decision boundary`, `Epoch ${fr.epoch}`],
-                               width - left), left, margin.top / 2);
+  const titles = planeTitles(fr.epoch, boundary.length > 0, fr.grid[0] > 127.5);
+  view.label(ctx, view.fitting(ctx, titles, width - left), left, margin.top / 2);
 
   view.plane.setAttribute("aria-label",
-    `Decision boundary of the model at epoch ${fr.epoch}, over the ${sc.groups.map((g) => g.label).join(", ")} points`);
+    `${titles[0]}. The model's predictions over the ${sc.groups.map((g) => g.label).join(", ")} points`);
 }
 
 function drawStatic(view, ctx, { sc, s, font, px, py, left, top, plotW, plotH, margin, x0, x1, y0, y1, low, white, high, base }) {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { contourSegments, css, hexToRgb, mix, rgbOf, shadeColour, shadeTable } from "../../static/live/plane.js";
+import { contourSegments, css, planeTitles, hexToRgb, mix, rgbOf, shadeColour, shadeTable } from "../../static/live/plane.js";
 
 // Segments as sorted strings, so the test does not depend on their order.
 const key = (segments) => segments.map((s) => s.map(([x, y]) => `${x},${y}`).sort().join(" ")).sort();
@@ -77,4 +77,20 @@ test("shadeTable: the colour of each uint8 value, rounded, 255 being P = 1", () 
   // 127.5 of 255 is P = 0.5: the two values beside it are next to the middle colour.
   const mid = shadeColour(0.5, low, middle, high, base, 0.85);
   for (const v of [127, 128]) at(v).forEach((c, i) => assert.ok(Math.abs(c - mid[i]) <= 2, `${v}: ${at(v)}`));
+});
+
+test("planeTitles: the solid line is named only when the contour found one", () => {
+  assert.match(planeTitles(3, true, false)[0], /^Epoch 3: the solid line is the decision boundary/);
+  const none = planeTitles(0, false, true);
+  assert.ok(none.every((title) => !title.includes("solid line")), none);
+  assert.match(none[0], /every point is class 1 \(P > 0\.5\)/);
+  assert.match(planeTitles(0, false, false)[0], /every point is class 0 \(P < 0\.5\)/);
+  assert.equal(none.at(-1), "Epoch 0");
+});
+
+test("planeTitles: a grid that never crosses P = 0.5 gives no segment, so no line is claimed", () => {
+  const grid = new Uint8Array(9).fill(200);          // P about 0.78 everywhere
+  const segments = contourSegments(grid, 3, 3, 127.5);
+  assert.deepEqual(segments, []);
+  assert.ok(!planeTitles(0, segments.length > 0, grid[0] > 127.5)[0].includes("solid line"));
 });
