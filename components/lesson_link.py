@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
+from components.classroom import hidden_controls
 from components.plain_text import code_span, md, shorten
 from workbench.common.links import LinkProblem, LinkSchema
 
@@ -74,3 +76,17 @@ def publish_link(schema: LinkSchema[Settings], key: str, settings: Settings) -> 
     problems = memory.problems if memory is not None and memory.in_url == wanted else []
     st.session_state[f"link::{key}"] = _LinkMemory(settings, wanted, problems)
     return wanted
+
+
+def fixed_settings_note(slot: DeltaGenerator | None, schema: LinkSchema[Settings],
+                        settings: Settings) -> None:
+    """Under the title, when a shared link hid controls: which settings it fixed and to what
+    (e.g. "Activation **Tanh** · Hidden layers **16,16**"), so the first screen says what the
+    missing controls would have shown."""
+    fixed = schema.fixed_settings(settings, hidden_controls()) if slot is not None else []
+    if not fixed:
+        return
+    with slot:
+        st.info("**This link fixes** " + " · ".join(f"{md(label)} **{md(value)}**"
+                                                  for label, value in fixed),
+                icon=":material/lock:")

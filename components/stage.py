@@ -10,7 +10,9 @@ never knows the size of the projector, the browser does.
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
+from components.classroom import hidden_controls
 from components.figures import presenting
 
 PRESENTER_CSS = """
@@ -58,16 +60,18 @@ def fit_to_viewport(key: str, *, leave_px: int, min_px: int = 320, max_px: int |
 </style>""")
 
 
-def page_header(title: str, about: str) -> None:
+def page_header(title: str, about: str) -> DeltaGenerator | None:
     """The page's title and what it is about. In presenter mode the explanation folds into an
     expander on the title's line, so that the projected screen goes to the pictures and the
-    teacher does the explaining."""
+    teacher does the explaining. When a link hides controls, returns the slot under the title
+    for the note that names what they fixed (`lesson_link.fixed_settings_note`)."""
     if not presenting():
         st.title(title, anchor=False)
         st.markdown(about)
-        return
-    title_column, about_column = st.columns([3, 2], vertical_alignment="center")
-    title_column.title(title, anchor=False)
-    with about_column.container(key="page_about"), \
-            st.expander("About this page", icon=":material/info:"):
-        st.markdown(about)
+    else:
+        title_column, about_column = st.columns([3, 2], vertical_alignment="center")
+        title_column.title(title, anchor=False)
+        with about_column.container(key="page_about"), \
+                st.expander("About this page", icon=":material/info:"):
+            st.markdown(about)
+    return st.container(key="fixed_settings") if hidden_controls() else None

@@ -14,7 +14,7 @@ from components.device import learner_device
 from components.figures import graph_scale, presenting
 from components.stage import page_header
 from components.knowledge_check import knowledge_check
-from components.lesson_link import link_settings, publish_link
+from components.lesson_link import fixed_settings_note, link_settings, publish_link
 from components.settings_form import SettingsForm
 from components.state import shared_model
 from workbench.autograd.checks import INFERENCE_TENSOR, THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD
@@ -26,7 +26,7 @@ from workbench.common.jobs import SCHEDULER
 LINK_KEY = "autograd_graph"
 TOGGLE_KEYS = ("ag_retain", "ag_zero", "ag_saved", COLLAPSED_KEY)
 
-page_header("Autograd graph",
+fixed_slot = page_header("Autograd graph",
     "Type a small PyTorch program. PyTorch records a **graph** while it computes; below is that "
     "graph, walked from the output through `grad_fn.next_functions`, with the values from your "
     "program. Then **step through `backward()`** node by node, in the order PyTorch's engine runs "
@@ -62,6 +62,7 @@ with controls:
     wrap_labels(TOGGLE_KEYS)
 settings = form.settings()
 publish_link(TABLE, LINK_KEY, settings)
+fixed_settings_note(fixed_slot, TABLE, settings)
 mine.shown = settings
 
 # ---- compute: the program, with the trainer's model when it asks for one

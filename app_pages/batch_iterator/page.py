@@ -14,7 +14,7 @@ from components.code_panel import code_panel
 from components.figures import presenting
 from components.stage import page_header
 from components.knowledge_check import knowledge_check
-from components.lesson_link import link_settings, publish_link
+from components.lesson_link import fixed_settings_note, link_settings, publish_link
 from components.settings_form import SettingsForm
 from components.state import fragment_rerun, learner_state, shared_model
 from workbench.batches.checks import BATCH_ITERATOR_COUNT
@@ -23,7 +23,7 @@ from workbench.batches.settings import DATASETS, TABLE, BatchSettings
 
 KEY = "batch_iterator"
 
-page_header("Batch iterator",
+fixed_slot = page_header("Batch iterator",
     "A real `torch.utils.data.DataLoader` runs on this server with your settings, and every "
     "batch it yields is shown: which samples it drew, in which order, built by which process. "
     "Change a setting and see why the **second epoch differs from the first**, **where "
@@ -124,6 +124,7 @@ else:
         batch_view()
 settings, moons_data = compute()
 run = page.run
+fixed_settings_note(fixed_slot, TABLE, settings)
 
 # %% Draw what a step does not change
 if run is not None and page.current is not None:

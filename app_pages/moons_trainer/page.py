@@ -24,13 +24,13 @@ from components.device import learner_device
 from components.figures import presenting
 from components.stage import page_header
 from components.knowledge_check import knowledge_check
-from components.lesson_link import link_settings, publish_link
+from components.lesson_link import fixed_settings_note, link_settings, publish_link
 from components.settings_form import SettingsForm
 from workbench.moons.checks import FORWARD_HOOK, ZERO_GRAD
 from workbench.moons.codegen import moons_script
 from workbench.moons.settings import TABLE
 
-page_header("Moons trainer",
+fixed_slot = page_header("Moons trainer",
             "A real `nn.Module` trained with `BCEWithLogitsLoss`, a seeded `DataLoader` and a real "
             "optimizer, live. Every number is computed by PyTorch while you watch.")
 
@@ -51,6 +51,7 @@ with settings_area:
         st.subheader("Settings", anchor=False)
     settings = settings_panel(form, me, side_by_side=presenting())
 publish_link(TABLE, KEY, settings)
+fixed_settings_note(fixed_slot, TABLE, settings)
 
 # Compute: the learner's run for these settings (continued, or new), an upload; the run's
 # training itself goes on in the scheduler (live.py), not in this script.

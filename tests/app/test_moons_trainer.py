@@ -432,3 +432,17 @@ def test_the_speed_is_a_link_setting_and_a_change_mid_run_keeps_the_run():
     assert state.session is session and session.settings.epochs_per_second == 1.0
     assert at.query_params["speed"] == "1"
     assert not at.info, "a pace is not a change to the run: nothing to announce"
+
+
+def test_a_link_with_hidden_controls_names_what_it_fixed_under_the_title():
+    """Issue 27: a shared link that hides controls says on the first screen what it fixed."""
+    at = open_page(PAGE, query={"act": "tanh", "hidden": "16,16", "lr": "0.01",
+                                "hide": "act,hidden,lr"})
+    assert_clean(at)
+    # md() escapes Markdown's punctuation (16\,16): compare the text as it reads.
+    notes = [i.value.replace("\\", "") for i in at.info
+             if i.value.startswith("**This link fixes**")]
+    assert notes == ["**This link fixes** Hidden layers **16,16** · Activation **Tanh** · "
+                     "Learning rate **0.01**"], [i.value for i in at.info]
+    plain = open_page(PAGE, query={"act": "tanh"})
+    assert not [i for i in plain.info if i.value.startswith("**This link fixes**")]

@@ -93,3 +93,17 @@ def test_a_table_names_each_widget_and_generates_its_readme_rows():
     assert rows[3] == "| `act` | Activation: Between layers. | `ReLU`, `Tanh` | `ReLU` |"
     with pytest.raises(KeyError):
         table["nope"]
+
+
+def test_fixed_settings_name_each_hidden_control_in_the_widgets_words():
+    from workbench.autograd.settings import TABLE as AUTOGRAD
+    from workbench.moons.settings import TABLE as MOONS
+
+    settings, problems = MOONS.read({"act": "tanh", "hidden": "16,16", "lr": "0.01"})
+    assert problems == []
+    # In the table's order, the choice's label (Tanh, not tanh), names of other pages ignored.
+    assert MOONS.fixed_settings(settings, ["lr", "act", "hidden", "shuffle"]) == [
+        ("Hidden layers", "16,16"), ("Activation", "Tanh"), ("Learning rate", "0.01")]
+    assert MOONS.fixed_settings(settings, []) == []
+    fixed = dict(AUTOGRAD.fixed_settings(AUTOGRAD.defaults, ["code", "retain"]))
+    assert fixed == {"Program": "as shown on the page", "`retain_graph=True`": "off"}

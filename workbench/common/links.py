@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -23,6 +23,7 @@ Settings = TypeVar("Settings")
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 MAX_RAW_LENGTH = 4000
+SHORT_TEXT = 40          # a fixed text longer than this is not repeated in the fixed-settings note
 MAX_SEED = 2**31 - 1        # torch.Generator takes any int64; this keeps links short
 
 
@@ -269,6 +270,27 @@ class LinkSchema(Generic[Settings]):
             except ValueError as exc:
                 problems.append(LinkProblem(p.name, raw, str(exc)))
         return dataclasses.replace(self.defaults, **values), problems  # type: ignore[type-var]
+
+    def fixed_settings(self, settings: Settings, hidden: Iterable[str]) -> list[tuple[str, str]]:
+        """(label, value) of each hidden control of this table, in the table's order: what a
+        shared link fixed, in the words the widgets use. A long or multi-line text (a program)
+        is not repeated: the page shows it read-only."""
+        hidden = set(hidden)
+        fixed = []
+        for p in self.params:
+            if p.name not in hidden:
+                continue
+            value = getattr(settings, p.field)
+            if isinstance(p, ChoiceParam):
+                shown = p.choice_label(value)
+            elif isinstance(p, BoolParam):
+                shown = "on" if value else "off"
+            else:
+                shown = p.format(value)
+            if isinstance(p, TextParam) and ("\n" in shown or len(shown) > SHORT_TEXT):
+                shown = "as shown on the page"
+            fixed.append((p.label, shown or "(empty)"))
+        return fixed
 
     def write(self, settings: Settings) -> dict[str, str]:
         """The parameters that differ from the defaults, so links stay short and readable."""
