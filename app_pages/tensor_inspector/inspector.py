@@ -47,9 +47,12 @@ def _where(failure: Failure, key: str) -> str:
     return "Reading the op chain" if key == CHAIN_ERROR_KEY else "Building x"
 
 
-def _fix_buttons(failure: Failure, key: str, form: SettingsForm, report: Inspection) -> None:
-    for number, (column, fix) in enumerate(zip(st.columns(len(failure.fixes)), failure.fixes,
-                                               strict=True)):
+def _fix_buttons(failure: Failure, key: str, form: SettingsForm, report: Inspection, *,
+                 stacked: bool = False) -> None:
+    """One button per fix, side by side (`stacked`: one under the other, in a narrow column
+    where side by side would cut their labels)."""
+    slots = [st.container() for _ in failure.fixes] if stacked else st.columns(len(failure.fixes))
+    for number, (column, fix) in enumerate(zip(slots, failure.fixes, strict=True)):
         column.button(md(fix.label), key=f"{key}_fix_{number}", on_click=apply_changes,
                       args=(form, report.settings, fix.changes), icon=":material/build:",
                       width="stretch")
@@ -60,14 +63,21 @@ def failure_line(failure: Failure, key: str, form: SettingsForm, report: Inspect
     """What failed in one line, and the one-click fixes under it: where the learner typed
     (under the chain) or on presenter mode's first screen. With `folded_message` PyTorch's
     message and its explanation are folded under the line; otherwise section 3 shows them."""
-    st.error(f"**{_where(failure, key)} failed**: {failure.error.title}" +
-             ("" if folded_message else " (PyTorch's message and why: section 3 below)"),
-             icon=":material/error:")
+    line = f"**{_where(failure, key)} failed**: {failure.error.title}"
     if folded_message:
-        with st.expander("PyTorch's message, and why"):
-            error_panel(failure.error, key=key)
+        # One row: the line, and PyTorch's message one click away (a popover, not an expander
+        # that would push the stage's pictures down when opened).
+        # On the stage every pixel above the grid is taken from the grid: a slimmer alert.
+        st.html(f"<style>.st-key-{key}_line [data-testid=stAlertContainer] "
+                "{ padding: 0.4rem 0.9rem; }</style>")
+        with st.container(horizontal=True, vertical_alignment="center", key=f"{key}_line"):
+            st.error(line, icon=":material/error:")
+            with st.popover("PyTorch's message", icon=":material/help:"):
+                error_panel(failure.error, key=key)
+    else:
+        st.error(line + " (PyTorch's message and why: section 3 below)", icon=":material/error:")
     if failure.fixes:
-        _fix_buttons(failure, key, form, report)
+        _fix_buttons(failure, key, form, report, stacked=not folded_message)
 
 
 def failure_panel(failure: Failure, key: str, form: SettingsForm, report: Inspection, *,
@@ -250,7 +260,9 @@ def pictures_section(report: Inspection, stage: Stage | None = None) -> None:
                                  **(STAGE_PICTURE if stage is not None else {}))
         if stage is not None:
             stage_pictures(stage, drawn, picture, label=label, show=show,
-                           whose=_whose_storage(drawn, report, short=True))
+                           whose=_whose_storage(drawn, report, short=True),
+                           failure_shown=report.chain_failure is not None
+                           or report.build_failure is not None)
             _metrics(drawn)
             _walk(picture)
             return

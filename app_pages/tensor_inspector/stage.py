@@ -44,6 +44,11 @@ AROUND_STRIP_PX = 90
 # presenter scale, room for 20 px labels) and never grows past MAX_GROWTH: the labels keep
 # their size, so bigger cells would only be emptier.
 MIN_SHRINK, MAX_GROWTH = 0.65, 1.6
+# A failed step's line (with PyTorch's message in a popover) and its one-click fixes, above the
+# grid (measured in Chromium: the grid starts 157 px lower at 1280x720, 1366x768 and 1920x1080).
+# The grid may then squeeze its rows further: the error is the lesson on that screen.
+FAILURE_PX = 157
+MIN_SHRINK_WITH_FAILURE = 0.5
 # Margins and axis labels of the grid figure that do not scale with its rows (grid_size).
 GRID_FIXED_PX = 60
 # The grid leaves the rest of its row to the step's facts, and at 1280 px that share is about
@@ -74,14 +79,17 @@ class GridFit:
         return f"calc({self.height_css()} * {self.aspect:.3f})"
 
 
-def grid_fit(grid_size: tuple[int, int], strip_height: int) -> GridFit:
+def grid_fit(grid_size: tuple[int, int], strip_height: int, *, failure_shown: bool = False) -> GridFit:
     """The grid's share of the viewport, from the sizes the figures were drawn at (`grid_size`
     = width, height of the grid figure; `strip_height` of the strip figure, which keeps its own
-    height: its rows are one cell tall each)."""
+    height: its rows are one cell tall each). With `failure_shown` the failed step's line and
+    its fixes sit above the grid, which gives up their height and may squeeze harder."""
     width, height = grid_size
     rows_px = max(height - GRID_FIXED_PX, 1)
-    return GridFit(leave_px=ABOVE_GRID_PX + AROUND_STRIP_PX + strip_height,
-                   min_px=round(GRID_FIXED_PX + rows_px * MIN_SHRINK),
+    above = ABOVE_GRID_PX + (FAILURE_PX if failure_shown else 0)
+    return GridFit(leave_px=above + AROUND_STRIP_PX + strip_height,
+                   min_px=round(GRID_FIXED_PX + rows_px * (MIN_SHRINK_WITH_FAILURE if failure_shown
+                                                           else MIN_SHRINK)),
                    max_px=round(height * MAX_GROWTH),
                    aspect=width / max(height, 1))
 
@@ -130,10 +138,11 @@ def _size(fig: go.Figure) -> tuple[int, int]:
     return int(fig.layout.width), int(fig.layout.height)
 
 
-def _step_facts(drawn: StepView, picture: LayoutPicture) -> None:
+def _step_facts(drawn: StepView, picture: LayoutPicture, *, tight: bool = False) -> None:
     """The numbers a teacher points at next to the grid: shape, stride, offset, and the rule
     that turns an index into a storage position. Four short lines, so that the row stays as
-    tall as the grid at 720 px."""
+    tall as the grid at 720 px; `tight` (a failure above took room from the grid): one
+    paragraph, without the space between the lines."""
     facts = drawn.facts
     memory = ("a view of its input's storage" if facts.memory == "view" else "new memory (a copy)") \
         if drawn.step else "new memory"
@@ -145,19 +154,19 @@ def _step_facts(drawn: StepView, picture: LayoutPicture) -> None:
     if facts.numel and len(facts.stride):
         terms = " + ".join(f"i{d}·{s}" for d, s in enumerate(facts.stride))
         lines.append(f"`[i0, i1, ...]` is at storage position `{facts.storage_offset} + {terms}`")
-    st.markdown("\n\n".join(lines))
+    st.markdown(("  \n" if tight else "\n\n").join(lines))
     if picture.truncated:
         st.caption(":material/crop: **Drawn in part**: " + "; ".join(picture.truncated) + ".")
 
 
 def stage_pictures(stage: Stage, drawn: StepView, picture: LayoutPicture, *, label: str,
-                   show: str, whose: str) -> None:
+                   show: str, whose: str, failure_shown: bool = False) -> None:
     """The grid (sized from the viewport) with the step's facts beside it, then the strip."""
     n_cols = stage_columns(picture)
     grid = grid_figure(picture, label=label, show=show, key="ti_grid", n_cols=n_cols,
                        cell_px=narrowest_cell_px(picture, n_cols))
     strip = strip_figure(picture, label=label, show=show, key="ti_strip")
-    fit = grid_fit(_size(grid), _size(strip)[1])
+    fit = grid_fit(_size(grid), _size(strip)[1], failure_shown=failure_shown)
     with stage.pictures:
         fit_to_viewport("ti_stage_grid", leave_px=fit.leave_px, min_px=fit.min_px,
                         max_px=fit.max_px)
@@ -174,6 +183,6 @@ def stage_pictures(stage: Stage, drawn: StepView, picture: LayoutPicture, *, lab
                 st.plotly_chart(grid, key="ti_grid", config=PLOTLY_CONFIG, width="stretch",
                                 height="stretch")
             with st.container(key="ti_stage_facts"):
-                _step_facts(drawn, picture)
+                _step_facts(drawn, picture, tight=failure_shown)
         st.markdown(f"**Storage** of {code_span(drawn.label)}: {whose}. Grey: not read.")
         st.plotly_chart(strip, key="ti_strip", config=PLOTLY_CONFIG, width="stretch")
