@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from components.code_keys import code_keys
 from components.classroom import visible
 from components.settings_form import SettingsForm
 from components.state import learner_state
@@ -94,7 +95,9 @@ def program_editor(form: SettingsForm[AutogradSettings], mine: AutogradWork) -> 
                      on_change=_load_preset, args=(form, mine),
                      format_func=lambda k: "your own program" if k == CUSTOM else PRESETS_BY_KEY[k].title)
     code = form.value("code", height=230, max_chars=form.table["code"].max_len)
-    if not visible("code"):
+    if visible("code"):
+        code_keys(form.key("code"))
+    else:
         st.code(code, language="python", line_numbers=True)
     _replaced_notice(form, mine, code)
     preset = matching_preset(code)

@@ -91,3 +91,39 @@ def test_a_program_error_names_python_and_the_line_and_draws_no_stray_node(page,
     expect(main.locator("[data-testid=stGraphVizChart]")).to_have_count(0)
     expect(page.get_by_text("to 1 or more", exact=False)).to_have_count(0)
     assert_clean(page, "the failed program")
+
+
+def test_the_program_box_types_like_a_code_editor(page, app_url):
+    """Monospace, Enter keeps the indentation and adds a level after a colon, Shift+Tab and
+    Tab move a line by one level, and Esc then Tab leaves the box (issue 27)."""
+    open_path(page, app_url, "/autograd_graph")
+    page.wait_for_function("() => document.__codeKeys && document.__codeKeys.size > 0")
+    box = page.locator(".st-key-ag_code textarea")
+    assert "monospace" in box.evaluate("(b) => getComputedStyle(b).fontFamily")
+    box.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    page.keyboard.type("w = torch.tensor(3.0, requires_grad=True)")
+    page.keyboard.press("Enter")
+    page.keyboard.type("if w > 0:")
+    page.keyboard.press("Enter")
+    page.keyboard.type("L = w * 2")
+    program = "w = torch.tensor(3.0, requires_grad=True)\nif w > 0:\n    L = w * 2"
+    expect(box).to_have_value(program)
+    page.keyboard.press("Shift+Tab")              # the whole line, wherever the caret is
+    expect(box).to_have_value(program.replace("    L", "L"))
+    page.keyboard.press("Home")
+    page.keyboard.press("Tab")                    # at the caret, as in any editor
+    expect(box).to_have_value(program)
+    assert page.evaluate("document.activeElement.tagName") == "TEXTAREA"
+    described = box.get_attribute("aria-describedby")
+    assert described and "Esc" in page.locator(f"#{described.split()[-1]}").text_content()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.tagName") != "TEXTAREA"
+    box.click()
+    page.keyboard.press("Control+Enter")          # Streamlit's text area commits its value
+    wait_settled(page)
+    chart = page.locator("[data-testid=stGraphVizChart]").first
+    expect(chart).to_contain_text("MulBackward0")
+    assert_clean(page, "the typed program")
