@@ -16,10 +16,15 @@ __all__ = ["Answer", "Check", "knowledge_check"]
 def knowledge_check(check: Check, *, key: str | None = None) -> Answer | None:
     """Draw the check; returns what was revealed, or None until the learner commits."""
     key = key or check.key
-    committed_key = f"kc_{key}_committed"
+    committed_key, attempt_key = f"kc_{key}_committed", f"kc_{key}_attempt"
+    # Each attempt is a new radio: a browser keeps showing a radio's last choice after its
+    # value is cleared on the server, so "Try again" would leave an answer ticked that the
+    # page does not see (and "Commit" greyed out under it).
+    attempt = st.session_state.get(attempt_key, 0)
+    choice_key = f"kc_{key}_choice" + (f"_{attempt}" if attempt else "")
     with st.container(border=True, key=f"kc_{key}"):
         st.markdown(f"**:material/quiz: Knowledge check.** {check.question}")
-        choice = st.radio("Your answer", check.options, index=None, key=f"kc_{key}_choice",
+        choice = st.radio("Your answer", check.options, index=None, key=choice_key,
                           disabled=st.session_state.get(committed_key, False),
                           label_visibility="collapsed")
         if not st.session_state.get(committed_key, False):
@@ -41,6 +46,7 @@ def knowledge_check(check: Check, *, key: str | None = None) -> Answer | None:
             st.markdown(revealed.explanation)
         if st.button("Try again", key=f"kc_{key}_again"):
             st.session_state[committed_key] = False
-            st.session_state.pop(f"kc_{key}_choice", None)
+            st.session_state.pop(choice_key, None)
+            st.session_state[attempt_key] = attempt + 1
             st.rerun()
         return revealed

@@ -39,3 +39,24 @@ def test_cold_start_to_first_rendered_page(page, app_url):
     expect(device.locator("[data-testid=stMetricValue]")).to_have_text(re.compile(r"\S"))
     assert_clean(page, "home")
     print(f"home rendered {time.perf_counter() - started:.2f}s after navigation")
+
+
+def test_try_again_clears_the_ticked_answer_so_the_same_one_can_be_committed(page, app_url):
+    """After "Try again" the browser kept the old answer ticked while the page had cleared it:
+    "Commit and reveal" stayed grey under a ticked answer, and ticking it again did nothing."""
+    open_path(page, app_url, "/")
+    check = page.locator(".st-key-kc_home_device_mismatch")
+    answer = check.get_by_text("PyTorch raises an error", exact=True)
+    commit = check.get_by_role("button", name="Commit and reveal")
+    answer.click()
+    expect(commit).to_be_enabled()
+    commit.click()
+    expect(check).to_contain_text("computed it with this function")
+    check.get_by_role("button", name="Try again").click()
+    expect(commit).to_be_disabled()
+    expect(check.locator("input[type=radio]:checked")).to_have_count(0)
+    answer.click()
+    expect(commit).to_be_enabled()
+    commit.click()
+    expect(check).to_contain_text("computed it with this function")
+    assert_clean(page, "the check, answered twice")
