@@ -12,12 +12,9 @@ from workbench.batches.runs import BatchRecord, LoaderRun
 from workbench.batches.story import short_list
 from workbench.common.palette import (
     BLACK,
-    BLUE,
-    GREY_50,
     GREY_250,
     GREY_400,
     GREY_450,
-    GREY_550,
     GREY_800,
     OKABE_ITO,
     TRANSPARENT,
@@ -190,14 +187,10 @@ def dataset_figure(run: LoaderRun, features, current: BatchRecord | None) -> go.
     return style_figure(fig, uirevision="batch_dataset")
 
 
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-
-def pipeline_dot(run: LoaderRun, current: BatchRecord | None, sampler_text: str,
-                 batch_sampler_text: str, collate_text: str) -> str:
-    """Dataset -> Sampler -> BatchSampler -> __getitem__ -> collate_fn -> batch, with values."""
-    scale = graph_scale()
+def pipeline_stages(run: LoaderRun, current: BatchRecord | None, sampler_text: str,
+                    batch_sampler_text: str, collate_text: str) -> list[tuple[str, str, str]]:
+    """Dataset -> Sampler -> BatchSampler -> __getitem__ -> collate_fn -> batch: each stage's
+    key, name and what it holds or did for the current batch (lines separated by newlines)."""
     indices = current.indices if current is not None else ()
     where = ("the main process" if current is None or current.worker < 0
              else f"worker {current.worker}")
@@ -206,7 +199,7 @@ def pipeline_dot(run: LoaderRun, current: BatchRecord | None, sampler_text: str,
     shapes = "\n".join(f"{k}: {list(v.shape)} {str(v.dtype).replace('torch.', '')}"
                        for k, v in tensors.items())
     classes = run.labels.count(0), run.labels.count(1)
-    stages = [
+    return [
         ("dataset", "Dataset", f"IndexedDataset\nlen = {run.dataset_size}\n"
                                f"class 0: {classes[0]}, class 1: {classes[1]}"),
         ("sampler", "Sampler", sampler_text),
@@ -216,18 +209,3 @@ def pipeline_dot(run: LoaderRun, current: BatchRecord | None, sampler_text: str,
         ("batch", "batch", f"epoch {current.epoch}, batch {current.number}\n{shapes}"
                            if current is not None else "no batch"),
     ]
-    font = 15 * scale
-    lines = ["digraph pipeline {", "rankdir=TB;", 'graph [bgcolor="transparent", nodesep=0.25, ranksep=0.3];',
-             f'node [shape=box, style="rounded,filled", fillcolor="{GREY_50}", color="{BLUE}", '
-             f'fontname="Helvetica", fontsize={font:g}, penwidth={1.5 * scale:g}];',
-             f'edge [color="{GREY_550}", penwidth={1.5 * scale:g}, arrowsize={0.8 * scale:g}];']
-    for key, title, body in stages:
-        label = f"{title}\n\n{body}"
-        lines.append(f'{key} [label="{_escape(label)}"];')
-    for (a, *_), (b, *_) in zip(stages, stages[1:], strict=False):
-        lines.append(f"{a} -> {b};")
-    # Two rows of three, so the text stays readable in a page-wide picture.
-    lines.append("{rank=same; dataset; sampler; batch_sampler;}")
-    lines.append("{rank=same; getitem; collate; batch;}")
-    lines.append("}")
-    return "\n".join(lines)

@@ -8,10 +8,11 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from app_pages.batch_iterator.figures import pipeline_dot
+from app_pages.batch_iterator.figures import pipeline_stages
 from app_pages.batch_iterator.listings import items_listing, tensor_listing
 from app_pages.batch_iterator.state import BatchPageState, Moons
 from components.error_panel import error_panel
+from components.plain_text import code_span, md
 from components.state import SharedModel
 from workbench.batches import runs
 from workbench.batches.accumulation import AccumulationResult, accumulation_data, compare_accumulation
@@ -35,9 +36,20 @@ from workbench.common.jobs import SCHEDULER
 def pipeline_section(run: LoaderRun, current: BatchRecord, s: BatchSettings,
                      moons: Moons | None) -> None:
     st.header("The pipeline, for this batch", divider="gray")
-    st.graphviz_chart(pipeline_dot(run, current, describe_sampler(s, run.dataset_size),
-                                   describe_batch_sampler(s), describe_collate(s)),
-                      width="stretch")
+    stages = pipeline_stages(run, current, describe_sampler(s, run.dataset_size),
+                             describe_batch_sampler(s), describe_collate(s))
+    # Six cards in two rows of three, as text: they redraw in a few milliseconds when Next
+    # moves to another batch (a graphviz drawing took half a second of each step in Chromium).
+    for row, continued in ((stages[:3], False), (stages[3:], True)):
+        with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+            if continued:       # the second row goes on from the first row's last card
+                st.markdown(":material/subdirectory_arrow_right:", width="content")
+            for number, (key, title, body) in enumerate(row):
+                if number:
+                    st.markdown(":material/arrow_forward:", width="content")
+                with st.container(border=True, height="stretch", key=f"bi_pipeline_{key}"):
+                    st.markdown(f"**{code_span(title)}**  \n" +
+                                "  \n".join(md(line) for line in body.split("\n")))
     st.caption("The sampler yields indices in the main process; the batch sampler groups them; "
                "`__getitem__` and `collate_fn` run where the batch is built: in the main "
                "process with `num_workers=0`, in a worker process otherwise.")

@@ -5,7 +5,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app_pages.batch_iterator.figures import class_counts_figure, index_grid, pipeline_dot
+from app_pages.batch_iterator.figures import class_counts_figure, index_grid, pipeline_stages
 from workbench.batches.accumulation import (
     AccumulationResult,
     ParameterGradients,
@@ -151,12 +151,14 @@ def test_class_counts_figure_adds_up_to_each_batch():
 def test_pipeline_names_every_stage_with_the_current_values():
     s = BatchSettings(n=20, batch_size=6)
     run = run_loader(s)
-    dot = pipeline_dot(run, run.records[0], describe_sampler(s, 20), describe_batch_sampler(s),
-                       describe_collate(s))
-    for stage in ("Dataset", "Sampler", "BatchSampler", "__getitem__", "collate_fn", "batch"):
-        assert stage in dot
-    assert str(list(run.records[0].indices)).replace("'", "") in dot
-    assert dot.count("->") == 5 and dot.strip().endswith("}")
+    stages = pipeline_stages(run, run.records[0], describe_sampler(s, 20),
+                             describe_batch_sampler(s), describe_collate(s))
+    assert [title for _, title, _ in stages] == ["Dataset", "Sampler", "BatchSampler",
+                                                 "__getitem__", "collate_fn", "batch"]
+    bodies = dict((key, body) for key, _, body in stages)
+    assert str(list(run.records[0].indices)).replace("'", "") in bodies["batch_sampler"]
+    assert f"len = {run.dataset_size}" in bodies["dataset"]
+    assert "epoch 0, batch 0" in bodies["batch"]
 
 
 def test_grid_story_explains_reshuffling_and_drop_last():
