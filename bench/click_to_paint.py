@@ -1,0 +1,187 @@
+"""Click to paint: how long a learner waits after pressing each page's main control.
+
+For each control, Chromium presses it `--clicks` times (15 by default) on a real server
+(`streamlit run streamlit_app.py`, the app's one entry, with one learner) and times, inside the
+page, from the click to the first animation frame after
+
+- the script run the click started has finished (a fragment's run included: Streamlit's
+  `data-test-script-state` went to "running" and back to "notRunning"),
+- no element is still greyed out as stale (`data-stale="true"`), and
+- the text the click must produce is on screen (for the moons trainer: in the live view's
+  counter, which the frame route updates after the run).
+
+That is the moment the learner sees the answer. It prints the median and the slowest per control,
+and the median time until the browser handled the message that the script run was over. That is
+not the server's time alone: the browser handles Streamlit's messages in order on its one main
+thread, so drawing that blocks it (a graphviz layout, a Plotly chart) delays that message too.
+bench/rerun.py measures the server's time.
+Controls that toggle (Next and Back, Append and Undo, Play and Pause) are pressed in turn, so the
+page stays in the same range of states for all the clicks.
+
+Run: .venv/bin/python bench/click_to_paint.py [--clicks 15] [--only NAME] [--save]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, open_path, serve, wait_settled  # noqa: E402
+from bench.figures import Run  # noqa: E402
+from bench.live_view import LIVE_VIEW  # noqa: E402
+
+# Clicks `button`, then resolves with the milliseconds until the state described above is
+# painted. `want` is a JavaScript expression over `t` (the text of `where`, or the live view's
+# counter) and `before` (that text before the click).
+_CLICK_JS = """
+async ({button, where, want, live}) => {
+  const app = document.querySelector('[data-testid=stApp]');
+  const liveView = LIVE_VIEW;
+  const text = () => live ? ((liveView() || {}).status || '')
+                          : ((document.querySelector(where) || {}).innerText || '');
+  const judge = new Function('t', 'before', 'return (' + want + ');');
+  const before = text();
+  let ran = false, finished = null;
+  const watch = new MutationObserver(() => {
+    if (app.dataset.testScriptState === 'running') { ran = true; finished = null; }
+    else if (ran && finished === null) finished = performance.now();
+  });
+  watch.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  const target = document.querySelector(button);
+  if (!target) throw new Error('no ' + button);
+  const started = performance.now();
+  target.click();
+  const answered = () => ran && app.dataset.testScriptState === 'notRunning'
+      && !document.querySelector('[data-stale="true"]') && judge(text(), before);
+  await new Promise((resolve, reject) => {
+    const look = () => {
+      if (answered()) return resolve();
+      if (performance.now() - started > 60000) return reject(new Error('no answer in 60 s: ' + text()));
+      requestAnimationFrame(look);
+    };
+    look();
+  });
+  await new Promise((resolve) => requestAnimationFrame(resolve));
+  watch.disconnect();
+  return [performance.now() - started, (finished ?? performance.now()) - started];
+}
+""".replace("LIVE_VIEW", LIVE_VIEW)
+
+
+@dataclass(frozen=True)
+class Press:
+    """One control and what the learner must see after pressing it."""
+
+    button: str       # CSS selector of the button
+    want: str         # JavaScript over t (the text watched) and before (it before the click)
+    prepare: str = ""  # CSS selector clicked (and waited for) before the timed click, untimed
+
+
+@dataclass(frozen=True)
+class Case:
+    path: str
+    size: tuple[int, int]
+    presses: tuple[Press, ...]   # pressed in turn
+    where: str = ""              # CSS selector of the text watched; "" = the live view's counter
+
+
+def _key(name: str) -> str:
+    return f".st-key-{name} button"
+
+
+LEARNER, PRESENTER = (1400, 1000), (1280, 720)
+_HOME_CHECK = "kc_home_device_mismatch"
+# The autograd page's step buttons carry the program's digest in their key (ag_step_<digest>).
+_AG_NEXT = '[class*="st-key-ag_step_"][class*="_next"] button'
+_AG_BACK = '[class*="st-key-ag_step_"][class*="_back"] button'
+_CHANGED = "t !== before"
+_STEP_SHOWN = "/Step \\d+ of/.test(t) && t !== before"
+
+CASES = {
+    "home: Commit and reveal, then Try again": Case(
+        "/", LEARNER, (
+            Press(_key(f"{_HOME_CHECK}_commit"), "t.includes('computed it with this function')",
+                  prepare=f".st-key-{_HOME_CHECK} [role=radiogroup] label"),
+            Press(_key(f"{_HOME_CHECK}_again"), "!t.includes('computed it with this function')")),
+        where=f".st-key-{_HOME_CHECK}"),
+    "tensor inspector: Append step, then Undo last step": Case(
+        "/tensor_inspector?shape=4,6", LEARNER,
+        (Press(_key("ti_append"), _CHANGED), Press(_key("ti_undo"), _CHANGED)),
+        where=".st-key-ti_facts"),
+    "autograd graph: Next node, then Back": Case(
+        "/autograd_graph", LEARNER,
+        (Press(_AG_NEXT, _STEP_SHOWN), Press(_AG_BACK, _CHANGED)),
+        where="[data-testid=stMain]"),
+    "moons trainer: Step (one epoch)": Case(
+        "/moons_trainer", LEARNER,
+        (Press(_key("mt_step"), "t !== before && !t.includes('training')"),)),
+    "moons trainer: Play, then Pause": Case(
+        "/moons_trainer?epochs=500", LEARNER,
+        (Press(_key("mt_play"), "t.includes('training')"),
+         Press(_key("mt_pause"), "!t.includes('training')"))),
+    "batch iterator: Next": Case(
+        "/batch_iterator?n=200&batch=4&epochs=2", LEARNER,
+        (Press(_key("bi_next"), _CHANGED),), where=".st-key-batch_iterator_main"),
+    "batch iterator: Next, presenter at 1280x720": Case(
+        "/batch_iterator?n=200&batch=4&epochs=2&present=1", PRESENTER,
+        (Press(_key("bi_next"), _CHANGED),), where=".st-key-bi_stage_indices"),
+    "lessons: Next step, then Back": Case(
+        "/lessons", LEARNER,
+        (Press(_key("lesson_next"), _STEP_SHOWN), Press(_key("lesson_back"), _STEP_SHOWN)),
+        where="[data-testid=stMain]"),
+}
+
+
+def measure(page, case: Case, clicks: int) -> list[tuple[float, float]]:
+    """(painted, run finished) in ms for each click."""
+    times = []
+    for number in range(clicks):
+        press = case.presses[number % len(case.presses)]
+        if press.prepare:
+            page.locator(press.prepare).first.click()
+            wait_settled(page)
+        # A click on a disabled button does nothing: wait until the control can be pressed (the
+        # run a preparing click started may not have reached the browser yet).
+        page.wait_for_function("(s) => { const b = document.querySelector(s); return b && !b.disabled; }",
+                               arg=press.button, timeout=60_000)
+        times.append(page.evaluate(_CLICK_JS, {"button": press.button, "where": case.where,
+                                               "want": press.want, "live": not case.where}))
+        wait_settled(page)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clicks", type=int, default=15)
+    parser.add_argument("--only", default="", help="measure the cases whose name contains this")
+    run = Run("click_to_paint", "Click to paint: each page's main control, answered in Chromium")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    rows: list[tuple[str, str]] = []
+    with serve() as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for name, case in CASES.items():
+            if args.only not in name:
+                continue
+            context = browser.new_context(viewport={"width": case.size[0], "height": case.size[1]})
+            page = context.new_page()
+            open_path(page, base, case.path)
+            measure(page, case, 2)          # the first clicks load code the page had not used
+            painted, finished = zip(*measure(page, case, args.clicks), strict=True)
+            rows.append((f"{name} ({case.size[0]}x{case.size[1]}), {args.clicks} clicks",
+                         f"painted: median {statistics.median(painted):.0f} ms, slowest "
+                         f"{max(painted):.0f} ms; run-over message handled: median "
+                         f"{statistics.median(finished):.0f} ms"))
+            print(*rows[-1], sep=": ", flush=True)
+            context.close()
+        browser.close()
+    run.save(rows)
+
+
+if __name__ == "__main__":
+    main()
