@@ -356,3 +356,33 @@ def test_a_closed_tabs_run_stops_even_while_a_script_asks_for_its_frames(browser
         answers.append(status())
         time.sleep(0.1)
     assert answers[-1] == 404, f"the closed tab's run still answered: {answers[-5:]}"
+
+
+def test_a_finished_run_says_so_refuses_fewer_epochs_and_the_preset_starts_fresh(page, app_url):
+    """Issue 27's states in the browser: "Finished" next to the greyed buttons; Epochs below the
+    trained epochs refused (never "3 / 2"), with the link still saying 3; the lesson preset a
+    fresh run at epoch 0 that can be played, with the finished run one click away."""
+    open_path(page, app_url, "/moons_trainer?n=300&epochs=3&speed=max")
+    click(page, "mt_play")
+    wait_live(page, "v.status.startsWith('Epoch 3 / 3') && !v.status.includes('training')",
+              timeout=120_000)
+    note = page.locator(".st-key-mt_end_note")
+    expect(note).to_contain_text("Finished: 3 of 3 epochs")
+    expect(page.locator(".st-key-mt_play button").first).to_be_disabled()
+    expect(page.locator(".st-key-mt_step button").first).to_be_disabled()
+
+    epochs = page.locator(".st-key-mt_epochs input")
+    epochs.fill("2")
+    epochs.press("Enter")
+    expect(page.locator("[data-testid=stAlert]").filter(
+        has_text="Epochs cannot go below the 3 epochs this run has trained")).to_be_visible()
+    expect(epochs).to_have_value("3")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('epochs') === '3'")
+    assert live(page)["status"].startswith("Epoch 3 / 3")
+
+    click(page, "mt_preset")
+    wait_live(page, "v.status.startsWith(`Epoch 0 / ${arg} `)", arg=PRESET.epochs)
+    expect(page.locator(".st-key-mt_play button").first).to_be_enabled()
+    expect(page.locator(".st-key-mt_end_note")).to_have_count(0)
+    expect(page.locator(".st-key-mt_back_to_previous button").first).to_be_visible()
+    assert_clean(page, "the preset after a finished run")
