@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 unexport PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
 
-.PHONY: install run check test chromium nginx node js unit bench bench-all screenshots clean
+.PHONY: install run check test chromium nginx graphviz node js unit bench bench-all screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,11 @@ chromium:
 nginx:
 	@test -x /usr/sbin/nginx || (apt-get update -qq && apt-get install -y -qq nginx)
 
+# components/graph_view.py lays graphs out with Graphviz's `dot` where it is installed (packages.txt
+# on Community Cloud, the Dockerfile); tests/app/test_graph_view.py and the Chromium tests use it.
+graphviz:
+	@command -v dot >/dev/null || (apt-get update -qq && apt-get install -y -qq graphviz)
+
 # tests/js/: the live view's modules (static/live/), with Node's own test runner.
 node:
 	@command -v node >/dev/null || (apt-get update -qq && apt-get install -y -qq nodejs)
@@ -52,7 +57,7 @@ check: $(STAMP)
 # Every test, on TEST_WORKERS processes (pytest-xdist; a test file stays on one worker, so a
 # module's servers start once); the 25 slowest are listed at the end, so that growth shows.
 TEST_WORKERS ?= 2
-test: $(STAMP) chromium nginx js
+test: $(STAMP) chromium nginx graphviz js
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, open_path, serve, wait_settled  # noqa: E402
 from bench.figures import Run  # noqa: E402
 from bench.live_view import LIVE_VIEW  # noqa: E402
+from components.guard import GUARD_KEY  # noqa: E402
 
 # Clicks `button`, then resolves with the milliseconds until the state described above is
 # painted. `want` is a JavaScript expression over `t` (the text of `where`, or the live view's
@@ -46,11 +47,15 @@ async ({button, where, want, live}) => {
   const judge = new Function('t', 'before', 'return (' + want + ');');
   const before = text();
   let ran = false, finished = null;
-  const watch = new MutationObserver(() => {
+  // A short run can start and end before the observer is called: the records' old values still
+  // show it, where the attribute's current value alone would not.
+  const watch = new MutationObserver((records) => {
+    const wasRunning = records.some((r) => r.oldValue === 'running');
     if (app.dataset.testScriptState === 'running') { ran = true; finished = null; }
-    else if (ran && finished === null) finished = performance.now();
+    else if ((ran || wasRunning) && finished === null) { ran = true; finished = performance.now(); }
   });
-  watch.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  watch.observe(app, {attributes: true, attributeOldValue: true,
+                      attributeFilter: ['data-test-script-state']});
   const target = document.querySelector(button);
   if (!target) throw new Error('no ' + button);
   const started = performance.now();
@@ -151,6 +156,9 @@ def measure(page, case: Case, clicks: int) -> list[tuple[float, float]]:
         times.append(page.evaluate(_CLICK_JS, {"button": press.button, "where": case.where,
                                                "want": press.want, "live": not case.where}))
         wait_settled(page)
+        # A page that broke answers fast: a time measured on the guard's error panel is no figure.
+        if page.locator(f".st-key-{GUARD_KEY}").count():
+            raise SystemExit(f"{case.path}: the page guard caught an error; nothing measured")
     return times
 
 

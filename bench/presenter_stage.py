@@ -30,8 +30,8 @@ FIRST_DRAW_MS = 120_000
 PAGES = (
     ("tensor inspector", "/tensor_inspector?shape=4,6&ops=t()[1:5]", ".st-key-ti_grid",
      ".st-key-ti_grid .main-svg", ".st-key-ti_draw"),
-    ("autograd graph", "/autograd_graph", "[data-testid=stGraphVizChart] svg",
-     "[data-testid=stGraphVizChart] svg", "div[class*='st-key-ag_step_'][class*='_next'] button"),
+    ("autograd graph", "/autograd_graph", ".wb-graph svg",
+     ".wb-graph svg", "div[class*='st-key-ag_step_'][class*='_next'] button"),
     ("moons trainer", "/moons_trainer", ".st-key-mt_live figure.boundary canvas.plane",
      ".st-key-mt_live .moons-live", ".st-key-mt_play button"),
     ("batch iterator", "/batch_iterator", ".st-key-batch_iterator_main [data-testid=stPlotlyChart]",

@@ -14,6 +14,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from components.classroom import hidden_controls
 from components.figures import presenting
+from components.graph_view import GRAPH_SVG
 
 PRESENTER_CSS = """
 <style>
@@ -54,7 +55,7 @@ def fit_to_viewport(key: str, *, leave_px: int, min_px: int = 320, max_px: int |
         height = f"min({max_px}px, {height})"
     st.html(f"""<style>
 .st-key-{key} [data-testid="stPlotlyChart"] {{ height: {height} !important; }}
-.st-key-{key} [data-testid="stGraphVizChart"] svg {{
+.st-key-{key} {GRAPH_SVG} {{
   height: {height}; width: auto; max-width: 100%;
 }}
 </style>""")

@@ -9,6 +9,8 @@ import shutil
 import pandas as pd
 import streamlit as st
 
+from components.graph_view import GRAPH_SVG, show_graph
+
 from app_pages.autograd_graph.drawing import dot_text, drawing, to_dot
 from app_pages.autograd_graph.editor import AutogradWork
 from app_pages.autograd_graph.stage_plan import (DESIGN_VIEWPORT, MIN_TEXT_PX, SCROLL_TEXT_PX,
@@ -178,7 +180,7 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
             _order_list(trace, upto, stage=True)
         dot = dot_text(picture)
         with graph:
-            st.graphviz_chart(dot, width="content")
+            show_graph(dot, label="The autograd graph")
         current = trace.overlay(upto).current
         _follow(picture.box_of(current) if current else None)
         return dot
@@ -192,7 +194,7 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
     if wide:
         _controls(key, upto, last, columns=(1, 3, 1, 6))
         _story(trace, upto)
-        st.graphviz_chart(dot, width="content")
+        show_graph(dot, label="The autograd graph")
         _order_list(trace, upto)
     else:
         picture_column, side = st.columns([3, 2], gap="medium")
@@ -201,7 +203,7 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
             _story(trace, upto)
             _order_list(trace, upto)
         with picture_column:
-            st.graphviz_chart(dot, width="content")
+            show_graph(dot, label="The autograd graph")
     legend(collapsed, show_saved, trace.graph)
     return dot
 
@@ -231,7 +233,7 @@ def _stage_css(plan: StagePlan) -> None:
     allows, which scrolls; the notice that says so shows on those screens only."""
     leave = STAGE_TOP_PX + STAGE_BOTTOM_PX
     graph = f".st-key-{STAGE_GRAPH_KEY}"
-    svg = f'{graph} [data-testid="stGraphVizChart"] svg'
+    svg = f"{graph} {GRAPH_SVG}"
     tall = f"min({plan.max_height_px}px, max(240px, calc(100vh - {leave}px)))"
     if plan.along_bound and plan.direction == "TB":
         fit = f"{svg} {{ height: {tall}; width: auto; max-width: none; }}\n{graph} {{ overflow-x: auto; }}"
@@ -423,13 +425,13 @@ def static_graph(model: GraphModel, *, scale: float, direction: str, show_saved:
         _stage_notice(side, plan, collapsed)
         dot = dot_text(picture)
         with graph:
-            st.graphviz_chart(dot, width="content")
+            show_graph(dot, label="The autograd graph")
         return dot
     if note:
         st.info(note, icon=":material/info:")
     dot = to_dot(model, Overlay(), scale=scale, direction=direction, show_saved=show_saved,
                  max_inches=GRAPH_INCHES_WIDE, collapsed=collapsed)
-    st.graphviz_chart(dot, width="content")
+    show_graph(dot, label="The autograd graph")
     legend(collapsed, show_saved, model)
     return dot
 

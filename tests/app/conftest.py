@@ -13,3 +13,19 @@ import functools
 from streamlit.components.v2 import manifest_scanner
 
 manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
+
+
+# --- Graphs: the DOT text the page computed ------------------------------------------------------
+# With Graphviz's `dot` program on the machine, components/graph_view.py lays each graph out on the
+# server (a child process per new graph) and sends SVG. The app tests read what the page computed,
+# the DOT text of `st.graphviz_chart`, and start no other process (the `spawns` marker); the
+# server-side layout has its own tests (test_graph_view.py here, which sets `dot_program` back,
+# and the Chromium tests).
+import pytest  # noqa: E402
+
+from components import graph_view  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _graphs_as_dot_text(monkeypatch):
+    monkeypatch.setattr(graph_view, "dot_program", lambda: None)

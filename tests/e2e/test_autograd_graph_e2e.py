@@ -18,7 +18,7 @@ LESSON = ("x = torch.tensor(2.0)\nw = torch.tensor(3.0, requires_grad=True)\n"
 
 def test_lesson_link_draws_the_graph_and_steps_to_the_gradient(page, app_url):
     open_path(page, app_url, f"/autograd_graph?code={quote(LESSON)}&backward=1&layout=LR")
-    chart = page.locator("[data-testid=stGraphVizChart]").first
+    chart = page.locator(".wb-graph").first
     expect(chart).to_be_visible()
     expect(chart.locator("svg")).to_be_visible()
     expect(chart).to_contain_text("MulBackward0")
@@ -92,7 +92,7 @@ def test_a_program_error_names_python_and_the_line_and_draws_no_stray_node(page,
     expect(panel).to_contain_text("line 2")
     main = page.locator(".st-key-autograd_graph_main")
     expect(main).to_contain_text("stopped at line 2")
-    expect(main.locator("[data-testid=stGraphVizChart]")).to_have_count(0)
+    expect(main.locator(".wb-graph")).to_have_count(0)
     expect(page.get_by_text("to 1 or more", exact=False)).to_have_count(0)
     assert_clean(page, "the failed program")
 
@@ -128,6 +128,6 @@ def test_the_program_box_types_like_a_code_editor(page, app_url):
     box.click()
     page.keyboard.press("Control+Enter")          # Streamlit's text area commits its value
     wait_settled(page)
-    chart = page.locator("[data-testid=stGraphVizChart]").first
+    chart = page.locator(".wb-graph").first
     expect(chart).to_contain_text("MulBackward0")
     assert_clean(page, "the typed program")

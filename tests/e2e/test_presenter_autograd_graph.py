@@ -27,7 +27,7 @@ def _name(value) -> str:
 
 def _graph(page: Page):
     """The graph's SVG, once the browser has laid it out and the page is drawn."""
-    svg = page.locator("[data-testid=stGraphVizChart] svg").first
+    svg = page.locator(".wb-graph svg").first
     expect(svg.locator("text").first).to_be_attached(timeout=WAIT_MS)
     wait_drawn(page)
     return svg
@@ -82,7 +82,9 @@ def test_the_graph_its_controls_and_the_story_share_the_first_screen(browser, ap
     assert clipped_texts(graph) == []
     shown_px = text_px(graph)
     assert shown_px >= 14, f"graph text {shown_px:.1f} px"
-    assert shown_px >= 1.3 * normal_px, f"{shown_px:.1f} px presenting, {normal_px:.1f} px normally"
+    # Normally the graph's text is Graphviz's own size in a narrower column (13.3 px at 1280x720
+    # when the server lays it out; the browser's layout set it to 0.6rem, 10 px).
+    assert shown_px >= 1.25 * normal_px, f"{shown_px:.1f} px presenting, {normal_px:.1f} px normally"
     assert drawn["height"] >= 0.75 * size[1] - 110, "the graph does not fill the screen's height"
 
     # Step through: the node the engine ran is on screen with Next node, at the same scale.
