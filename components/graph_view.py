@@ -29,7 +29,12 @@ GRAPH_SVG = f':is(.{GRAPH_CLASS}, [data-testid="stGraphVizChart"]) svg'
 # figure, so that it arrives with the drawing.
 _GRAPH_CSS = (f"<style>.{GRAPH_CLASS} {{ margin: 0; }} "
               f".{GRAPH_CLASS} svg {{ max-width: 100%; height: auto; }}</style>")
-_LAYOUT_SECONDS = 10
+# Bounds on the server's work for one graph, whatever a learner's program records: a layout that
+# would take longer (a 100-round loop with its saved tensors took dot over a minute) or a DOT text
+# that is larger is left to the learner's browser. A refused text is remembered (the cache below),
+# so the page's reruns do not try it again.
+_LAYOUT_SECONDS = 2.0
+MAX_DOT_CHARS = 60_000
 # The XML prolog, DOCTYPE and comments before <svg>: not HTML, and nothing the browser needs.
 _PROLOG = re.compile(r"^.*?(?=<svg)", re.DOTALL)
 
@@ -42,7 +47,9 @@ def layout_svg(dot: str) -> str | None:
     """The graph as SVG from the `dot` program, or None where it is missing or fails (the browser
     then lays it out)."""
     program = dot_program()
-    return None if program is None else _run_dot(program, dot)
+    if program is None or len(dot) > MAX_DOT_CHARS:
+        return None
+    return _run_dot(program, dot)
 
 
 # Cached: stepping back and forth through a walk asks for the same few texts again and again.
@@ -51,7 +58,7 @@ def _run_dot(program: str, dot: str) -> str | None:
     try:
         done = subprocess.run([program, "-Tsvg"], input=dot.encode(), capture_output=True,
                               timeout=_LAYOUT_SECONDS, check=True)
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError):   # missing, refused the text, or out of time
         return None
     return _PROLOG.sub("", done.stdout.decode("utf-8"), count=1)
 

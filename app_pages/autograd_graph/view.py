@@ -4,12 +4,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import shutil
 
 import pandas as pd
 import streamlit as st
 
-from components.graph_view import GRAPH_SVG, show_graph
+from components import graph_view
+from components.graph_view import GRAPH_SVG, layout_svg, show_graph
 
 from app_pages.autograd_graph.drawing import dot_text, drawing, to_dot
 from app_pages.autograd_graph.editor import AutogradWork
@@ -527,16 +527,14 @@ def export_buttons(dot: str, key: str) -> None:
     columns = st.columns([1, 1, 2], vertical_alignment="center")
     columns[0].download_button("Graph as DOT", dot.encode(), file_name="autograd_graph.dot",
                                mime="text/vnd.graphviz", key=f"{key}_dot", icon=":material/download:")
-    if shutil.which("dot"):
-        try:
-            import graphviz
-
-            svg = graphviz.Source(dot).pipe(format="svg")
-        except Exception:  # noqa: BLE001 - an export that fails is simply not offered
-            svg = None
-        if svg:
-            columns[1].download_button("Graph as SVG", svg, file_name="autograd_graph.svg",
-                                       mime="image/svg+xml", key=f"{key}_svg", icon=":material/download:")
-    else:
+    # The drawing the page shows when the server lays it out (bounded in time and size there).
+    svg = layout_svg(dot)
+    if svg:
+        columns[1].download_button("Graph as SVG", svg.encode(), file_name="autograd_graph.svg",
+                                   mime="image/svg+xml", key=f"{key}_svg", icon=":material/download:")
+    elif graph_view.dot_program() is None:
         columns[2].caption("SVG export needs the Graphviz `dot` program on the server; the DOT file "
                            "opens in any Graphviz viewer.")
+    else:
+        columns[2].caption("This graph is too big to lay out on the server; the DOT file opens in "
+                           "any Graphviz viewer.")

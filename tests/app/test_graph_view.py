@@ -59,3 +59,34 @@ def test_without_dot_the_autograd_page_leaves_the_layout_to_the_browser():
     at = open_page("app_pages/autograd_graph/page.py")
     assert "MulBackward0" in at.get("graphviz_chart")[0].proto.spec
     assert not [m for m in at.markdown if 'class="wb-graph"' in m.value]
+
+
+def test_a_graph_past_the_size_bound_is_not_sent_to_dot(server_layout, monkeypatch):
+    calls = []
+    monkeypatch.setattr(graph_view, "_run_dot", lambda program, dot: calls.append(dot))
+    big = "digraph g { " + " ".join(f"n{i} -> n{i + 1};" for i in range(6000)) + " }"
+    assert len(big) > graph_view.MAX_DOT_CHARS
+    assert graph_view.layout_svg(big) is None and calls == []
+    graph_view.layout_svg(GRAPH)
+    assert calls == [GRAPH]
+
+
+@needs_dot
+def test_a_layout_past_the_time_bound_is_given_up_and_remembered(server_layout, monkeypatch):
+    monkeypatch.setattr(graph_view, "_LAYOUT_SECONDS", 0.001)
+    graph_view._run_dot.cache_clear()
+    slow = "digraph g { " + " ".join(f"n{i} -> n{(i * 7) % 300};" for i in range(300)) + " }"
+    assert graph_view.layout_svg(slow) is None
+    assert graph_view._run_dot.cache_info().currsize == 1     # not tried again on the next rerun
+    graph_view._run_dot.cache_clear()
+
+
+@needs_dot
+def test_the_svg_export_is_the_drawing_and_a_giant_graph_says_why_there_is_none(server_layout):
+    at = open_page("app_pages/autograd_graph/page.py")
+    assert [b for b in at.get("download_button") if b.proto.label == "Graph as SVG"]
+    loop = ("x = torch.ones(3, requires_grad=True)\ny = x\nfor i in range(100):\n"
+            "    y = (y * x).sin() + x.exp()\nL = y.sum()\n")
+    at = open_page("app_pages/autograd_graph/page.py", query={"code": loop, "saved": "1"})
+    assert not [b for b in at.get("download_button") if b.proto.label == "Graph as SVG"]
+    assert any("too big to lay out on the server" in c.value for c in at.caption)
