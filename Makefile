@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 unexport PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
 
-.PHONY: install run check test chromium nginx graphviz node js unit bench bench-all screenshots clean
+.PHONY: install run check test chromium nginx graphviz node js axe unit bench bench-all screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -45,6 +45,12 @@ node:
 js: node
 	PYTHON=$(abspath $(PY)) node --test tests/js/*.test.mjs
 
+# tests/e2e/test_accessibility.py loads axe-core into Chromium: package.json, pinned by
+# package-lock.json, installed into node_modules/ (ignored) with Debian's npm.
+axe: node
+	@command -v npm >/dev/null || (apt-get update -qq && apt-get install -y -qq npm)
+	@test -f node_modules/axe-core/axe.min.js || npm ci --no-audit --no-fund --silent
+
 # The inner loop (README "Inner loop"): ruff, then the unit and AppTest tests that start no other
 # Python (`-m "not spawns"`, see pyproject's markers), on CHECK_WORKERS processes (pytest-xdist;
 # CHECK_WORKERS=0 runs them in this one). The link fuzzing sends each page 20 generated links
@@ -57,7 +63,7 @@ check: $(STAMP)
 # Every test, on TEST_WORKERS processes (pytest-xdist; a test file stays on one worker, so a
 # module's servers start once); the 25 slowest are listed at the end, so that growth shows.
 TEST_WORKERS ?= 2
-test: $(STAMP) chromium nginx graphviz js
+test: $(STAMP) chromium nginx graphviz js axe
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 

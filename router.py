@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from components.accessible_theme import accessible_theme
 from components.guard import run_guarded
 from app_pages.navigation import HOME, sections
 from components.figures import presenting
@@ -26,5 +27,6 @@ page = st.navigation({
     for section, tools in sections().items()
 })
 with SCRIPT_RUNS.run():       # a few page runs at a time: see workbench/common/jobs.py
+    accessible_theme()
     draw_sidebar()
     run_guarded(page.run, page.title)

@@ -1,0 +1,133 @@
+"""What the app adds to Streamlit's own markup and styling so that every page passes WCAG 2.2 AA
+in both themes (axe-core finds nothing: tests/e2e/test_accessibility.py; docs/accessibility.md).
+
+- **Primary buttons in the dark theme.** Streamlit draws a primary button's label in white on the
+  theme's primary colour. No orange passes both as text on the dark background (it must be light)
+  and behind white text (it must be dark): white on the dark theme's orange is 2.56:1. In the
+  dark theme the label takes the background colour instead (7.1:1).
+- **Captions, code in captions, code comments**: Streamlit fades them to about 60%, under 4.5:1
+  on the light theme's grey (4.34:1); here they are the theme's text faded only as far as it
+  still reads at 4.6:1 (`muted_text`).
+- **Syntax colours in code blocks**: Streamlit's are the same in both themes and read at 2.2-3.9:1
+  on the light theme's code background. Here each kind of token takes an Okabe & Ito hue (the
+  figures' palette) moved toward the text colour until it reads at 4.6:1 (`readable`).
+- **The sidebar's page list**: Streamlit nests each section's items in a `<div>` inside the `<ul>`
+  (axe: `list`, `listitem`). Each section becomes the list (`role="list"` on its `<div>`, the
+  outer `<ul>` and the section heading `role="none"`), which is also what a screen reader should
+  announce: "Tools, list, 4 items".
+- **Code blocks and graph boxes that scroll** get `tabindex="0"` and a name, so that a keyboard reaches
+  their hidden part (axe: `scrollable-region-focusable`).
+
+Which theme is active is the learner's choice in the app menu, and Streamlit marks it nowhere CSS
+can read; a small script reads the app's background colour (as the moons trainer's live view
+does), marks `<html>` with `data-wb-theme="dark"` or `"light"`, and repairs the markup, twice a
+second (a theme change repaints without a rerun, and Streamlit redraws the sidebar on a page
+change).
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from components.graph_view import GRAPH_CLASS
+from workbench.common.palette import BLUE, GREEN, PURPLE, VERMILION
+from workbench.common.theme import DARK, LIGHT, muted_text, readable
+
+THEME_ATTRIBUTE = "data-wb-theme"
+NAV_LIST = '[data-testid="stSidebarNavItems"]'
+
+_REPAIR = f"""<script>
+(() => {{
+  if (window.__wbAccessible) return;
+  window.__wbAccessible = true;
+  const root = document.documentElement;
+  const markTheme = () => {{
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app) return;
+    const channels = (getComputedStyle(app).backgroundColor.match(/\\d+/g) || []).map(Number);
+    if (channels.length < 3) return;
+    const theme = channels[0] + channels[1] + channels[2] < 3 * 128 ? "dark" : "light";
+    if (root.getAttribute("{THEME_ATTRIBUTE}") !== theme) root.setAttribute("{THEME_ATTRIBUTE}", theme);
+  }};
+  const repairNav = () => {{
+    const list = document.querySelector('{NAV_LIST}');
+    if (!list || list.getAttribute("role") === "none") return;
+    list.setAttribute("role", "none");
+    for (const section of list.children) {{
+      if (section.tagName !== "DIV") continue;
+      section.setAttribute("role", "list");
+      const heading = section.querySelector(':scope > header');
+      if (heading) {{
+        heading.setAttribute("role", "none");
+        section.setAttribute("aria-label", heading.textContent.replace("expand_more", "").trim());
+      }}
+    }}
+  }};
+  // A code block wider than its column scrolls: a keyboard user must be able to reach it.
+  const focusableCode = () => {{
+    for (const box of document.querySelectorAll('[data-testid="stCode"] > pre')) {{
+      if (box.hasAttribute("tabindex") || box.scrollWidth <= box.clientWidth + 1) continue;
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", "Code (scrolls sideways)");
+    }}
+  }};
+  // So does a graph's box on the presenter stage (components/graph_view.py draws the figure).
+  const focusableGraphs = () => {{
+    for (const figure of document.querySelectorAll("figure.{GRAPH_CLASS}")) {{
+      for (let box = figure.parentElement; box; box = box.parentElement) {{
+        if (box.matches('[data-testid="stMain"], [data-testid="stAppViewContainer"]')) break;
+        const style = getComputedStyle(box);
+        const scrolls = /auto|scroll/.test(style.overflowX + style.overflowY)
+          && (box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1);
+        if (!scrolls) continue;
+        if (!box.hasAttribute("tabindex")) {{
+          box.setAttribute("tabindex", "0");
+          box.setAttribute("role", "region");
+          box.setAttribute("aria-label", (figure.getAttribute("aria-label") || "Graph") + " (scrolls)");
+        }}
+        break;
+      }}
+    }}
+  }};
+  const repair = () => {{ markTheme(); repairNav(); focusableCode(); focusableGraphs(); }};
+  repair();
+  setInterval(repair, 500);
+}})();
+</script>"""
+
+
+# Prism's token classes (Streamlit's code blocks) and the hue each kind is drawn in.
+SYNTAX_HUES = {
+    ("keyword", "function", "class-name"): BLUE,
+    ("string", "char", "regex"): GREEN,
+    ("number", "boolean", "constant"): PURPLE,
+    ("operator",): VERMILION,
+}
+
+
+def _theme_rules(theme) -> str:
+    mark = f'html[{THEME_ATTRIBUTE}="{theme.name}"]'
+    muted = muted_text(theme)
+    code = f'{mark} [data-testid="stCode"]'
+    rules = [f"""
+{mark} [data-testid="stCaptionContainer"],
+{mark} [data-testid="stCaptionContainer"] code,
+{code} .token.comment, {code} .token.punctuation {{ color: {muted}; opacity: 1; }}"""]
+    for kinds, hue in SYNTAX_HUES.items():
+        selectors = ", ".join(f"{code} .token.{kind}" for kind in kinds)
+        rules.append(f"\n{selectors} {{ color: {readable(hue, theme)}; }}")
+    return "".join(rules)
+
+
+ACCESSIBLE_CSS = f"""<style>
+html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"],
+html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"] * {{
+  color: {DARK.background};
+}}{_theme_rules(LIGHT)}{_theme_rules(DARK)}
+</style>"""
+
+
+def accessible_theme() -> None:
+    """Once per page run, from the router."""
+    st.html(ACCESSIBLE_CSS)
+    st.html(_REPAIR, unsafe_allow_javascript=True)

@@ -1,0 +1,136 @@
+"""WCAG 2.2 AA on every page, found by axe-core in Chromium (rule sets wcag2a, wcag2aa, wcag21a,
+wcag21aa, wcag22aa): in the light and the dark theme, in the learner's layout (1400x1000) and the
+presenter's (1280x720, `present=1`), on the first screen and in the states a learner reaches (a
+training run playing and finished, an autograd step, a failing tensor chain, a revealed check).
+axe-core is package.json's, installed by `make test` (npm ci). The app's repairs of Streamlit's
+markup and colours are components/accessible_theme.py."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from bench.browser import open_path
+from bench.live_view import wait_live
+from bench.stage import wait_drawn
+from components.accessible_theme import NAV_LIST, THEME_ATTRIBUTE
+from tests.e2e.clean import assert_clean
+from tests.e2e.waiting import WAIT_MS
+
+pytestmark = pytest.mark.e2e
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+LAYOUTS = {"learner": ((1400, 1000), ""), "presenter": ((1280, 720), "present=1")}
+
+
+def violations(page: Page) -> list[str]:
+    """axe-core's WCAG 2.2 AA violations on the page as it is now, one line per element."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: `make test` installs axe-core (npm ci)")
+    # The app's repairs run in the page twice a second: wait until they have run once.
+    page.wait_for_selector(f"html[{THEME_ATTRIBUTE}] {NAV_LIST}[role=none]", state="attached",
+                           timeout=WAIT_MS)
+    if not page.evaluate("() => Boolean(window.axe)"):
+        page.add_script_tag(path=str(AXE))
+    result = page.evaluate("(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, "
+                           "resultTypes: ['violations']})", WCAG_AA)
+    return [f"{v['id']} ({v['impact']}): {node['target']}: {node['failureSummary']}"
+            for v in result["violations"] for node in v["nodes"]]
+
+
+def in_both_themes(page: Page, what: str) -> None:
+    """axe finds nothing in the light theme, then (the system asking for dark, which the app
+    follows) in the dark one; the page is left light."""
+    found = {}
+    for theme in ("light", "dark"):
+        page.emulate_media(color_scheme=theme)
+        page.wait_for_selector(f'html[{THEME_ATTRIBUTE}="{theme}"]', state="attached", timeout=WAIT_MS)
+        found[theme] = violations(page)
+    page.emulate_media(color_scheme="light")
+    assert found == {"light": [], "dark": []}, f"{what}: " + "\n".join(
+        f"[{theme}] {line}" for theme, lines in found.items() for line in lines)
+
+
+def _open(browser, app_url: str, path: str, layout: str) -> Page:
+    (width, height), query = LAYOUTS[layout]
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme="light")
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    joiner = "&" if "?" in path else "?"
+    open_path(page, app_url, path + (joiner + query if query else ""))
+    wait_drawn(page)
+    assert_clean(page, path)
+    return page
+
+
+@pytest.fixture(params=list(LAYOUTS))
+def layout(request) -> str:
+    return request.param
+
+
+@pytest.mark.parametrize("path", ["/", "/lessons", "/batch_iterator"])
+def test_a_first_screen_has_no_violation(browser, app_url, layout, path):
+    page = _open(browser, app_url, path, layout)
+    in_both_themes(page, f"{path} ({layout})")
+    page.context.close()
+
+
+def test_home_with_a_check_answered_and_revealed(browser, app_url, layout):
+    page = _open(browser, app_url, "/", layout)
+    in_both_themes(page, f"home ({layout})")
+    check = page.locator(".st-key-kc_home_device_mismatch")
+    check.locator("[role=radiogroup] label").first.click()
+    check.locator(".st-key-kc_home_device_mismatch_commit button").first.click()
+    expect(check).to_contain_text("computed it with this function")
+    in_both_themes(page, f"home, the check revealed ({layout})")
+    page.context.close()
+
+
+def test_tensor_inspector_with_a_failing_chain(browser, app_url, layout):
+    page = _open(browser, app_url, "/tensor_inspector?shape=4,6", layout)
+    in_both_themes(page, f"tensor inspector ({layout})")
+    page = _reopen(page, browser, app_url, "/tensor_inspector?shape=4,6&ops=t().view(24)", layout)
+    expect(page.locator("[data-testid=stAlert]").filter(has_text="failed").first).to_be_visible()
+    in_both_themes(page, f"tensor inspector, a failing chain ({layout})")
+    page.context.close()
+
+
+def test_autograd_graph_after_a_step(browser, app_url, layout):
+    page = _open(browser, app_url, "/autograd_graph", layout)
+    in_both_themes(page, f"autograd graph ({layout})")
+    page.get_by_role("button", name="Next node", exact=True).click()
+    expect(page.get_by_text("Step 1 of", exact=False)).to_be_visible()
+    in_both_themes(page, f"autograd graph, step 1 ({layout})")
+    page.context.close()
+
+
+def test_moons_trainer_playing_and_finished(browser, app_url, layout):
+    page = _open(browser, app_url, "/moons_trainer?epochs=40&speed=5", layout)
+    in_both_themes(page, f"moons trainer ({layout})")
+    page.locator(".st-key-mt_play button").first.click()
+    wait_live(page, "v.status.includes('training')")
+    in_both_themes(page, f"moons trainer, training ({layout})")
+    wait_live(page, "v.epoch === 40 && !v.status.includes('training')", timeout=120_000)
+    expect(page.locator("[data-testid=stMain]")).to_contain_text("Finished")
+    in_both_themes(page, f"moons trainer, finished ({layout})")
+    page.context.close()
+
+
+def _reopen(page: Page, browser, app_url: str, path: str, layout: str) -> Page:
+    page.context.close()
+    return _open(browser, app_url, path, layout)
+
+
+def test_a_planted_low_contrast_text_is_found(page, app_url):
+    """The check can fail: a caption drawn in a grey that reads at 2.3:1 on white."""
+    open_path(page, app_url, "/")
+    page.evaluate("""() => {
+      const planted = document.createElement('p');
+      planted.textContent = 'a planted caption';
+      planted.style.color = 'rgb(153, 153, 153)';
+      document.querySelector('[data-testid=stMain]').prepend(planted);
+    }""")
+    found = violations(page)
+    assert any(line.startswith("color-contrast") for line in found), found
