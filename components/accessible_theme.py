@@ -127,7 +127,14 @@ html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"] * {{
 </style>"""
 
 
+REPAIR_KEY = "wb_accessible_repair"
+
+
 def accessible_theme() -> None:
-    """Once per page run, from the router."""
-    st.html(ACCESSIBLE_CSS)
-    st.html(_REPAIR, unsafe_allow_javascript=True)
+    """Once per page run, from the router. The script's element is hidden: an element in the
+    page's flow, even an empty one, adds a gap above the title (the presenter stage counts it)."""
+    # The container's block and the wrapper Streamlit puts around it.
+    st.html(ACCESSIBLE_CSS + f"<style>.st-key-{REPAIR_KEY}, :has(> .st-key-{REPAIR_KEY}) "
+            "{ display: none; }</style>")
+    with st.container(key=REPAIR_KEY):
+        st.html(_REPAIR, unsafe_allow_javascript=True)
