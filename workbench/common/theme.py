@@ -63,12 +63,7 @@ def muted_text(theme: Theme, minimum: float = 4.6) -> str:
     """The theme's text faded toward its background as far as it still reads at `minimum`:1 on
     both backgrounds (captions, code comments). Streamlit fades captions to 60%, which is 4.34:1
     on the light theme's secondary background."""
-    for percent in range(50, 101):
-        colour = blend(theme.text, theme.background, percent / 100)
-        if min(contrast(colour, theme.background),
-               contrast(colour, theme.secondary_background)) >= minimum:
-            return colour
-    return theme.text
+    return readable(theme.background, theme, minimum)
 
 
 def readable(colour: str, theme: Theme, minimum: float = 4.6) -> str:
