@@ -34,8 +34,8 @@ PAGES = (
      ".wb-graph svg", "div[class*='st-key-ag_step_'][class*='_next'] button"),
     ("moons trainer", "/moons_trainer", ".st-key-mt_live figure.boundary canvas.plane",
      ".st-key-mt_live .moons-live", ".st-key-mt_play button"),
-    ("batch iterator", "/batch_iterator", ".st-key-batch_iterator_main [data-testid=stPlotlyChart]",
-     ".st-key-batch_iterator_main [data-testid=stPlotlyChart] .main-svg", ".st-key-bi_next button"),
+    ("batch iterator", "/batch_iterator", ".st-key-batch_iterator_main table.wb-batch-grid",
+     ".st-key-batch_iterator_main table.wb-batch-grid", ".st-key-bi_next button"),
     ("lessons", "/lessons", ".st-key-lesson_step_text", ".st-key-lesson_step_text",
      ".st-key-lessons_main [data-testid=stPageLink]"),
 )

@@ -45,9 +45,10 @@ def presenter_styles() -> None:
 
 
 def fit_to_viewport(key: str, *, leave_px: int, min_px: int = 320, max_px: int | None = None) -> None:
-    """In presenter mode, make the Plotly chart or graphviz graph inside `st.container(key=key)`
-    as tall as the viewport less `leave_px` (what sits above and below it on the first screen),
-    never shorter than `min_px`. A Plotly chart there must be drawn with `height="stretch"`."""
+    """In presenter mode, make the Plotly chart, graphviz graph or table inside
+    `st.container(key=key)` as tall as the viewport less `leave_px` (what sits above and below it
+    on the first screen), never shorter than `min_px`. A Plotly chart there must be drawn with
+    `height="stretch"`; a table's rows share the height."""
     if not presenting():
         return
     height = f"max({min_px}px, calc(100vh - {leave_px}px))"
@@ -58,6 +59,7 @@ def fit_to_viewport(key: str, *, leave_px: int, min_px: int = 320, max_px: int |
 .st-key-{key} {GRAPH_SVG} {{
   height: {height}; width: auto; max-width: 100%;
 }}
+.st-key-{key} table {{ height: {height}; }}
 </style>""")
 
 

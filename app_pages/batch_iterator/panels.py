@@ -8,11 +8,12 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from app_pages.batch_iterator.figures import pipeline_stages
+from app_pages.batch_iterator.cards import pipeline_html
+from app_pages.batch_iterator.figures import class_counts_figure, pipeline_stages
 from app_pages.batch_iterator.listings import items_listing, tensor_listing
 from app_pages.batch_iterator.state import BatchPageState, Moons
 from components.error_panel import error_panel
-from components.plain_text import code_span, md
+from components.figures import PLOTLY_CONFIG
 from components.state import SharedModel
 from workbench.batches import runs
 from workbench.batches.accumulation import AccumulationResult, accumulation_data, compare_accumulation
@@ -38,18 +39,9 @@ def pipeline_section(run: LoaderRun, current: BatchRecord, s: BatchSettings,
     st.header("The pipeline, for this batch", divider="gray")
     stages = pipeline_stages(run, current, describe_sampler(s, run.dataset_size),
                              describe_batch_sampler(s), describe_collate(s))
-    # Six cards in two rows of three, as text: they redraw in a few milliseconds when Next
-    # moves to another batch (a graphviz drawing took half a second of each step in Chromium).
-    for row, continued in ((stages[:3], False), (stages[3:], True)):
-        with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-            if continued:       # the second row goes on from the first row's last card
-                st.markdown(":material/subdirectory_arrow_right:", width="content")
-            for number, (key, title, body) in enumerate(row):
-                if number:
-                    st.markdown(":material/arrow_forward:", width="content")
-                with st.container(border=True, height="stretch", key=f"bi_pipeline_{key}"):
-                    st.markdown(f"**{code_span(title)}**  \n" +
-                                "  \n".join(md(line) for line in body.split("\n")))
+    # Six cards in two rows of three, as text (cards.py): they redraw in a few milliseconds when
+    # Next moves to another batch (a graphviz drawing took half a second of each step).
+    st.html(pipeline_html(stages))
     st.caption("The sampler yields indices in the main process; the batch sampler groups them; "
                "`__getitem__` and `collate_fn` run where the batch is built: in the main "
                "process with `num_workers=0`, in a worker process otherwise.")
@@ -65,6 +57,10 @@ def pipeline_section(run: LoaderRun, current: BatchRecord, s: BatchSettings,
 
 def epochs_section(run: LoaderRun, s: BatchSettings) -> None:
     st.header("Epoch by epoch", divider="gray")
+    # Drawn once per DataLoader run, outside the batch view: a step leaves the counts as they are
+    # (the current batch's own counts are in its box above).
+    st.markdown("**Classes in each batch**, in the order the loader yields them")
+    st.plotly_chart(class_counts_figure(run, None), key="bi_class_counts", config=PLOTLY_CONFIG)
     table = pd.DataFrame([{
         "epoch": e.epoch, "batches": e.batches, "samples seen": e.samples_seen,
         "unique samples": e.unique, "repeats": e.repeats, "dropped by drop_last": e.dropped,

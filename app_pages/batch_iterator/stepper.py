@@ -12,11 +12,12 @@ import dataclasses
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from app_pages.batch_iterator.figures import class_counts_figure, dataset_figure, index_grid
+from app_pages.batch_iterator.dataset_picture import dataset_picture
+from app_pages.batch_iterator.grid import BATCH_COLOURS, MAX_CELL_TEXT, grid_html
 from app_pages.batch_iterator.listings import tensor_listing
 from app_pages.batch_iterator.state import BatchPageState, Moons
 from components.error_panel import error_panel
-from components.figures import PLOTLY_CONFIG, presenting
+from components.figures import graph_scale, presenting
 from components.settings_form import SettingsForm
 from components.stage import fit_to_viewport
 from workbench.batches.codegen import record_line
@@ -55,14 +56,13 @@ def _error_fixes(page: BatchPageState, s: BatchSettings) -> list[tuple[str, Batc
 
 
 def _grid(run: LoaderRun, current: BatchRecord | None) -> None:
-    """The index grid; in presenter mode as tall as the first screen allows."""
-    if not presenting():
-        st.plotly_chart(index_grid(run, current), key="bi_index_grid", config=PLOTLY_CONFIG)
-        return
+    """The index grid (grid.py); in presenter mode as tall as the first screen allows."""
+    marked = "framed" if run.dataset_size <= MAX_CELL_TEXT else "filled with the text colour"
+    caption = ("Which batch each dataset index landed in, epoch by epoch"
+               + (f"; {marked}: the batch below." if current is not None else "."))
+    with st.container(key=GRID_STAGE_KEY if presenting() else "bi_index_grid"):
+        st.html(grid_html(run, current, caption))
     rows = run.settings.epochs + 1
-    with st.container(key=GRID_STAGE_KEY):
-        st.plotly_chart(index_grid(run, current), key="bi_index_grid", config=PLOTLY_CONFIG,
-                        height="stretch")
     fit_to_viewport(GRID_STAGE_KEY, leave_px=GRID_LEAVE_PX, min_px=90 + 40 * rows,
                     max_px=120 + GRID_ROW_MAX_PX * rows)
 
@@ -134,8 +134,10 @@ def _current_batch(page: BatchPageState, s: BatchSettings, moons: Moons | None,
     records = run.records
     summary = run.summaries()[current.epoch]
     _grid(run, current)
-    story = " ".join(grid_story(run)) + (" Cell numbers are batch numbers; the framed cells "
-                                         "are the batch below.")
+    story = " ".join(grid_story(run)) + (
+        " Cell numbers are batch numbers." if run.dataset_size <= MAX_CELL_TEXT else
+        f" Each colour is a batch (they repeat every {len(BATCH_COLOURS)}); the current batch's "
+        "indices are listed below, and the script prints every batch's.")
     if presenting():
         # One row: the buttons as wide as their labels (columns would cut "Next" to "N…" with
         # the sidebar open), the batch's position and indices in the rest.
@@ -180,11 +182,8 @@ def _batch_details(page: BatchPageState, s: BatchSettings, moons: Moons | None) 
             st.code(tensor_listing(current), language="python")
         with right:
             features = make_dataset(s, moons).features if s.dataset != "sequences" else None
-            st.plotly_chart(dataset_figure(run, features, current), key="bi_dataset_fig",
-                            config=PLOTLY_CONFIG)
-    st.markdown("**Classes in each batch** (the current one framed)")
-    st.plotly_chart(class_counts_figure(run, current), key="bi_class_counts",
-                    config=PLOTLY_CONFIG)
+            st.markdown(dataset_picture(run, features, current, scale=graph_scale()),
+                        unsafe_allow_html=True)
     if run.truncated:
         st.warning(f"The run stopped early because {run.stopped}, to keep the server "
                    "responsive for everyone; the batches shown are the ones it made.",

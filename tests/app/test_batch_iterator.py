@@ -1,11 +1,12 @@
 """The batch iterator page through the real router: controls, lesson links, stepping, errors."""
 from __future__ import annotations
 
-import json
+import re
 
 import pytest
 import torch
 
+from app_pages.batch_iterator.grid import GRID_CLASS
 from tests.app.apptest import assert_clean, open_page, shown_text
 from workbench.batches.codegen import record_line
 from workbench.batches.runs import run_loader
@@ -31,10 +32,13 @@ def test_default_page_shows_the_first_batch_dataloader_yields():
     assert _batch_line(at) == _expected(BatchSettings(), 0)
     text = shown_text(at)
     assert "Epoch 0, batch 0" in text and "main process" in text
-    charts = at.get("plotly_chart")
-    assert len(charts) >= 3
-    grid = json.loads(charts[0].proto.spec)
-    assert [t["name"] for t in grid["data"]][:2] == ["class", "batches"]
+    # The index grid is a table (grid.py): one row for the classes, one per epoch, and the
+    # first batch's cells framed in both the class row and epoch 0's.
+    grid = next(e.proto.body for e in at.get("html") if GRID_CLASS in e.proto.body)
+    first = run_loader(BatchSettings()).records[0]
+    assert grid.count("<tr>") == 1 + 1 + BatchSettings().epochs
+    assert len(re.findall(r'<td class="[^"]*\bnow\b', grid)) == 2 * len(set(first.indices))
+    assert len(at.get("plotly_chart")) >= 1     # the class counts, drawn once per run
 
 
 def test_lesson_link_sets_the_controls_and_the_batches():

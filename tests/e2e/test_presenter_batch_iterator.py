@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+from app_pages.batch_iterator.grid import GRID_CLASS
 from app_pages.batch_iterator.stepper import GRID_STAGE_KEY, STAGE_INDICES
 from bench.browser import wait_drawn, wait_settled
 from bench.stage import (
@@ -28,24 +29,12 @@ SIZES = SCREENS
 # The default loader, and the tallest grid (five epochs) with a batch too long for one line.
 QUERIES = ({}, {"n": "200", "batch": "32", "epochs": "5"})
 
-# The chart has drawn once its SVG fills the box the page gave it (in presenter mode a height
-# from the viewport, set in CSS after the figure's own height was first drawn; a new width
-# after the sidebar opens).
-_DRAWN_JS = """
-(chart) => {
-  const svg = chart.querySelector('svg.main-svg');
-  if (!svg || !chart.querySelector('.xtick text')) return false;
-  const s = svg.getBoundingClientRect(), c = chart.getBoundingClientRect();
-  return Math.abs(s.height - c.height) < 2 && Math.abs(s.width - c.width) < 2;
-}
-"""
-
 # In presenter mode the grid's height is the stage's: a rule (components/stage.py's
-# fit_to_viewport) in an `st.html` style block that may be drawn after the chart, which until
-# then has its figure's own height.
+# fit_to_viewport) in an `st.html` style block that may be drawn after the table, which until
+# then has its rows' own height.
 _STAGE_STYLED_JS = """
 (key) => [...document.querySelectorAll('[data-testid=stHtml] style')]
-  .some((s) => s.textContent.includes(`.st-key-${key} [data-testid="stPlotlyChart"]`))
+  .some((s) => s.textContent.includes(`.st-key-${key} table`))
 """
 
 
@@ -54,12 +43,9 @@ def _path(query: dict[str, str]) -> str:
 
 
 def _grid(page: Page) -> Locator:
-    grid = page.locator(".st-key-batch_iterator_main [data-testid=stPlotlyChart]").first
-    # Each fresh browser context loads Plotly's bundle before the first chart (and the stage
-    # around it) draws: on a busy machine that takes longer than other content.
+    grid = page.locator(f".st-key-batch_iterator_main table.{GRID_CLASS}").first
     expect(grid).to_be_visible(timeout=2 * WAIT_MS)
     wait_drawn(page)
-    page.wait_for_function(_DRAWN_JS, arg=grid.element_handle(), timeout=WAIT_MS)
     return grid
 
 

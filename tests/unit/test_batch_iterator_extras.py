@@ -5,7 +5,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app_pages.batch_iterator.figures import class_counts_figure, index_grid, pipeline_stages
+from app_pages.batch_iterator.figures import class_counts_figure, pipeline_stages
 from workbench.batches.accumulation import (
     AccumulationResult,
     ParameterGradients,
@@ -124,21 +124,6 @@ def test_the_bare_loop_is_called_the_floor_only_when_it_measured_fastest():
     assert fastest.bare_loop_words().startswith("is the floor")
     noisy = BatchingCost(2048, 32, per_sample_us=2.0, whole_batch_us=0.4, bare_us=0.5, same_batches=True)
     assert "floor" not in noisy.bare_loop_words() and "slower" in noisy.bare_loop_words()
-
-
-def test_index_grid_colours_each_sample_by_the_batch_it_landed_in():
-    run = run_loader(BatchSettings(n=20, batch_size=6, drop_last=True, epochs=2))
-    current = run.records[1]
-    fig = index_grid(run, current)
-    classes, batches = fig.data[0], fig.data[1]
-    assert list(classes.z[0]) == list(run.labels)
-    for record in run.records:
-        for index in record.indices:
-            assert batches.customdata[record.epoch][index].startswith(
-                f"index {index} · epoch {record.epoch} · batch {record.number}")
-    dropped = fig.data[2]
-    assert len(dropped.x) == sum(s.dropped for s in run.summaries())
-    assert len(fig.layout.shapes) == 2 * len(set(current.indices))
 
 
 def test_class_counts_figure_adds_up_to_each_batch():
