@@ -61,7 +61,7 @@ def result(combo: Combination) -> None:
                     f"strides `{left_strides}` and `b.expand{shape_text(combo.result)}` has "
                     f"`{right_strides}`; a stride of 0 reads the same element again and again.")
     st.caption(" · ".join(combo.notes) + ". Green: sizes that match; blue: a size-1 (or missing) "
-               "dimension stretched with stride 0; orange: the matrix dimensions; red: a mismatch.")
+               "dimension stretched with stride 0; yellow: the matrix dimensions; red: a mismatch.")
     code_panel(f"import torch\n\na = torch.zeros({shape_text(combo.left)})\n"
                f"b = torch.zeros({shape_text(combo.right)})\n"
                f"print(({combo.expression}).shape)\n", filename="shapes.py", key="ti_shapes_code")

@@ -14,16 +14,15 @@ from plotly.subplots import make_subplots
 
 from components.figures import graph_scale, style_figure
 from workbench.common.palette import (
+    CELL_SCALE_COLOURS,
     GREY_150,
     GREY_300,
     GREY_600,
     OKABE_ITO,
-    PALE_APRICOT,
     PALE_BLUE,
     PALE_GREEN,
-    PALE_LILAC,
-    PALE_PEACH,
     PALE_SALMON,
+    PALE_YELLOW,
     TEXT_ON_LIGHT,
     TRANSPARENT,
 )
@@ -31,9 +30,9 @@ from workbench.tensors.broadcast import EQUAL, INNER, MISMATCH, Combination, com
 from workbench.tensors.factory import shape_text
 from workbench.tensors.layout import LayoutPicture
 
-# Light to mid tones only, so black cell labels stay readable on every colour.
-CELL_SCALE = [[0.0, PALE_PEACH], [0.25, PALE_APRICOT], [0.5, PALE_GREEN], [0.75, PALE_BLUE],
-              [1.0, PALE_LILAC]]
+# Light tones only, so black cell labels stay readable on every colour; told apart with every
+# common colour-vision deficiency (workbench/common/palette.py).
+CELL_SCALE = [[k / (len(CELL_SCALE_COLOURS) - 1), colour] for k, colour in enumerate(CELL_SCALE_COLOURS)]
 STRIP_WIDTH = 24
 
 
@@ -212,8 +211,11 @@ def walk_figure(picture: LayoutPicture, *, key: str) -> go.Figure:
     return style_figure(fig, uirevision=key)
 
 
+# Matching sizes, stretched ones, a mismatch, matmul's matrix dimensions and no size: five
+# colours told apart with every common colour-vision deficiency (tests/unit/test_colour_vision.py;
+# the matrix dimensions were peach, 2.3 from the green of a match for a protanope).
 RULE_COLOURS = {EQUAL: PALE_GREEN, INNER: PALE_GREEN, MISMATCH: PALE_SALMON}
-STRETCH_COLOUR, MATRIX_COLOUR, EMPTY_COLOUR = PALE_BLUE, PALE_PEACH, GREY_150
+STRETCH_COLOUR, MATRIX_COLOUR, EMPTY_COLOUR = PALE_BLUE, PALE_YELLOW, GREY_150
 
 
 def shapes_figure(combo: Combination, *, key: str) -> go.Figure:
