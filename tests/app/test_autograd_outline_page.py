@@ -27,7 +27,7 @@ def test_the_graph_is_named_and_its_outline_follows_the_walk():
     assert_clean(at)
     dot = at.get("graphviz_chart")[0].proto.spec
     assert dot.startswith('digraph "Autograd graph of ')
-    assert "backward step 0 of" in dot.splitlines()[0]
+    assert "backward() has run none of its" in dot.splitlines()[0]
     assert not _outline_box(at).get("markdown"), "the closed outline was built"
     at.session_state["ag_outline"] = True
     at.run()
@@ -45,4 +45,4 @@ def test_the_graph_is_named_and_its_outline_follows_the_walk():
     assert "not run yet" not in text
     lines = text.splitlines()
     assert all(line.startswith("- ") for line in lines)          # a list a screen reader counts
-    assert "finished" in at.get("graphviz_chart")[0].proto.spec.splitlines()[0]
+    assert "backward() has run all" in at.get("graphviz_chart")[0].proto.spec.splitlines()[0]

@@ -65,6 +65,9 @@ def test_the_name_says_what_the_graph_computes_and_where_the_walk_is():
     assert name.startswith("Autograd graph of y: 3 backward nodes, leaves ")
     assert set(name.split("leaves ")[1].split(", ")) == {"w", "b"}
     last = len(trace.steps)
-    assert graph_name(trace.graph, trace, 0).endswith(f"backward step 0 of {last}, not started")
-    assert graph_name(trace.graph, trace, 2).endswith(f"step 2 of {last}, {trace.steps[1].name} ran")
-    assert graph_name(trace.graph, trace, last).endswith("finished")
+    assert graph_name(trace.graph, trace, 0).endswith(f"backward() has run none of its {last} nodes yet")
+    assert graph_name(trace.graph, trace, 2).endswith(
+        f"has run 2 of its {last} nodes, the last {trace.steps[1].name}")
+    assert graph_name(trace.graph, trace, last).endswith(f"has run all {last} of its nodes")
+    for upto in range(last + 1):                 # never the page's own "Step 2 of 5." text
+        assert "step" not in graph_name(trace.graph, trace, upto).lower()

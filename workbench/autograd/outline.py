@@ -135,8 +135,12 @@ def graph_name(model: GraphModel, trace: BackwardTrace | None = None, upto: int 
     name = (f"Autograd graph of {model.root_name}: {ops} backward node{'s' if ops != 1 else ''}"
             + (f", leaves {', '.join(leaves)}" if leaves else ", no leaf that requires grad"))
     if trace is not None and trace.steps:
-        upto = max(0, min(upto, len(trace.steps)))
-        where = "not started" if upto == 0 else \
-            f"{trace.steps[upto - 1].name} ran" if upto < len(trace.steps) else "finished"
-        name += f"; backward step {upto} of {len(trace.steps)}, {where}"
+        # Worded unlike the page's "Step 2 of 6." so that a search for that text finds one thing.
+        total, upto = len(trace.steps), max(0, min(upto, len(trace.steps)))
+        if upto == 0:
+            name += f"; backward() has run none of its {total} nodes yet"
+        elif upto < total:
+            name += f"; backward() has run {upto} of its {total} nodes, the last {trace.steps[upto - 1].name}"
+        else:
+            name += f"; backward() has run all {total} of its nodes"
     return name
