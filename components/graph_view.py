@@ -69,7 +69,12 @@ def show_graph(dot: str, *, label: str) -> None:
     if svg is None:
         st.graphviz_chart(dot, width="content")
         return
+    # The drawing is one image to assistive technology, named `label`: read box by box, it
+    # would be Graphviz's node ids and labels in file order (a page gives its text alternative
+    # beside it).
+    name = html.escape(label)
+    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{name}" ', 1)
     # st.markdown, not st.html: st.html's sanitizer removes SVG. Graphviz escapes every label. On
     # one line, the figure is one HTML block: Markdown ends a block at a blank line.
-    st.markdown(f'<figure class="{GRAPH_CLASS}" aria-label="{html.escape(label)}">'
+    st.markdown(f'<figure class="{GRAPH_CLASS}" aria-label="{name}">'
                 f'{_GRAPH_CSS}{svg.replace(chr(10), " ")}</figure>', unsafe_allow_html=True)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from components.plain_text import dot_string
 from workbench.autograd.graph import (SMALL_TENSOR, Edge, GraphModel, Node, NodeKind, Overlay, TensorView,
                                       saved_label)
 from workbench.common import palette
@@ -85,16 +86,16 @@ class Drawing:
 def to_dot(model: GraphModel, overlay: Overlay | None = None, *, scale: float = 1.0,
            direction: str = "TB", show_outside: bool = True, show_saved: bool = False,
            max_inches: tuple[float, float] | None = None, collapsed: bool = False,
-           presenter: bool = False) -> str:
+           presenter: bool = False, title: str = "autograd") -> str:
     """DOT text for `model`; `overlay` colours what the backward pass has done so far.
 
     `max_inches` (width, height) shrinks a graph that would not fit; smaller ones keep their size.
     `collapsed` draws the collapsed view (see `collapsed_drawing`), `presenter` the projector's
-    (see `drawing`).
+    (see `drawing`). `title` names the graph (the SVG's `<title>`: its accessible name).
     """
     picture = drawing(model, overlay, scale=scale, direction=direction, show_outside=show_outside,
                       show_saved=show_saved, collapsed=collapsed, presenter=presenter)
-    return dot_text(picture, max_inches)
+    return dot_text(picture, max_inches, title=title)
 
 
 def drawing(model: GraphModel, overlay: Overlay | None = None, *, scale: float = 1.0,
@@ -122,14 +123,16 @@ def drawing(model: GraphModel, overlay: Overlay | None = None, *, scale: float =
     return dataclasses.replace(picture, presenter=presenter)
 
 
-def dot_text(picture: Drawing, max_inches: tuple[float, float] | None = None) -> str:
+def dot_text(picture: Drawing, max_inches: tuple[float, float] | None = None, *,
+             title: str = "autograd") -> str:
     scale = picture.scale
     font = 14 * scale
     nodesep, ranksep = _separations(picture)
     margin = "0.08,0.03" if picture.presenter else "0.12,0.06"
     size = f'size="{max_inches[0]:g},{max_inches[1]:g}", ' if max_inches else ""
     lines = [
-        "digraph autograd {",
+        # The graph's name is the SVG's <title>, which assistive technology reads as its name.
+        f'digraph "{dot_string(title)}" {{',
         f'  graph [rankdir={picture.direction}, bgcolor="transparent", {size}'
         f'nodesep={nodesep:.2f}, ranksep={ranksep:.2f}, fontname="Helvetica", '
         f'fontsize={font:.0f}, fontcolor="{EDGE}"];',

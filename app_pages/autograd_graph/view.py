@@ -15,10 +15,12 @@ from app_pages.autograd_graph.drawing import dot_text, drawing, to_dot
 from app_pages.autograd_graph.editor import AutogradWork
 from app_pages.autograd_graph.stage_plan import (DESIGN_VIEWPORT, MIN_TEXT_PX, SCROLL_TEXT_PX,
                                                  STAGE_BOTTOM_PX, STAGE_TOP_PX, StagePlan, plan_stage)
+from components.accessible_chart import when_open
 from components.error_panel import error_panel
 from components.plain_text import code_span, md
 from workbench.autograd.backward_steps import BackwardTrace, same_gradients
 from workbench.autograd.graph import SMALL_TENSOR, GraphModel, Overlay, format_tensor, saved_label
+from workbench.autograd.outline import OutlineItem, graph_name, graph_outline, walk_outline
 from workbench.autograd.session import SessionResult
 
 
@@ -170,7 +172,7 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
         plan = plan_stage([picture_at(at) for at in sorted({last * k // PLAN_MOMENTS
                                                             for k in range(PLAN_MOMENTS + 1)})])
         picture = picture_at(upto)
-        graph, side = _stage(plan)
+        graph, side, column = _stage(plan)
         with side:
             _pick_trace(traces, trace_key, signature, work)
             _controls(key, upto, last, columns=(1, 3, 1))
@@ -178,9 +180,12 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
         with side:
             _story(trace, upto, errors_are="below")
             _order_list(trace, upto, stage=True)
-        dot = dot_text(picture)
+        name = graph_name(trace.graph, trace, upto)
+        dot = dot_text(picture, title=name)
         with graph:
-            show_graph(dot, label="The autograd graph")
+            show_graph(dot, label=name)
+        with column:
+            outline(walk_outline(trace, upto))
         current = trace.overlay(upto).current
         _follow(picture.box_of(current) if current else None)
         return dot
@@ -188,13 +193,15 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
     # Left-to-right drawings and big graphs get the whole page width, with the controls above;
     # otherwise the graph and the controls sit side by side.
     wide = scale > 1.0 or direction == "LR" or len(trace.graph.nodes) > WIDE_GRAPH_NODES
+    name = graph_name(trace.graph, trace, upto)
     dot = to_dot(trace.graph, trace.overlay(upto), scale=scale, direction=direction,
                  show_saved=show_saved, max_inches=GRAPH_INCHES_WIDE if wide else GRAPH_INCHES,
-                 collapsed=collapsed)
+                 collapsed=collapsed, title=name)
     if wide:
         _controls(key, upto, last, columns=(1, 3, 1, 6))
         _story(trace, upto)
-        show_graph(dot, label="The autograd graph")
+        show_graph(dot, label=name)
+        outline(walk_outline(trace, upto))
         _order_list(trace, upto)
     else:
         picture_column, side = st.columns([3, 2], gap="medium")
@@ -203,7 +210,8 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
             _story(trace, upto)
             _order_list(trace, upto)
         with picture_column:
-            show_graph(dot, label="The autograd graph")
+            show_graph(dot, label=name)
+            outline(walk_outline(trace, upto))
     legend(collapsed, show_saved, trace.graph)
     return dot
 
@@ -217,10 +225,11 @@ def _pick_trace(traces: list[BackwardTrace], trace_key: str, signature: str, wor
 
 def _stage(plan: StagePlan):
     """Presenter mode's first screen: the graph's column (sized from the viewport, see
-    `_stage_css`) and, beside it, the column for the controls and the story."""
+    `_stage_css`) and, beside it, the column for the controls and the story; then the graph's
+    column itself, for what goes under the box (the graph as text)."""
     _stage_css(plan)
     graph, side = st.columns([plan.graph_share, 1 - plan.graph_share], gap="small")
-    return graph.container(key=STAGE_GRAPH_KEY), side
+    return graph.container(key=STAGE_GRAPH_KEY), side, graph
 
 
 def _stage_css(plan: StagePlan) -> None:
@@ -352,6 +361,23 @@ def _order_list(trace: BackwardTrace, upto: int, stage: bool = False) -> None:
         st.markdown("**Order the engine ran the nodes**\n\n" + "  \n".join(rows))
 
 
+OUTLINE_KEY = "ag_outline"
+
+
+def outline(items: list[OutlineItem]) -> None:
+    """The graph as text, under the drawing: a closed expander (built only when opened) with a
+    list of the nodes, in the engine's order once backward() has run, each with its tensor's
+    value and the gradients PyTorch computed, as far as the step-through has got
+    (workbench/autograd/outline.py). What a screen reader reads instead of the boxes."""
+    box = when_open("Graph as text: each node's value and gradient", key=OUTLINE_KEY,
+                    icon=":material/list:")
+    if box is None:
+        return
+    with box:
+        st.markdown("\n".join(f"- **{md(item.text())}**" if item.state == "now"
+                              else f"- {md(item.text())}" for item in items))
+
+
 def _story(trace: BackwardTrace, upto: int, errors_are: str = "above") -> None:
     with st.container(border=True, key="autograd_graph_story"):
         if not trace.recorded:
@@ -419,19 +445,22 @@ def static_graph(model: GraphModel, *, scale: float, direction: str, show_saved:
         picture = drawing(model, Overlay(), scale=scale, direction=direction, show_saved=show_saved,
                           collapsed=collapsed, presenter=True)
         plan = plan_stage([picture])
-        graph, side = _stage(plan)
+        graph, side, column = _stage(plan)
         if note:
             side.info(note, icon=":material/info:")
         _stage_notice(side, plan, collapsed)
-        dot = dot_text(picture)
+        dot = dot_text(picture, title=graph_name(model))
         with graph:
-            show_graph(dot, label="The autograd graph")
+            show_graph(dot, label=graph_name(model))
+        with column:
+            outline(graph_outline(model))
         return dot
     if note:
         st.info(note, icon=":material/info:")
     dot = to_dot(model, Overlay(), scale=scale, direction=direction, show_saved=show_saved,
-                 max_inches=GRAPH_INCHES_WIDE, collapsed=collapsed)
-    show_graph(dot, label="The autograd graph")
+                 max_inches=GRAPH_INCHES_WIDE, collapsed=collapsed, title=graph_name(model))
+    show_graph(dot, label=graph_name(model))
+    outline(graph_outline(model))
     legend(collapsed, show_saved, model)
     return dot
 

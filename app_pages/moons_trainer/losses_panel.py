@@ -8,7 +8,8 @@ import streamlit as st
 from plotly.subplots import make_subplots
 
 from app_pages.moons_trainer.figures import staged
-from components.figures import PLOTLY_CONFIG, graph_scale
+from components.accessible_chart import chart
+from components.figures import graph_scale
 from workbench.common.palette import BLUE, GREEN, VERMILION
 from workbench.moons.losses import (
     LOSSES,
@@ -43,7 +44,8 @@ def losses_panel(session: TrainingSession) -> None:
                 "`HuberLoss` treat z as a number that should equal the target.")
     target = st.radio("Target y", [1.0, 0.0], format_func=lambda v: f"y = {v:g}", horizontal=True,
                       key="mt_loss_target")
-    st.plotly_chart(_curves_figure(target), key="mt_loss_curves", config=PLOTLY_CONFIG)
+    chart(_curves_figure(target), key="mt_loss_curves",
+          label=f"{', '.join(LOSSES)} and their gradients against the logit z, for y = {target:g}")
     confident = confident_losses()
     st.markdown(
         f"A confident, correct logit (z = 5 for y = 1) costs "

@@ -8,7 +8,7 @@ import torch
 
 from app_pages.moons_trainer.figures import activation_figure
 from components.error_panel import error_panel
-from components.figures import PLOTLY_CONFIG
+from components.accessible_chart import chart
 from app_pages.navigation import TOOLS
 from workbench.moons.model import (PROBE, activation_curve, activation_table, collapsed_linear,
                                    device_mismatch, linear_map_check, parameter_table)
@@ -50,7 +50,8 @@ def linear_map_note(session: TrainingSession, weight: torch.Tensor, bias: torch.
 
 def activation_panel(act: str) -> None:
     x, y, dy = activation_curve(act)
-    st.plotly_chart(activation_figure(act, x, y, dy), key="mt_activation", config=PLOTLY_CONFIG)
+    chart(activation_figure(act, x, y, dy), key="mt_activation",
+          label=f"{act}(x) and its derivative from autograd, x from {x[0]:g} to {x[-1]:g}")
     with st.expander("Activations side by side, Softmax included", icon=":material/table_chart:"):
         rows = activation_table()
         probe = ", ".join(f"{v:g}" for v in PROBE)

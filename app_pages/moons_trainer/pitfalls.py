@@ -9,7 +9,8 @@ from plotly.subplots import make_subplots
 
 from app_pages.moons_trainer.figures import staged
 from components.error_panel import error_panel
-from components.figures import PLOTLY_CONFIG, graph_scale
+from components.accessible_chart import chart
+from components.figures import graph_scale
 from workbench.common.jobs import SCHEDULER
 from workbench.common.palette import GREEN, VERMILION
 from workbench.moons.pitfalls import (
@@ -89,7 +90,9 @@ def pitfall_lab(state, device: torch.device) -> None:
                     "version counter moved, and `backward()` refuses.")
         error_panel(result.third.error, key="mt_pitfall_third_error")
     if result.correct.train_loss and (result.broken.train_loss or result.broken.error is None):
-        st.plotly_chart(_figure(result), key="mt_pitfall_figure", config=PLOTLY_CONFIG)
+        chart(_figure(result), key="mt_pitfall_figure",
+              label=f"Train loss and validation accuracy per epoch, {result.correct.label} "
+                    f"and {result.broken.label}")
     facts = list(result.pitfall.facts)
     if not facts:
         return

@@ -4,10 +4,11 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.tensor_inspector.controls import apply_changes
-from app_pages.tensor_inspector.figures import broadcast_figure
+from app_pages.tensor_inspector.figures import broadcast_figure, shapes_table
+from components.accessible_chart import chart
 from components.code_panel import code_panel
 from components.error_panel import error_panel
-from components.figures import PLOTLY_CONFIG, graph_scale
+from components.figures import graph_scale
 from components.settings_form import SettingsForm
 from workbench.tensors.broadcast import PRESETS, Combination
 from workbench.tensors.factory import shape_text
@@ -50,15 +51,17 @@ def result(combo: Combination) -> None:
     else:
         error_panel(RuntimeError(combo.error or "these shapes do not combine"), key="ti_combine_err")
     if combo.columns:
-        st.plotly_chart(broadcast_figure(combo.left, combo.right, combo.combine, graph_scale(),
-                                         key="ti_shapes"), key="ti_shapes", config=PLOTLY_CONFIG)
+        chart(broadcast_figure(combo.left, combo.right, combo.combine, graph_scale(), key="ti_shapes"),
+              key="ti_shapes", table=lambda: shapes_table(combo),
+              label=f"Shapes {shape_text(combo.left)} and {shape_text(combo.right)} aligned from "
+                    f"the right for {combo.expression}")
     if combo.expanded_strides is not None:
         left_strides, right_strides = combo.expanded_strides
         st.markdown(f"Broadcasting copies nothing: `a.expand{shape_text(combo.result)}` has "
                     f"strides `{left_strides}` and `b.expand{shape_text(combo.result)}` has "
                     f"`{right_strides}`; a stride of 0 reads the same element again and again.")
     st.caption(" · ".join(combo.notes) + ". Green: sizes that match; blue: a size-1 (or missing) "
-               "dimension stretched with stride 0; orange: the matrix dimensions; red: a mismatch.")
+               "dimension stretched with stride 0; yellow: the matrix dimensions; red: a mismatch.")
     code_panel(f"import torch\n\na = torch.zeros({shape_text(combo.left)})\n"
                f"b = torch.zeros({shape_text(combo.right)})\n"
                f"print(({combo.expression}).shape)\n", filename="shapes.py", key="ti_shapes_code")

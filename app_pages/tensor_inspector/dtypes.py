@@ -6,8 +6,8 @@ import math
 import pandas as pd
 import streamlit as st
 
-from app_pages.tensor_inspector.figures import bits_figure
-from components.figures import PLOTLY_CONFIG
+from app_pages.tensor_inspector.figures import bits_figure, bits_table
+from components.accessible_chart import chart
 from workbench.common.formatting import human_bytes
 from workbench.common.palette import PALE_PEACH
 from workbench.tensors.dtypes import dtype_info, dtype_table, nbytes_of
@@ -35,9 +35,11 @@ def dtype_panel(settings: TensorSettings) -> None:
         f"- **bytes**: {math.prod(settings.shape):,} elements x {chosen.itemsize} = "
         + (f"{shape_bytes:,} bytes" if shape_bytes is not None else "more than PyTorch can count"))
     if chosen.exponent_bits is not None and chosen.mantissa_bits is not None:
-        st.plotly_chart(bits_figure(chosen.sign_bits or 0, chosen.exponent_bits,
-                                    chosen.mantissa_bits, key="ti_bits"),
-                        key="ti_bits", config=PLOTLY_CONFIG)
+        sign = chosen.sign_bits or 0
+        chart(bits_figure(sign, chosen.exponent_bits, chosen.mantissa_bits, key="ti_bits"),
+              key="ti_bits", label=f"The bits of {chosen.name}: {sign} sign, "
+                                   f"{chosen.exponent_bits} exponent, {chosen.mantissa_bits} mantissa",
+              table=lambda: bits_table(sign, chosen.exponent_bits, chosen.mantissa_bits))
     table = pd.DataFrame([{
         "dtype": d.name, "bits": d.bits, "sign + exponent + mantissa": d.split,
         "min": d.smallest, "max": d.largest, "resolution": d.resolution, "0.1 stored as": d.one_tenth,

@@ -8,30 +8,31 @@ from __future__ import annotations
 import functools
 import math
 
+import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from components.figures import graph_scale, style_figure
 from workbench.common.palette import (
+    CELL_SCALE_COLOURS,
     GREY_150,
     GREY_300,
     GREY_600,
     OKABE_ITO,
-    PALE_APRICOT,
     PALE_BLUE,
     PALE_GREEN,
-    PALE_LILAC,
-    PALE_PEACH,
     PALE_SALMON,
+    PALE_YELLOW,
     TEXT_ON_LIGHT,
     TRANSPARENT,
 )
 from workbench.tensors.broadcast import EQUAL, INNER, MISMATCH, Combination, combine_shapes
+from workbench.tensors.factory import shape_text
 from workbench.tensors.layout import LayoutPicture
 
-# Light to mid tones only, so black cell labels stay readable on every colour.
-CELL_SCALE = [[0.0, PALE_PEACH], [0.25, PALE_APRICOT], [0.5, PALE_GREEN], [0.75, PALE_BLUE],
-              [1.0, PALE_LILAC]]
+# Light tones only, so black cell labels stay readable on every colour; told apart with every
+# common colour-vision deficiency (workbench/common/palette.py).
+CELL_SCALE = [[k / (len(CELL_SCALE_COLOURS) - 1), colour] for k, colour in enumerate(CELL_SCALE_COLOURS)]
 STRIP_WIDTH = 24
 
 
@@ -210,8 +211,11 @@ def walk_figure(picture: LayoutPicture, *, key: str) -> go.Figure:
     return style_figure(fig, uirevision=key)
 
 
+# Matching sizes, stretched ones, a mismatch, matmul's matrix dimensions and no size: five
+# colours told apart with every common colour-vision deficiency (tests/unit/test_colour_vision.py;
+# the matrix dimensions were peach, 2.3 from the green of a match for a protanope).
 RULE_COLOURS = {EQUAL: PALE_GREEN, INNER: PALE_GREEN, MISMATCH: PALE_SALMON}
-STRETCH_COLOUR, MATRIX_COLOUR, EMPTY_COLOUR = PALE_BLUE, PALE_PEACH, GREY_150
+STRETCH_COLOUR, MATRIX_COLOUR, EMPTY_COLOUR = PALE_BLUE, PALE_YELLOW, GREY_150
 
 
 def shapes_figure(combo: Combination, *, key: str) -> go.Figure:
@@ -272,3 +276,68 @@ def bits_figure(sign: int, exponent: int, mantissa: int, *, key: str) -> go.Figu
     fig.update_layout(barmode="stack", height=round(130 * graph_scale()), showlegend=False,
                       xaxis_title="bits", yaxis_visible=False)
     return style_figure(fig, uirevision=key)
+
+
+# ------------------------------------------------------- the same pictures as tables
+# What a screen reader reads instead of the pictures (components/accessible_chart.py shows
+# them in a closed "Data table" expander): built from the same LayoutPicture and Combination,
+# and only when a learner opens the table.
+
+def grid_label(name: str, shape: tuple[int, ...]) -> str:
+    """The logical view's accessible name (and its table's title)."""
+    return f"Logical view of {name}, shape {shape_text(shape)}"
+
+
+def strip_label(name: str, whose: str) -> str:
+    return f"Storage of {name}: {whose}"
+
+
+def grid_table(picture: LayoutPicture) -> pd.DataFrame:
+    """The logical view as a table of the same rows and columns: each cell "value (position
+    p)", or "position p" for a tensor that has no values (meta). A tensor of rank 3-5 has a
+    row per row of each drawn slice, the slice named in the first column."""
+    records = []
+    for panel in picture.panels:
+        for r in range(panel.rows):
+            record: dict[str, object] = {"slice": panel.title} if picture.rank > 2 else {}
+            record["row"] = "" if picture.rank < 2 else r
+            for c in range(panel.cols):
+                position = panel.positions[r][c]
+                record[f"column {c}"] = (f"position {position}" if panel.values is None
+                                         else f"{panel.values[r][c]} (position {position})")
+            records.append(record)
+    return pd.DataFrame(records)
+
+
+def strip_table(picture: LayoutPicture, *, label: str) -> pd.DataFrame:
+    """The storage strip as one row per drawn storage position: its value and the first
+    index of the view that reads it, or that the view does not read it (a tensor on the meta
+    device has no values: its strip is the positions alone)."""
+    values = picture.strip_values
+    if values is None:
+        return pd.DataFrame({"storage position": picture.strip_positions})
+    return pd.DataFrame([{
+        "storage position": p, "value": values[p],
+        "read by": f"{label}{picture.strip_readers[p]}" if picture.strip_readers[p]
+        else "not read by this view",
+    } for p in picture.strip_positions])
+
+
+def shapes_table(combo: Combination) -> pd.DataFrame:
+    """The aligned shapes: one row per dimension, counted from the right as broadcasting
+    aligns them, with the rule applied."""
+    n = len(combo.columns)
+
+    def size(value: int | None) -> str:
+        return "-" if value is None else str(value)
+
+    return pd.DataFrame([{"dimension": j - n, "a": size(col.left), "b": size(col.right),
+                          "result": size(col.result),
+                          "rule": col.rule if col.matrix or combo.combine != "matmul"
+                          else f"batch: {col.rule}"}
+                         for j, col in enumerate(combo.columns)])
+
+
+def bits_table(sign: int, exponent: int, mantissa: int) -> pd.DataFrame:
+    return pd.DataFrame({"part": ["sign", "exponent (range)", "mantissa (precision)"],
+                         "bits": [sign, exponent, mantissa]})

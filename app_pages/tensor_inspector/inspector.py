@@ -12,10 +12,11 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from app_pages.tensor_inspector.controls import apply_changes
-from app_pages.tensor_inspector.figures import grid_figure, strip_figure, walk_figure
+from app_pages.tensor_inspector.figures import (grid_figure, grid_label, grid_table, strip_figure,
+                                                strip_label, strip_table, walk_figure)
 from app_pages.tensor_inspector.stage import STAGE_PICTURE, Stage, stage_pictures
 from components.error_panel import error_panel
-from components.figures import PLOTLY_CONFIG
+from components.accessible_chart import chart
 from components.plain_text import code_span, md, plotly_text
 from components.settings_form import SettingsForm
 from components.state import learner_state
@@ -233,11 +234,12 @@ def _whose_storage(drawn: StepView, report: Inspection, *, short: bool = False) 
             "new storage made by a copy: the colours show where each element of x landed")
 
 
-def _walk(picture: LayoutPicture) -> None:
+def _walk(picture: LayoutPicture, label: str) -> None:
     st.markdown("**Memory walk**: reading the tensor row by row, which storage position "
                 "does each element come from? A straight line (steps of 1) is "
                 "contiguous; jumps mean the view hops through memory.")
-    st.plotly_chart(walk_figure(picture, key="ti_walk"), key="ti_walk", config=PLOTLY_CONFIG)
+    chart(walk_figure(picture, key="ti_walk"), key="ti_walk",
+          label=f"Memory walk of {label}: the storage position of each element, row by row")
 
 
 def pictures_section(report: Inspection, stage: Stage | None = None) -> None:
@@ -264,7 +266,7 @@ def pictures_section(report: Inspection, stage: Stage | None = None) -> None:
                            failure_shown=report.chain_failure is not None
                            or report.build_failure is not None)
             _metrics(drawn)
-            _walk(picture)
+            _walk(picture, drawn.label)
             return
         _metrics(drawn)
         if picture.truncated:
@@ -276,16 +278,18 @@ def pictures_section(report: Inspection, stage: Stage | None = None) -> None:
         with grid_col:
             st.markdown(f"**Logical view** of {code_span(drawn.label)}: what indexing sees"
                         + (", one 2-D slice per panel" if wide_grid else ""))
-            st.plotly_chart(grid_figure(picture, label=label, show=show, key="ti_grid"),
-                            key="ti_grid", config=PLOTLY_CONFIG, width="content")
+            chart(grid_figure(picture, label=label, show=show, key="ti_grid"), key="ti_grid",
+                  label=grid_label(drawn.label, facts.shape), table=lambda: grid_table(picture),
+                  width="content")
         with walk_col:
-            _walk(picture)
+            _walk(picture, drawn.label)
         whose = _whose_storage(drawn, report)
         st.markdown(f"**Storage** of {code_span(drawn.label)} ({whose}): the flat memory "
                     "underneath, in address order; the row label is the position of its first "
                     "cell. Grey cells are not read by this view.")
-        st.plotly_chart(strip_figure(picture, label=label, show=show, key="ti_strip"),
-                        key="ti_strip", config=PLOTLY_CONFIG, width="content")
+        chart(strip_figure(picture, label=label, show=show, key="ti_strip"), key="ti_strip",
+              label=strip_label(drawn.label, whose), width="content",
+              table=lambda: strip_table(picture, label=drawn.label))
         if facts.numel and len(facts.stride):
             terms = " + ".join(f"i{d}·{s}" for d, s in enumerate(facts.stride))
             st.caption(f"Element `[i0, i1, ...]` of {code_span(drawn.label)} is read from storage "

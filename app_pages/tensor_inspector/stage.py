@@ -24,10 +24,14 @@ from app_pages.tensor_inspector.figures import (
     STRIP_WIDTH,
     cell_width,
     grid_figure,
+    grid_label,
     grid_size,
+    grid_table,
     strip_figure,
+    strip_label,
+    strip_table,
 )
-from components.figures import PLOTLY_CONFIG
+from components.accessible_chart import chart, data_table
 from components.plain_text import code_span
 from components.stage import fit_to_viewport
 from workbench.tensors.factory import shape_text
@@ -180,9 +184,16 @@ def stage_pictures(stage: Stage, drawn: StepView, picture: LayoutPicture, *, lab
 </style>""")
         with st.container(horizontal=True, gap="large", key="ti_stage_row"):
             with st.container(key="ti_stage_grid"):
-                st.plotly_chart(grid, key="ti_grid", config=PLOTLY_CONFIG, width="stretch",
-                                height="stretch")
+                # Alone in its box (the box is sized to the viewport): its table goes under
+                # the strip, below the first screen.
+                chart(grid, key="ti_grid", label=grid_label(drawn.label, drawn.facts.shape),
+                      table_below=False, width="stretch", height="stretch")
             with st.container(key="ti_stage_facts"):
                 _step_facts(drawn, picture, tight=failure_shown)
         st.markdown(f"**Storage** of {code_span(drawn.label)}: {whose}. Grey: not read.")
-        st.plotly_chart(strip, key="ti_strip", config=PLOTLY_CONFIG, width="stretch")
+        chart(strip, key="ti_strip", label=strip_label(drawn.label, whose), table_below=False,
+              width="stretch")
+        data_table(lambda: grid_table(picture), key="ti_grid_table",
+                   label=grid_label(drawn.label, drawn.facts.shape))
+        data_table(lambda: strip_table(picture, label=drawn.label), key="ti_strip_table",
+                   label=strip_label(drawn.label, whose))

@@ -6,6 +6,7 @@ axe-core is package.json's, installed by `make test` (npm ci). The app's repairs
 markup and colours are components/accessible_theme.py."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,37 @@ def test_a_planted_low_contrast_text_is_found(page, app_url):
     }""")
     found = violations(page)
     assert any(line.startswith("color-contrast") for line in found), found
+
+
+def test_every_chart_is_named_and_its_open_data_tables_add_no_violation(browser, app_url, layout):
+    """Each Plotly chart is a named figure (components/accessible_chart.py); opening the grid's
+    and the strip's data tables (below the pictures, on the stage too) adds no violation."""
+    page = _open(browser, app_url, "/tensor_inspector?shape=4,6&ops=t()", layout)
+    charts = page.locator("[data-testid=stPlotlyChart]")
+    expect(charts.first).to_be_visible()
+    assert charts.count() >= 3
+    for i in range(charts.count()):
+        chart = charts.nth(i)
+        assert chart.get_attribute("role") == "figure", i
+        assert (chart.get_attribute("aria-label") or "").strip(), f"chart {i} has no name"
+    for key in ("ti_grid_table", "ti_strip_table"):
+        page.locator(f".st-key-{key} summary").click()
+        expect(page.locator(f".st-key-{key} [data-testid=stTable]")).to_be_visible()
+    expect(page.locator(".st-key-ti_strip_table")).to_contain_text("x.t()[1, 0]")
+    in_both_themes(page, f"tensor inspector, data tables open ({layout})")
+    page.context.close()
+
+
+def test_the_autograd_drawing_is_named_and_its_text_outline_adds_no_violation(browser, app_url, layout):
+    page = _open(browser, app_url, "/autograd_graph", layout)
+    svg = page.locator("figure.wb-graph svg")
+    expect(svg).to_have_attribute("role", "img")
+    expect(svg).to_have_attribute("aria-label", re.compile(r"^Autograd graph of L: .* leaves "))
+    page.locator(".st-key-ag_outline summary").click()
+    items = page.locator(".st-key-ag_outline li")
+    expect(items.first).to_be_visible()
+    expect(items.nth(1)).to_contain_text("not run yet")
+    page.get_by_role("button", name="Next node", exact=True).click()
+    expect(items.nth(1)).to_contain_text("received gradient 1")
+    in_both_themes(page, f"autograd graph, outline open ({layout})")
+    page.context.close()

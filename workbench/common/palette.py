@@ -41,11 +41,10 @@ TRANSPARENT = "rgba(0,0,0,0)"
 
 # Pale tints of the categorical colours: fills behind dark text.
 PALE_PEACH = "#FDE0C5"
-PALE_APRICOT = "#FACBA6"
 PALE_GREEN = "#B7E4C7"
 PALE_BLUE = "#9ECAE1"
-PALE_LILAC = "#C6B3E6"
 PALE_SALMON = "#F4A582"
+PALE_YELLOW = "#FEF2AE"
 TINT_GREEN = "#DDF4E4"
 TINT_BLUE = "#D6EAF8"
 TINT_PINK = "#F9E0EE"
@@ -57,3 +56,15 @@ DEEP_BROWN = "#7A2E00"
 # Diverging scale of a predicted probability: class 0 blue, undecided white, class 1 amber.
 CLASS0_BLUE = "#4C9BD0"
 CLASS1_AMBER = "#F2B84B"
+
+# The tensor inspector's cell scale: an element keeps its colour wherever a view moves it. Pale
+# (dark text reads on each at 7:1 or more), lightness rising from lilac to pale yellow with the
+# hue turning through blue and green (CIELAB L* 66 to 95, chroma 35, hue 320 to 100 degrees), so
+# that no two parts of the scale look alike under protanopia, deuteranopia or tritanopia either
+# (tests/unit/test_colour_vision.py). The scale it replaced (peach, apricot, green, blue, lilac)
+# put its middle and its end 2.3 apart (CIEDE2000) for a protanope.
+CELL_LILAC = "#BE91C9"
+CELL_SKY = "#7FB9F3"
+CELL_AQUA = "#5CD9E7"
+CELL_MINT = "#A3ECBF"
+CELL_SCALE_COLOURS = (CELL_LILAC, CELL_SKY, CELL_AQUA, CELL_MINT, PALE_YELLOW)

@@ -1,0 +1,145 @@
+"""Every Plotly chart of the tensor inspector and the moons trainer has an accessible name and a
+data table a learner can open, with the figure's own numbers (components/accessible_chart.py).
+The tables are built only when opened: a closed one sends nothing."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from tests.app.apptest import assert_clean, open_page
+
+TENSORS = "app_pages/tensor_inspector/page.py"
+MOONS = "app_pages/moons_trainer/page.py"
+QUICK = {"n": "300", "epochs": "2"}
+
+
+def _charts(at) -> dict[str, object]:
+    return {c.proto.id.rsplit("-", 1)[-1]: c for c in at.get("plotly_chart")}
+
+
+def _table_expanders(at) -> dict[str, object]:
+    return {e.proto.id.rsplit("-", 1)[-1]: e for e in at.expander if e.label.startswith("Data table: ")}
+
+
+def _open_table(at, key: str):
+    """Open the chart's "Data table" expander (a learner's click) and return its table."""
+    at.session_state[f"{key}_table"] = True
+    at.run()
+    assert_clean(at, key)
+    tables = [t for e in [_table_expanders(at)[f"{key}_table"]] for t in e.get("table")]
+    assert len(tables) == 1, key
+    return tables[0].value
+
+
+def _labelled_with_tables(at) -> None:
+    """Each chart is named, and has its closed table expander, named after the chart."""
+    charts, expanders = _charts(at), _table_expanders(at)
+    assert charts
+    for key, chart in charts.items():
+        assert chart.proto.alt.strip(), f"{key} has no accessible name"
+        assert f"{key}_table" in expanders, f"{key} has no data table"
+        title = expanders[f"{key}_table"].label.removeprefix("Data table: ").replace("\\", "")
+        assert title == chart.proto.alt
+    built = [key for key, e in expanders.items() if e.get("table")]
+    assert not built, f"closed data tables were built and sent: {built}"
+
+
+def test_every_tensor_inspector_chart_is_named_and_has_a_closed_table():
+    at = open_page(TENSORS, query={"shape": "4,6", "ops": "t()"})
+    assert_clean(at)
+    assert {"ti_grid", "ti_walk", "ti_strip"} <= set(_charts(at))
+    _labelled_with_tables(at)
+    assert _charts(at)["ti_grid"].proto.alt == "Logical view of x.t(), shape (6, 4)"
+
+
+def test_the_grid_table_holds_each_cells_value_and_storage_position():
+    at = open_page(TENSORS, query={"shape": "4,6", "ops": "t()"})
+    view = torch.arange(24.0).reshape(4, 6).t()
+    positions = torch.as_strided(torch.arange(24), view.shape, view.stride(), view.storage_offset())
+    table = _open_table(at, "ti_grid")
+    assert list(table.columns) == ["row"] + [f"column {c}" for c in range(view.shape[1])]
+    for r in range(view.shape[0]):
+        for c in range(view.shape[1]):
+            assert table.iloc[r][f"column {c}"] == \
+                f"{int(view[r, c].item())} (position {int(positions[r, c])})"
+    # The same numbers as the picture: the figure's cell labels are the table's values.
+    figure = json.loads(_charts(at)["ti_grid"].proto.spec)
+    shown = figure["data"][0]["text"]
+    assert [[cell.split(" ")[0] for cell in table.iloc[r, 1:]] for r in range(len(table))] == shown
+
+
+def test_the_strip_table_names_the_index_that_reads_each_position():
+    at = open_page(TENSORS, query={"shape": "4,6", "ops": "t()"})
+    table = _open_table(at, "ti_strip")
+    view = torch.arange(24.0).reshape(4, 6).t()
+    positions = torch.as_strided(torch.arange(24), view.shape, view.stride(), view.storage_offset())
+    assert list(table["storage position"]) == list(range(24))
+    for position in (1, 6, 23):
+        index = tuple(int(i) for i in (positions == position).nonzero()[0])
+        row = table[table["storage position"] == position].iloc[0]
+        assert row["read by"] == f"x.t()[{', '.join(map(str, index))}]"
+        assert row["value"] == str(int(torch.as_strided(view, (24,), (1,), 0)[position]))
+
+
+def test_the_walk_table_is_the_figures_line():
+    at = open_page(TENSORS, query={"shape": "4,6", "ops": "t()"})
+    table = _open_table(at, "ti_walk")
+    figure = json.loads(_charts(at)["ti_walk"].proto.spec)
+    assert list(table.columns) == ["element number (row by row)", "storage position"]
+    assert list(table["storage position"]) == figure["data"][0]["y"]
+    view = torch.arange(24.0).reshape(4, 6).t()
+    walk = torch.as_strided(torch.arange(24), view.shape, view.stride()).reshape(-1).tolist()
+    assert list(table["storage position"]) == walk
+
+
+def test_the_broadcasting_table_lists_each_aligned_dimension():
+    at = open_page(TENSORS)
+    table = _open_table(at, "ti_shapes")
+    a, b = torch.empty(8, 1, 6, 1), torch.empty(7, 1, 5)      # the default shapes
+    result = torch.broadcast_shapes(a.shape, b.shape)
+    assert list(table["result"]) == [str(n) for n in result]
+    assert list(table["a"]) == [str(n) for n in a.shape]
+    assert list(table["b"]) == ["-"] + [str(n) for n in b.shape]
+    assert list(table["dimension"]) == [-4, -3, -2, -1]
+
+
+@pytest.mark.parametrize("tab, key", [("Model", "mt_activation"), ("Losses & hooks", "mt_loss_curves")])
+def test_the_moons_trainer_charts_are_named_with_their_numbers_in_a_table(tab, key):
+    at = open_page(MOONS, QUICK)
+    at.session_state["mt_tabs"] = tab
+    at.run()
+    assert_clean(at)
+    _labelled_with_tables(at)
+    table = _open_table(at, key)
+    figure = json.loads(_charts(at)[key].proto.spec)
+    for trace in figure["data"]:
+        column = next(c for c in table.columns if c.endswith(trace["name"]) and
+                      (len(figure["data"]) < 4 or c.startswith(_panel(figure, trace))))
+        assert list(table[column]) == pytest.approx(trace["y"])
+        assert list(table[table.columns[0]]) == pytest.approx(trace["x"])
+
+
+def _panel(figure: dict, trace: dict) -> str:
+    """The subplot title over the trace's x axis."""
+    axis = "xaxis" + trace.get("xaxis", "x")[1:]
+    low, high = figure["layout"][axis]["domain"]
+    return next(a["text"] for a in figure["layout"]["annotations"] if low <= a["x"] <= high)
+
+
+def test_the_pitfall_chart_is_named_and_its_table_has_both_runs():
+    at = open_page(MOONS, QUICK)
+    at.session_state["mt_tabs"] = "Pitfall lab"
+    at.run()
+    at.radio(key="mt_pitfall").set_value("no_zero_grad").run()
+    at.button(key="mt_pitfall_run").click().run()
+    assert_clean(at)
+    _labelled_with_tables(at)
+    table = _open_table(at, "mt_pitfall_figure")
+    figure = json.loads(_charts(at)["mt_pitfall_figure"].proto.spec)
+    assert len(table) == max(len(t["x"]) for t in figure["data"])
+    for trace in figure["data"]:
+        column = next(c for c in table.columns if c == f"{_panel(figure, trace)}: {trace['name']}")
+        assert [v for v in table[column] if v == v and v is not None][:len(trace["y"])] == \
+            pytest.approx(trace["y"])
