@@ -412,13 +412,19 @@ def test_a_finished_run_says_so_beside_its_buttons_with_what_to_do_next():
     at = open_page(PAGE, {"n": "300", "epochs": "2"})
     settle(at.button(key="mt_step").click().run())
     assert _end_note(at) == "", "not finished after one of two epochs"
+    assert live_view(at)[0]["frame"]["end_note"] == ""
     settle(at.button(key="mt_step").click().run())
     assert_clean(at)
     assert at.button(key="mt_play").disabled and at.button(key="mt_step").disabled
     note = _end_note(at)
     assert "**Finished**: 2 of 2 epochs" in note and "Raise **Epochs**" in note
+    # The live view announces the same note to a screen reader, as plain text.
+    frame = live_view(at)[0]["frame"]
+    assert frame["end_note"].startswith("Finished: 2 of 2 epochs. Raise Epochs to carry on")
+    assert frame["playing"] is False
     at.number_input(key="mt_epochs").set_value(3).run()
     assert _end_note(at) == "" and at.button(key="mt_play").disabled is False
+    assert live_view(at)[0]["frame"]["end_note"] == ""
 
 
 def test_the_speed_is_a_link_setting_and_a_change_mid_run_keeps_the_run():
