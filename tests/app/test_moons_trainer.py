@@ -232,6 +232,23 @@ def test_each_lazy_tab_draws_when_opened_and_keeps_the_upload_and_check_drawn():
         assert at.file_uploader(key="mt_upload") is not None
 
 
+def test_the_tabs_figures_tell_their_curves_apart_by_more_than_colour():
+    """Not by colour alone (WCAG 1.4.1): within a figure, no two legend entries share both a line
+    dash and a marker symbol (the live view's points are checked in the browser)."""
+    import json
+
+    at = open_page(PAGE, QUICK)
+    for tab, key in (("Model", "mt_activation"), ("Losses & hooks", "mt_loss_curves")):
+        at.session_state["mt_tabs"] = tab
+        at.run()
+        assert_clean(at)
+        chart = next(c for c in at.get("plotly_chart") if key in c.proto.id)
+        traces = [t for t in json.loads(chart.proto.spec)["data"] if t.get("showlegend", True)]
+        looks = [(t.get("line", {}).get("dash", "solid"), t.get("marker", {}).get("symbol", "circle"))
+                 for t in traces]
+        assert len(traces) >= 2 and len(set(looks)) == len(looks), (key, looks)
+
+
 def test_the_widgets_follow_the_settings_table():
     from workbench.moons.settings import TABLE
 
