@@ -6,8 +6,12 @@
 // tests/js/access.test.mjs tests them.
 
 export const ANNOUNCE_EVERY = 10;      // epochs between two progress announcements while a run plays
-export const LABEL_MS = 1000;          // while a run plays, the canvases' names change at most once a second
-export const REDUCED_MOTION_MS = 1000; // with reduced motion, a playing run's picture changes at most once a second
+// While a run plays, the canvases' names change at most every LABEL_MS: the numbers a screen
+// reader reads are at most two seconds old, and the accessibility tree does not churn.
+export const LABEL_MS = 2000;
+// With reduced motion, a playing run's picture changes at most every REDUCED_MOTION_MS: a
+// sequence of still pictures, where ten to fifteen a second read as an animation.
+export const REDUCED_MOTION_MS = 2000;
 export const CURSOR_CELLS = 16;        // the keyboard cursor's grid over the plane: cells per side
 export const CURSOR_JUMP = 4;          // cells a Shift+arrow moves
 
@@ -60,7 +64,7 @@ export function announcement(memory, now) {
 
 // Whether the canvases' names may change now (`lastAt`: when they last did, null for never).
 // Names that change with every frame would make the accessibility tree churn and some screen
-// readers re-read a focused element: while a run plays, once a LABEL_MS; otherwise at once.
+// readers re-read a focused element: while a run plays, once every LABEL_MS; otherwise at once.
 export function relabelNow(lastAt, now, playing) {
   return !playing || lastAt === null || now - lastAt >= LABEL_MS;
 }

@@ -17,7 +17,7 @@
 //
 // For a screen reader: one polite live region announces a playing run every ANNOUNCE_EVERY
 // epochs, a pause and the end (with what to do next); the canvases' names carry the current
-// numbers, renamed at most once a LABEL_MS while a run plays; the plane takes the focus, and the
+// numbers, renamed at most every LABEL_MS while a run plays; the plane takes the focus, and the
 // arrow keys move a cursor whose read-out is shown and announced. Under prefers-reduced-motion a
 // playing run's picture changes in steps REDUCED_MOTION_MS apart (the view never tweens between
 // frames in either case), and nothing moves until the learner presses Play.
@@ -378,7 +378,7 @@ class LiveView {
   }
 
   // The canvases' names and the plane's description, with the current numbers; while a run
-  // plays at most once a LABEL_MS. The plane keeps its name while it has the focus: some screen
+  // plays at most every LABEL_MS. The plane keeps its name while it has the focus: some screen
   // readers read a focused element's new name aloud, over the cursor's read-out.
   describe() {
     const now = performance.now(), fr = this.frame, sc = this.scene;

@@ -44,10 +44,12 @@ def test_while_it_trains_the_accessibility_tree_holds_the_epoch_and_the_loss(pag
     wait_live(page)
     every = page.evaluate(ACCESS)["every"]
     click(page, "mt_play")
-    # Past the first announcement, and a second later (the names change once a second at most).
+    # Past the first announcement, and once the canvases' names (renamed every LABEL_MS at most
+    # while a run plays) carry a trained epoch.
     announce = page.locator(f"{LIVE} .announce")
     expect(announce).to_have_text(re.compile(r"^Epoch \d+ of 300: loss \d\.\d{3} train"), timeout=120_000)
-    wait_live(page, "v.state === 'playing' && v.epoch >= arg", arg=2 * every, timeout=120_000)
+    expect(page.locator(f"{LIVE} canvas.loss")).to_have_attribute("aria-label", re.compile(r"at epoch \d+"))
+    wait_live(page, "v.state === 'playing' && v.epoch >= arg", arg=every, timeout=120_000)
     tree = page.locator(LIVE).aria_snapshot()
     assert live(page)["state"] == "playing", "read while the run trains"
     assert re.search(r"Epoch \d+ / 300 .* training", tree), tree
