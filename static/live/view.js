@@ -124,7 +124,9 @@ class LiveView {
     this.plane.addEventListener("mouseleave", () => {
       if (this.cursorShown) this.readCursor(false); else this.tooltip.hidden = true;
     });
-    this.plane.addEventListener("focus", () => this.showCursor(true));
+    // The cursor shows for the keyboard's focus; a click that focuses the plane keeps the
+    // pointer's own read-out (an arrow key then shows the cursor).
+    this.plane.addEventListener("focus", () => { if (this.plane.matches(":focus-visible")) this.showCursor(true); });
     this.plane.addEventListener("blur", () => this.showCursor(false));
     this.plane.addEventListener("keydown", (e) => this.cursorKey(e));
   }
