@@ -121,7 +121,7 @@ def frame_cost() -> tuple[float, float, int]:
         snapshot = session.snapshot(RESOLUTION)
         snapshot_times.append(CLOCK() - started)
         started = CLOCK()
-        header, blobs = frame(session, snapshot, "Epoch 1 / 50", 0, with_test=False)
+        header, blobs = frame(session, snapshot, "Epoch 1 / 50", 0, with_test=False, playing=True)
         message = pack({"frame": header, "scene_id": "x"}, blobs)
         pack_times.append(CLOCK() - started)
         sizes.append(len(message))

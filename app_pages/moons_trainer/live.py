@@ -10,6 +10,7 @@ starts it again.
 """
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 
@@ -197,6 +198,12 @@ def end_note(session: TrainingSession) -> str | None:
     return None
 
 
+def end_text(session: TrainingSession) -> str:
+    """`end_note` as the live view announces it to a screen reader: no icon, no markup."""
+    note = end_note(session)
+    return "" if note is None else re.sub(r":material/\w+: |\*\*", "", note)
+
+
 def frame_source(me: MoonsTrainerState) -> FrameSource:
     """This learner's frame route (components/frame_route.py): each frame the browser asks for
     renews the run's lease and answers the latest snapshot, so a playing run needs no rerun.
@@ -230,7 +237,7 @@ def frame_source(me: MoonsTrainerState) -> FrameSource:
             return polled_frame(session, snapshot, status_line(me, session, snapshot),
                                 status_line(me, session, snapshot, paused=True), since,
                                 me.sent.scene_id, me.view.get("mt_show_test", False),
-                                ended=not alive)
+                                ended=not alive, end_note="" if alive else end_text(session))
 
         # One frame per snapshot at most, however the browser asks (components/frame_route.py).
         me.frames = frame_route.register(FrameSource(produce, pause, interval=SNAPSHOT_SECONDS))
@@ -283,7 +290,7 @@ def live_frame() -> None:
     live_canvas(session, me.sent, lambda at: status_line(me, session, at), playing=me.running,
                 show_test=me.view.get("mt_show_test", False),
                 show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll,
-                settle=settle, pause_key=PAUSE_KEY)
+                settle=settle, pause_key=PAUSE_KEY, end_note=end_text(session))
     if me.route_blocked:
         st.caption("The frame route (`api/frames/`) did not answer this browser, perhaps a proxy "
                    "in front of the server blocks it: the view updates by page reruns, a few times "

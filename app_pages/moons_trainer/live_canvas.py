@@ -44,6 +44,7 @@ from workbench.moons.training import LiveSnapshot, TrainingSession
 
 RESOLUTION = 48
 KEY = "mt_live"
+CLASS_SHAPES = ("circle", "square")   # the points' shape by class (0, 1), as the legend names them
 
 _LOADER = """
 const source = new URL("app/static/live/view.js", document.baseURI).href;
@@ -86,10 +87,12 @@ def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
           max_height: int) -> tuple[dict, dict[str, np.ndarray]]:
     """The points, axes and colours: what a run's frames are drawn over."""
     split = session.split
-    groups = [("train", "circle", 2.2, split.x_train, split.y_train, "train"),
-              ("val", "diamond", 3.6, split.x_val, split.y_val, "validation")]
+    # A point's class is its colour and its shape (CLASS_SHAPES), so that neither a colour-blind
+    # learner nor a grey projector loses it; its split is how the shape is filled.
+    groups = [("train", "filled", 2.8, split.x_train, split.y_train, "train"),
+              ("val", "open", 3.8, split.x_val, split.y_val, "validation")]
     if show_test:
-        groups.append(("test", "x", 3.6, split.x_test, split.y_test, "test"))
+        groups.append(("test", "dot", 3.8, split.x_test, split.y_test, "test"))
     blobs: dict[str, np.ndarray] = {}
     for name, _, _, x, y, _ in groups:
         blobs[f"{name}_xy"] = np.asarray(x, dtype=np.float32).ravel()
@@ -98,15 +101,16 @@ def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
         blobs["bayes"] = session.bayes_grid(RESOLUTION).astype(np.float32).ravel()
     header = {
         "extent": [float(v) for v in plot_extent(session.data)], "resolution": RESOLUTION,
-        "groups": [{"name": n, "symbol": sym, "size": size, "label": label}
-                   for n, sym, size, _, _, label in groups],
+        "groups": [{"name": n, "fill": fill, "size": size, "label": label}
+                   for n, fill, size, _, _, label in groups],
+        "class_shapes": list(CLASS_SHAPES),
         "x_title": "x\u2081 (raw)", "y_title": "x\u2082 (raw)", "scale": graph_scale(),
         # Presenter mode: the browser sizes the plane to the rest of its viewport (the server
         # never knows the projector's size); otherwise at most `max_height` pixels tall.
         "fit_viewport": presenting(), "max_height": max_height,
         "bayes_accuracy": session.bayes_test_accuracy,
         "shade_opacity": 0.85,
-        "colours": {"classes": [BLUE, ORANGE], "class0_shade": CLASS0_BLUE,
+        "colours": {"classes": [BLUE, ORANGE], "class_names": ["blue", "orange"], "class0_shade": CLASS0_BLUE,
                     "class1_shade": CLASS1_AMBER, "middle": WHITE, "outline": INK_SOFT,
                     "bayes": GREEN, "curves": [BLUE, VERMILION]},
     }
@@ -118,8 +122,11 @@ def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
 
 
 def frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, history_from: int,
-          with_test: bool) -> tuple[dict, dict]:
-    """A snapshot's picture, and the epochs finished from `history_from` on."""
+          with_test: bool, *, playing: bool, end_note: str = "") -> tuple[dict, dict]:
+    """A snapshot's picture, and the epochs finished from `history_from` on. `playing`: whether
+    the run goes on after this frame; `end_note`: why it cannot go on, in plain text (empty while
+    it can). The view announces progress, a pause and the end from these two, however its frames
+    come (the route, or page reruns where no route is reached)."""
     points = snapshot.points if with_test else snapshot.points[:len(session.y_train) + len(session.y_val)]
     h = session.history
     loaded = session.loaded
@@ -132,6 +139,7 @@ def frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, history
     upto = snapshot.epochs_recorded         # the history only grows: a slice is safe to read
     header = {
         "epoch": snapshot.epoch, "epochs": session.settings.epochs, "status": status,
+        "playing": playing, "end_note": end_note,
         "history_from": history_from, "history_note": note,
         "history": {name: [round(v, 5) if isinstance(v, float) else v
                            for v in getattr(h, name)[history_from:upto]]
@@ -142,11 +150,13 @@ def frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, history
 
 
 def polled_frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, paused_status: str,
-                 since: int, scene_id: str, with_test: bool, ended: bool) -> bytes:
+                 since: int, scene_id: str, with_test: bool, ended: bool, end_note: str = "") -> bytes:
     """The message the frame route answers while a run plays: the latest snapshot, the epochs
-    from `since` (what the browser already has), whether the run has ended, and the status line
-    the view shows if the learner pauses on this frame."""
-    header, blobs = frame(session, snapshot, status, min(since, snapshot.epochs_recorded), with_test)
+    from `since` (what the browser already has), whether the run has ended (and `end_note`, why
+    it cannot go on, if so), and the status line the view shows if the learner pauses on this
+    frame."""
+    header, blobs = frame(session, snapshot, status, min(since, snapshot.epochs_recorded), with_test,
+                          playing=not ended, end_note=end_note if ended else "")
     header["paused_status"] = paused_status
     return pack({"frame": header, "scene_id": scene_id, "ended": ended}, blobs)
 
@@ -154,10 +164,12 @@ def polled_frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, 
 def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[[LiveSnapshot], str], *,
                 playing: bool, show_test: bool, show_bayes: bool, full_run: bool,
                 poll_url: str | None = None, settle: bool = False, pause_key: str | None = None,
-                max_height: int = 520) -> None:
+                end_note: str = "", max_height: int = 520) -> None:
     """Draw (or update in place) the live view; send the scene only when the browser lacks it.
     With `poll_url`, the browser asks it for the playing run's frames itself (WebSocket, else
-    fetch), and a press of the button with key `pause_key` pauses the run through it at once."""
+    fetch), and a press of the button with key `pause_key` pauses the run through it at once.
+    `end_note`: why the run cannot go on (plain text, empty while it can), which the view
+    announces when the run ends."""
     result = st.session_state.get(KEY)
     asked = result.get("resync") if result is not None else None    # the browser lacks something
     if full_run or asked is not None:
@@ -169,7 +181,8 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
         with session.lock:
             snapshot = session.latest = session.snapshot(RESOLUTION)
     history_from = min(sent.history_epochs, snapshot.epochs_recorded)
-    frame_header, frame_blobs = frame(session, snapshot, status(snapshot), history_from, show_test)
+    frame_header, frame_blobs = frame(session, snapshot, status(snapshot), history_from, show_test,
+                                      playing=playing, end_note="" if playing else end_note)
     epochs_now = snapshot.epochs_recorded
     header: dict = {"frame": frame_header, "poll": poll_url, "settle": settle, "pause_key": pause_key,
                     "protocol": protocol()}

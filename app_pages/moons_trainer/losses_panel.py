@@ -22,6 +22,8 @@ from workbench.moons.losses import (
 from workbench.moons.training import TrainingSession
 
 _COLOURS = dict(zip(LOSSES, (GREEN, VERMILION, BLUE), strict=True))
+# Each loss also has its own dash, so that the three curves differ by more than colour (WCAG 1.4.1).
+_DASHES = dict(zip(LOSSES, ("solid", "dash", "dot"), strict=True))
 
 
 def _curves_figure(target: float) -> go.Figure:
@@ -29,7 +31,7 @@ def _curves_figure(target: float) -> go.Figure:
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=(f"loss(z, y={target:g})", "d loss / d z (autograd)"))
     for name in LOSSES:
-        line = {"color": _COLOURS[name]}
+        line = {"color": _COLOURS[name], "dash": _DASHES[name]}
         fig.add_trace(go.Scatter(x=curves.z, y=curves.values[name], name=name, legendgroup=name,
                                  line=line), row=1, col=1)
         fig.add_trace(go.Scatter(x=curves.z, y=curves.grads[name], name=name, legendgroup=name,

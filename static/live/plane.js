@@ -5,6 +5,7 @@
 // (tests/js/plane.test.mjs) and touch no DOM; the drawing functions take the view (view.js),
 // whose canvases, theme, scene and frame they draw.
 
+import { cellBounds } from "./access.js";
 import { formatTick, niceTicks } from "./ticks.js";
 
 export const FONT_PX = 12;         // the canvases' text size at scale 1
@@ -177,35 +178,33 @@ export function drawBoundary(view, width, limit = null) {
   const titles = planeTitles(fr.epoch, boundary.length > 0, fr.grid[0] > 127.5);
   view.label(ctx, view.fitting(ctx, titles, width - left), left, margin.top / 2);
 
-  view.plane.setAttribute("aria-label",
-    `${titles[0]}. The model's predictions over the ${sc.groups.map((g) => g.label).join(", ")} points`);
+  if (view.cursor && view.cursorShown) drawCursor(view, ctx, s);
+}
+
+// The keyboard cursor's cell (access.js), outlined twice (text colour inside the background's)
+// so that it shows on any shade.
+function drawCursor(view, ctx, s) {
+  const t = view.toPlane;
+  const [left, right, bottom, top] = cellBounds(view.cursor, view.scene.extent);
+  const x = t.px(left), y = t.py(top), w = t.px(right) - x, h = t.py(bottom) - y;
+  ctx.save();
+  ctx.lineWidth = 4 * s; ctx.strokeStyle = css(view.background); ctx.strokeRect(x, y, w, h);
+  ctx.lineWidth = 2 * s; ctx.strokeStyle = css(view.text); ctx.strokeRect(x, y, w, h);
+  ctx.restore();
 }
 
 function drawStatic(view, ctx, { sc, s, font, px, py, left, top, plotW, plotH, margin, x0, x1, y0, y1, low, white, high, base }) {
   ctx.save();
   ctx.beginPath(); ctx.rect(left, top, plotW, plotH); ctx.clip();
-  // The points: train circles, validation diamonds, test crosses.
+  // The points: the class is the colour and the shape (scene.class_shapes: circles and
+  // squares), the split is the fill (train filled, validation open, test open with a dot).
   for (const group of sc.groups) {
     const xy = sc.blobs[`${group.name}_xy`], labels = sc.blobs[`${group.name}_y`];
     const size = group.size * s;
-    ctx.lineWidth = 0.6 * s;
-    ctx.strokeStyle = sc.colours.outline;
     for (let i = 0; i < labels.length; i++) {
-      const x = px(xy[2 * i]), y = py(xy[2 * i + 1]);
-      ctx.globalAlpha = 0.85;
-      ctx.fillStyle = sc.colours.classes[labels[i]];
-      ctx.beginPath();
-      if (group.symbol === "diamond") {
-        ctx.moveTo(x, y - size); ctx.lineTo(x + size, y); ctx.lineTo(x, y + size); ctx.lineTo(x - size, y);
-        ctx.closePath(); ctx.fill(); ctx.stroke();
-      } else if (group.symbol === "x") {
-        ctx.strokeStyle = sc.colours.classes[labels[i]]; ctx.lineWidth = 2 * s;
-        ctx.moveTo(x - size, y - size); ctx.lineTo(x + size, y + size);
-        ctx.moveTo(x + size, y - size); ctx.lineTo(x - size, y + size); ctx.stroke();
-        ctx.strokeStyle = sc.colours.outline; ctx.lineWidth = 0.6 * s;
-      } else {
-        ctx.arc(x, y, size, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
-      }
+      const colour = sc.colours.classes[labels[i]];
+      drawMarker(ctx, sc.class_shapes[labels[i]], group.fill, px(xy[2 * i]), py(xy[2 * i + 1]), size,
+                 colour, sc.colours.outline, s);
     }
   }
   ctx.globalAlpha = 1;
@@ -260,12 +259,55 @@ function drawStatic(view, ctx, { sc, s, font, px, py, left, top, plotW, plotH, m
   ctx.restore();
 }
 
+// One point: `shape` ("circle" or "square", the class) at (x, y), `size` its radius (a square
+// of the same area), `fill` ("filled", "open" or "dot", the split).
+export function drawMarker(ctx, shape, fill, x, y, size, colour, outline, s) {
+  ctx.beginPath();
+  if (shape === "square") {
+    const half = size * 0.886;      // sqrt(pi) / 2: the circle's area
+    ctx.rect(x - half, y - half, 2 * half, 2 * half);
+  } else {
+    ctx.arc(x, y, size, 0, 2 * Math.PI);
+  }
+  if (fill === "filled") {
+    ctx.globalAlpha = 0.85;
+    ctx.fillStyle = colour; ctx.fill();
+    ctx.lineWidth = 0.6 * s; ctx.strokeStyle = outline; ctx.stroke();
+  } else {
+    // Open: a thick ring in the class's colour, edged by the outline so it reads on any shade.
+    ctx.globalAlpha = 1;
+    ctx.lineWidth = 2.6 * s; ctx.strokeStyle = outline; ctx.stroke();
+    ctx.lineWidth = 1.6 * s; ctx.strokeStyle = colour; ctx.stroke();
+    if (fill === "dot") {
+      ctx.beginPath(); ctx.arc(x, y, 1.1 * s, 0, 2 * Math.PI);
+      ctx.fillStyle = colour; ctx.fill();
+    }
+  }
+  ctx.globalAlpha = 1;
+}
+
 function strokeSegments(ctx, segments, colour, width, dash) {
   ctx.strokeStyle = colour; ctx.lineWidth = width; ctx.setLineDash(dash); ctx.lineCap = "round";
   ctx.beginPath();
   for (const [[ax, ay], [bx, by]] of segments) { ctx.moveTo(ax, ay); ctx.lineTo(bx, by); }
   ctx.stroke();
   ctx.setLineDash([]);
+}
+
+// Every point drawn on the plane, for the keyboard's read-out (access.js's cellReadout): its
+// split's label, class, place and the model's P(class 1) (the frame's uint8, 0..1).
+export function pointsOf(view) {
+  const sc = view.scene, fr = view.frame, points = [];
+  let offset = 0;
+  for (const group of sc.groups) {
+    const xy = sc.blobs[`${group.name}_xy`], labels = sc.blobs[`${group.name}_y`];
+    for (let i = 0; i < labels.length; i++) {
+      const p = fr.pointProbability ? fr.pointProbability[offset + i] / 255 : NaN;
+      points.push({ label: group.label, cls: labels[i], x: xy[2 * i], y: xy[2 * i + 1], p });
+    }
+    offset += labels.length;
+  }
+  return points;
 }
 
 // The readout under the pointer: the nearest point, else the model's P at that place.

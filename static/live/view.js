@@ -10,12 +10,24 @@
 // protocol (its close code, pause message, pace and socket timings: `protocol` in
 // live_canvas.py); while a run plays the view asks the route for its frames (transport.js).
 //
-// This module is the orchestrator: DOM, theme, layout, the poll loop, the Pause listener and the
-// test hooks (`parentElement.__moonsLive`, `window.__moonsLiveMounts`, the root's dataset). What
-// it draws is in plane.js and curves.js.
+// This module is the orchestrator: DOM, theme, layout, the poll loop, the Pause listener, the
+// keyboard cursor and the test hooks (`parentElement.__moonsLive`, `window.__moonsLiveMounts`,
+// the root's dataset). What it draws is in plane.js and curves.js; what it says (announcements,
+// the canvases' names, the cursor's read-out) in access.js.
+//
+// For a screen reader: one polite live region announces a playing run every ANNOUNCE_EVERY
+// epochs, a pause and the end (with what to do next); the canvases' names carry the current
+// numbers, renamed at most every LABEL_MS while a run plays; the plane takes the focus, and the
+// arrow keys move a cursor whose read-out is shown and announced. Under prefers-reduced-motion a
+// playing run's picture changes in steps REDUCED_MOTION_MS apart (the view never tweens between
+// frames in either case), and nothing moves until the learner presses Play.
 
+import {
+  FILL_WORDS, announcement, cellBounds, cellReadout, classOneShare, curveLabels, drawDelay, latest, moveCursor,
+  planeDescription, planeLabel, relabelNow, startCursor,
+} from "./access.js";
 import { CURVE_FIELDS, drawCurves } from "./curves.js";
-import { FONT_PX, css, drawBoundary, hover, rgbOf } from "./plane.js";
+import { FONT_PX, css, drawBoundary, hover, pointsOf, rgbOf } from "./plane.js";
 import { HttpFrames, ROUTE_TRIES, SocketFrames, postPause, sleep } from "./transport.js";
 import { unpack } from "./wire.js";
 
@@ -38,13 +50,21 @@ class LiveView {
     this.setTriggerValue = setTriggerValue;
     this.root = document.createElement("div");
     this.root.className = "moons-live";
+    const mount = (window.__moonsLiveMounts || 0) + 1;
+    // The status line changes with every frame: plain text to read, never a live region (it
+    // would be read out ten times a second). `.announce` is the one that speaks, sparingly;
+    // `.readout` speaks only when a key moves the plane's cursor.
     this.root.innerHTML = `
       <link rel="stylesheet" href="${new URL("../moons_live.css", import.meta.url).href}">
-      <div class="status" role="status" aria-live="off"></div>
+      <div class="status"></div>
+      <p class="announce sr-only" role="status" aria-live="polite" aria-atomic="true"></p>
       <div class="panes">
         <figure class="boundary">
-          <canvas class="plane" role="img"></canvas>
+          <canvas class="plane" role="application" tabindex="0" aria-label="Decision boundary"
+                  aria-describedby="moons-live-${mount}-points"></canvas>
+          <p class="describe" id="moons-live-${mount}-points" hidden></p>
           <div class="tooltip" hidden></div>
+          <div class="readout sr-only" aria-live="polite" aria-atomic="true"></div>
           <figcaption class="legend"></figcaption>
         </figure>
         <figure class="curves">
@@ -56,8 +76,11 @@ class LiveView {
       </div>`;
     parent.appendChild(this.root);
     this.status = this.root.querySelector(".status");
+    this.announcer = this.root.querySelector(".announce");
     this.plane = this.root.querySelector("canvas.plane");
+    this.planeDescription = this.root.querySelector(".describe");
     this.tooltip = this.root.querySelector(".tooltip");
+    this.readout = this.root.querySelector(".readout");
     this.boundaryLegend = this.root.querySelector(".boundary .legend");
     this.lossCanvas = this.root.querySelector("canvas.loss");
     this.accuracyCanvas = this.root.querySelector("canvas.accuracy");
@@ -71,8 +94,17 @@ class LiveView {
     this.frame = null;
     this.history = { epoch: [], train_loss: [], val_loss: [], train_acc: [], val_acc: [] };
     this.frames = 0;
-    window.__moonsLiveMounts = (window.__moonsLiveMounts || 0) + 1;
-    this.root.dataset.mount = String(window.__moonsLiveMounts);
+    window.__moonsLiveMounts = mount;
+    this.root.dataset.mount = String(mount);
+    this.spoken = null;             // what the live region last said of (access.js's announcement)
+    this.labelledAt = null;         // when the canvases were last renamed
+    this.frameDrawnAt = null;       // when a frame was last drawn, and a playing run's last frame
+    this.playingDrawnAt = null;
+    this.cursor = startCursor();    // the keyboard cursor's cell, shown while the plane has focus
+    this.cursorShown = false;
+    // Reduced motion is read at each frame: the learner may switch it while the page is open.
+    this.motion = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
+    this.reducedMotion();
     this.themeKey = "";
     this.resize = new ResizeObserver(() => this.draw());
     this.resize.observe(this.root);
@@ -89,7 +121,63 @@ class LiveView {
     this.onClick = (event) => this.pausePressed(event);
     document.addEventListener("click", this.onClick, true);
     this.plane.addEventListener("mousemove", (e) => hover(this, e));
-    this.plane.addEventListener("mouseleave", () => { this.tooltip.hidden = true; });
+    this.plane.addEventListener("mouseleave", () => {
+      if (this.cursorShown) this.readCursor(false); else this.tooltip.hidden = true;
+    });
+    // The cursor shows for the keyboard's focus; a click that focuses the plane keeps the
+    // pointer's own read-out (an arrow key then shows the cursor).
+    this.plane.addEventListener("focus", () => { if (this.plane.matches(":focus-visible")) this.showCursor(true); });
+    this.plane.addEventListener("blur", () => this.showCursor(false));
+    this.plane.addEventListener("keydown", (e) => this.cursorKey(e));
+  }
+
+  reducedMotion() {
+    const reduced = !!(this.motion && this.motion.matches);
+    const value = reduced ? "reduced" : "full";
+    if (this.root.dataset.motion !== value) this.root.dataset.motion = value;
+    return reduced;
+  }
+
+  // -- the keyboard cursor ------------------------------------------------------------------------
+  showCursor(shown) {
+    this.cursorShown = shown;
+    if (shown) this.readCursor(true); else this.tooltip.hidden = true;
+    this.draw();
+  }
+
+  // Arrow keys (Shift: CURSOR_JUMP cells), Home and End move the cursor; every other key is the
+  // page's (Tab, the playback shortcuts). Handled keys stop here: arrows would scroll the page.
+  cursorKey(event) {
+    if (event.ctrlKey || event.altKey || event.metaKey) return;
+    const moved = moveCursor(this.cursor, event.key, event.shiftKey);
+    if (!moved) return;
+    event.preventDefault();
+    event.stopPropagation();
+    this.cursor = moved;
+    this.cursorShown = true;
+    this.readCursor(true);
+    this.draw();
+  }
+
+  // The read-out at the cursor in the tooltip beside its cell; `announce`: and in the live
+  // region (a key moved it; a new frame under a still cursor only refreshes what is shown).
+  readCursor(announce) {
+    if (!this.scene || !this.frame) return;
+    const sc = this.scene;
+    const lines = cellReadout(this.cursor, sc.extent, this.frame.grid, sc.resolution, pointsOf(this));
+    const text = lines.join("\n");
+    if (this.tooltip.textContent !== text) this.tooltip.textContent = text;
+    this.tooltip.hidden = false;
+    if (announce) this.readout.textContent = lines.join(". ");
+    const t = this.toPlane;
+    if (t) {
+      // Beside the cell, on the side with room: the cell stays in sight.
+      const [left, right, , top] = cellBounds(this.cursor, sc.extent);
+      const width = this.plane.clientWidth || 400, tipWidth = this.tooltip.offsetWidth;
+      const x = t.px(right) + 8 + tipWidth <= width ? t.px(right) + 8 : t.px(left) - 8 - tipWidth;
+      this.tooltip.style.left = `${Math.max(0, x)}px`;
+      this.tooltip.style.top = `${t.py(top)}px`;
+    }
   }
 
   destroy() {
@@ -97,6 +185,7 @@ class LiveView {
     window.removeEventListener("resize", this.onWindowResize);
     document.removeEventListener("click", this.onClick, true);
     clearInterval(this.themeTimer);
+    clearTimeout(this.drawTimer);
     this.root.remove();
   }
 
@@ -240,9 +329,13 @@ class LiveView {
     // A fingerprint of the picture, for tests and benchmarks that watch it change.
     this.root.dataset.gridSum = String(blobs.grid.reduce((a, b) => a + b, 0));
     if (!polled) this.readTheme();
-    const started = performance.now();
-    this.draw(polled);
-    this.root.dataset.drawMs = (performance.now() - started).toFixed(1);
+    // Drawn now, or under reduced motion a playing run's frame may wait for its step (the
+    // latest frame is drawn then; those in between never are).
+    const wait = drawDelay(this.frameDrawnAt, performance.now(), this.reducedMotion(), frame.playing);
+    if (wait === 0) this.showFrame(polled);
+    else this.drawTimer ??= setTimeout(() => this.showFrame(true), wait);
+    this.speak();
+    this.describe();
     if (!polled) {
       this.pausing = null;            // the page drew the run as the server has it
       // The frame route's protocol (its close code, pause message, pace and timings): the
@@ -254,6 +347,56 @@ class LiveView {
     // Drawn paused while the page below still shows the run playing: ask for the page now.
     if (!polled && header.settle) setTimeout(() => this.setTriggerValue("settle", Date.now()), 0);
     return header;
+  }
+
+  // Draw the latest frame, and note when: under reduced motion the next playing frame waits for
+  // its step; tests read the shortest gap between two of a playing run's pictures.
+  showFrame(polled) {
+    clearTimeout(this.drawTimer);
+    this.drawTimer = null;
+    const started = performance.now();
+    if (this.frame.playing && this.playingDrawnAt !== null) {
+      const gap = started - this.playingDrawnAt;
+      const shortest = Math.min(gap, Number(this.root.dataset.shortestPlayingGap || Infinity));
+      this.root.dataset.shortestPlayingGap = shortest.toFixed(0);
+    }
+    this.playingDrawnAt = this.frame.playing ? started : null;
+    this.frameDrawnAt = started;
+    this.root.dataset.playingDraws = String(Number(this.root.dataset.playingDraws || 0) + (this.frame.playing ? 1 : 0));
+    this.draw(polled);
+    if (this.cursorShown) this.readCursor(false);
+    this.root.dataset.drawMs = (performance.now() - started).toFixed(1);
+  }
+
+  // The live region: a playing run every ANNOUNCE_EVERY epochs, a pause, the end (access.js).
+  speak() {
+    const fr = this.frame;
+    const said = announcement(this.spoken, {
+      epoch: fr.epoch, epochs: fr.epochs, playing: !!fr.playing, endNote: fr.end_note,
+      metrics: latest(this.history),
+    });
+    this.spoken = said.memory;
+    if (said.text) this.announcer.textContent = said.text;
+  }
+
+  // The canvases' names and the plane's description, with the current numbers; while a run
+  // plays at most every LABEL_MS. The plane keeps its name while it has the focus: some screen
+  // readers read a focused element's new name aloud, over the cursor's read-out.
+  describe() {
+    const now = performance.now(), fr = this.frame, sc = this.scene;
+    if (!relabelNow(this.labelledAt, now, !!fr.playing)) return;
+    this.labelledAt = now;
+    const metrics = latest(this.history);
+    const set = (element, name) => { if (element.getAttribute("aria-label") !== name) element.setAttribute("aria-label", name); };
+    const [loss, accuracy] = curveLabels(metrics, sc.bayes_accuracy);
+    set(this.lossCanvas, loss);
+    set(this.accuracyCanvas, accuracy);
+    if (!this.plane.matches(":focus")) set(this.plane, planeLabel(fr.epoch, fr.epochs, metrics, classOneShare(fr.grid)));
+    if (this.describedScene !== this.sceneId) {       // the points change with the scene only
+      this.describedScene = this.sceneId;
+      this.planeDescription.textContent = planeDescription(
+        sc.groups, (name) => sc.blobs[`${name}_y`], sc.class_shapes, sc.colours.class_names);
+    }
   }
 
   get scale() {
@@ -370,11 +513,11 @@ class LiveView {
   drawLegends() {
     const sc = this.scene;
     const swatch = (colour, shape) => `<span class="swatch ${shape}" style="--c:${colour}"></span>`;
-    const items = [];
+    // The class by colour and shape, the split by fill: five entries instead of one per pair.
+    const items = [0, 1].map((label) => `<span>${swatch(sc.colours.classes[label], `${sc.class_shapes[label]} filled`)}` +
+                                        `class ${label}: ${sc.colours.class_names[label]} ${sc.class_shapes[label]}s</span>`);
     for (const group of sc.groups) {
-      for (const label of [0, 1]) {
-        items.push(`<span>${swatch(sc.colours.classes[label], group.symbol)}${group.label}, class ${label}</span>`);
-      }
+      items.push(`<span>${swatch(css(this.text), `circle ${group.fill}`)}${group.label}: ${FILL_WORDS[group.fill]}</span>`);
     }
     items.push(`<span>${swatch(css(this.text), "line")}decision boundary (P = 0.5)</span>`);
     if (sc.blobs.bayes) items.push(`<span>${swatch(sc.colours.bayes, "dashed")}best possible boundary (Bayes)</span>`);

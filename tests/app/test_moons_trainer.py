@@ -232,6 +232,23 @@ def test_each_lazy_tab_draws_when_opened_and_keeps_the_upload_and_check_drawn():
         assert at.file_uploader(key="mt_upload") is not None
 
 
+def test_the_tabs_figures_tell_their_curves_apart_by_more_than_colour():
+    """Not by colour alone (WCAG 1.4.1): within a figure, no two legend entries share both a line
+    dash and a marker symbol (the live view's points are checked in the browser)."""
+    import json
+
+    at = open_page(PAGE, QUICK)
+    for tab, key in (("Model", "mt_activation"), ("Losses & hooks", "mt_loss_curves")):
+        at.session_state["mt_tabs"] = tab
+        at.run()
+        assert_clean(at)
+        chart = next(c for c in at.get("plotly_chart") if key in c.proto.id)
+        traces = [t for t in json.loads(chart.proto.spec)["data"] if t.get("showlegend", True)]
+        looks = [(t.get("line", {}).get("dash", "solid"), t.get("marker", {}).get("symbol", "circle"))
+                 for t in traces]
+        assert len(traces) >= 2 and len(set(looks)) == len(looks), (key, looks)
+
+
 def test_the_widgets_follow_the_settings_table():
     from workbench.moons.settings import TABLE
 
@@ -412,13 +429,19 @@ def test_a_finished_run_says_so_beside_its_buttons_with_what_to_do_next():
     at = open_page(PAGE, {"n": "300", "epochs": "2"})
     settle(at.button(key="mt_step").click().run())
     assert _end_note(at) == "", "not finished after one of two epochs"
+    assert live_view(at)[0]["frame"]["end_note"] == ""
     settle(at.button(key="mt_step").click().run())
     assert_clean(at)
     assert at.button(key="mt_play").disabled and at.button(key="mt_step").disabled
     note = _end_note(at)
     assert "**Finished**: 2 of 2 epochs" in note and "Raise **Epochs**" in note
+    # The live view announces the same note to a screen reader, as plain text.
+    frame = live_view(at)[0]["frame"]
+    assert frame["end_note"].startswith("Finished: 2 of 2 epochs. Raise Epochs to carry on")
+    assert frame["playing"] is False
     at.number_input(key="mt_epochs").set_value(3).run()
     assert _end_note(at) == "" and at.button(key="mt_play").disabled is False
+    assert live_view(at)[0]["frame"]["end_note"] == ""
 
 
 def test_the_speed_is_a_link_setting_and_a_change_mid_run_keeps_the_run():
