@@ -13,7 +13,7 @@ from app_pages.batch_iterator.figures import class_counts_figure, pipeline_stage
 from app_pages.batch_iterator.listings import items_listing, tensor_listing
 from app_pages.batch_iterator.state import BatchPageState, Moons
 from components.error_panel import error_panel
-from components.figures import PLOTLY_CONFIG
+from components.accessible_chart import chart
 from components.state import SharedModel
 from workbench.batches import runs
 from workbench.batches.accumulation import AccumulationResult, accumulation_data, compare_accumulation
@@ -60,7 +60,11 @@ def epochs_section(run: LoaderRun, s: BatchSettings) -> None:
     # Drawn once per DataLoader run, outside the batch view: a step leaves the counts as they are
     # (the current batch's own counts are in its box above).
     st.markdown("**Classes in each batch**, in the order the loader yields them")
-    st.plotly_chart(class_counts_figure(run, None), key="bi_class_counts", config=PLOTLY_CONFIG)
+    chart(class_counts_figure(run, None), key="bi_class_counts",
+          label="Class 0 and class 1 samples in each batch, in the order the loader yields them",
+          table=lambda: pd.DataFrame([{"epoch": r.epoch, "batch": r.number,
+                                       "class 0": r.class_counts()[0],
+                                       "class 1": r.class_counts()[1]} for r in run.records]))
     table = pd.DataFrame([{
         "epoch": e.epoch, "batches": e.batches, "samples seen": e.samples_seen,
         "unique samples": e.unique, "repeats": e.repeats, "dropped by drop_last": e.dropped,

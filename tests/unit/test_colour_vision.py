@@ -39,12 +39,12 @@ VISIONS = (None, *DEFICIENCIES)
 
 
 def _batch_colours() -> tuple[str, ...]:
-    from app_pages.batch_iterator.figures import BATCH_COLOURS
+    from app_pages.batch_iterator.grid import BATCH_COLOURS
     return tuple(BATCH_COLOURS)
 
 
 def _batch_class_colours() -> tuple[str, ...]:
-    from app_pages.batch_iterator.figures import CLASS_COLOURS
+    from app_pages.batch_iterator.grid import CLASS_COLOURS
     return tuple(CLASS_COLOURS)
 
 
@@ -69,9 +69,9 @@ PALETTES = {
     "tensor inspector: cell scale": (_cell_scale, LABELLED_CELLS),
     "tensor inspector: broadcasting rules": (_rule_colours, LABELLED_CELLS),
 }
-# Found by this test, left to the batch iterator's owner (its figures are being rewritten).
-KNOWN = {"batch iterator: batches": "reddish purple #CC79A7 and the grey #999999 of the eighth "
-                                    "batch are 6.2 apart for a deuteranope"}
+# Palettes this test found too close and that are not changed yet (none now: the batch
+# iterator's eighth colour, a grey 6.2 from the purple for a deuteranope, was dropped).
+KNOWN: dict[str, str] = {}
 
 
 def closest_pair(colours: tuple[str, ...]) -> tuple[float, str, str, str]:
