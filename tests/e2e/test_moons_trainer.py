@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
 from bench.browser import open_path, wait_drawn, wait_settled
-from bench.live_view import VIEW_OBJECT, live, wait_live, wait_styled
+from bench.live_view import LIVE_VIEW, VIEW_OBJECT, live, wait_live, wait_styled
 from tests.e2e.waiting import WAIT_MS, assert_unchanged, let_pass
 from workbench.moons.checkpoints import state_dict_safetensors
 from workbench.moons.settings import PRESET
@@ -386,3 +386,43 @@ def test_a_finished_run_says_so_refuses_fewer_epochs_and_the_preset_starts_fresh
     expect(page.locator(".st-key-mt_end_note")).to_have_count(0)
     expect(page.locator(".st-key-mt_back_to_previous button").first).to_be_visible()
     assert_clean(page, "the preset after a finished run")
+
+
+# Records (time, epoch) each time the live view's counter moves: the pace a learner watches.
+_RECORD_EPOCHS_JS = """
+() => {
+  window.__wbEpochs = [];
+  const look = () => {
+    const v = (VIEW)();
+    const m = v && /^Epoch (\\d+) \\//.exec(v.status || '');
+    const seen = window.__wbEpochs;
+    if (m && (!seen.length || seen[seen.length - 1][1] !== Number(m[1]))) {
+      seen.push([performance.now(), Number(m[1])]);
+    }
+    requestAnimationFrame(look);
+  };
+  look();
+}
+""".replace("VIEW", LIVE_VIEW)
+
+
+def test_the_speed_paces_play_and_a_change_mid_run_takes_effect_at_once(page, app_url):
+    """At 1 epoch per second the boundary forms slowly enough to watch; switching to `max` in the
+    middle of the run carries the same run on, as fast as it can. 200 epochs would take 200 s at
+    the first speed: the run can only finish within the wait below at the second."""
+    open_path(page, app_url, "/moons_trainer?epochs=200&speed=1")
+    page.evaluate(_RECORD_EPOCHS_JS)
+    click(page, "mt_play")
+    wait_live(page, "/^Epoch [4-9] \\//.test(v.status)", timeout=120_000)
+    seen = page.evaluate("window.__wbEpochs.filter(([, epoch]) => epoch >= 1)")
+    (start, first), (end, last) = seen[0], seen[-1]
+    # An upper bound on the pace, which a busy machine can only make slower: never faster than
+    # 1 epoch a second (a whole epoch of slack for the moment the counter is read).
+    assert last - first <= (end - start) / 1000 + 1, seen
+
+    page.locator(".st-key-mt_speed").get_by_role("radio", name="max").click()
+    wait_live(page, "v.status.startsWith('Epoch 200 / 200') && !v.status.includes('training')",
+              timeout=90_000)
+    expect(page.locator(".st-key-mt_end_note")).to_contain_text("Finished: 200 of 200 epochs")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('speed') === 'max'")
+    assert_clean(page, "a speed change mid-run")
