@@ -13,6 +13,7 @@ test_keyboard.py drives each tool with the keyboard alone.
   nearest enabled button around it (Play -> Pause, Pause -> Play, Next -> Back).
 - **The folded sidebar is inert.** Streamlit slides it off screen but leaves its links in the
   Tab order (nine invisible stops in presenter mode); `inert` takes them out while it is folded.
+  Opened with the header's "Expand sidebar" (which then goes), it gets the focus.
 - **Shortcuts.** `st.button(..., shortcut=...)` for the playback and stepping buttons, with the
   key named in the button's help (`with_shortcut`). Streamlit ignores a bare-key shortcut while
   focus is in a text box, a select or a radio, so a learner typing "p" in the op chain does not
@@ -56,11 +57,14 @@ KEYBOARD_SCRIPT = f"""<script>
   window.__wbKeyboard = true;
   const FOCUSABLE = 'button, input, textarea, select, a[href], [role="slider"], '
     + '[tabindex]:not([tabindex="-1"])';
+  // Enabled and shown: Streamlit keeps undisplayed copies of some buttons, and a code block's
+  // copy button is invisible until hovered.
   const usable = (el) => Boolean(el) && el.isConnected && !el.disabled
     && el.getAttribute("aria-disabled") !== "true" && !el.closest("[inert]")
-    && el.getClientRects().length > 0;
-  const firstUsable = (box, selector, except) =>
-    [...box.querySelectorAll(selector)].find((el) => el !== except && usable(el)) || null;
+    && el.checkVisibility({{ visibilityProperty: true }});
+  // A widget's label carries a help button: never the control itself.
+  const firstUsable = (box, selector, except) => [...box.querySelectorAll(selector)].find(
+    (el) => el !== except && usable(el) && !el.closest('[data-testid="stWidgetLabel"]')) || null;
   const keyClasses = (el) => {{
     const found = [];
     for (let node = el; node && node !== document.body; node = node.parentElement) {{
@@ -127,6 +131,13 @@ KEYBOARD_SCRIPT = f"""<script>
     if (!held || !focusLost()) return;
     const {{ element, keys }} = held;
     if (usable(element)) return;
+    // The header's "Expand sidebar" goes once the sidebar is open: the focus goes into it.
+    if (element.closest('[data-testid="stExpandSidebarButton"]')) {{
+      const sidebar = document.querySelector('[data-testid="stSidebar"]:not([inert])');
+      const first = sidebar && firstUsable(sidebar, FOCUSABLE, null);
+      if (first) first.focus();
+      return;
+    }}
     let start = element.isConnected ? element.parentElement : null;
     if (!start) {{
       const box = keys.map((name) => document.querySelector("." + CSS.escape(name))).find(Boolean);
