@@ -6,6 +6,7 @@ axe-core is package.json's, installed by `make test` (npm ci). The app's repairs
 markup and colours are components/accessible_theme.py."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ from components.accessible_theme import NAV_LIST, THEME_ATTRIBUTE
 from tests.e2e.clean import assert_clean
 from tests.e2e.waiting import WAIT_MS
 
+# Its name is the label and the shortcut Streamlit shows in it ("Next node Shortcut N").
+NEXT_NODE = re.compile(r"^Next node\b")
 pytestmark = pytest.mark.e2e
 
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
@@ -100,7 +103,7 @@ def test_tensor_inspector_with_a_failing_chain(browser, app_url, layout):
 def test_autograd_graph_after_a_step(browser, app_url, layout):
     page = _open(browser, app_url, "/autograd_graph", layout)
     in_both_themes(page, f"autograd graph ({layout})")
-    page.get_by_role("button", name="Next node", exact=True).click()
+    page.get_by_role("button", name=NEXT_NODE).click()
     expect(page.get_by_text("Step 1 of", exact=False)).to_be_visible()
     in_both_themes(page, f"autograd graph, step 1 ({layout})")
     page.context.close()
