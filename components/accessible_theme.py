@@ -34,7 +34,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.graph_view import GRAPH_CLASS
-from components.keyboard import KEYBOARD_SCRIPT, SKIP_LINK_ID
+from components.keyboard import KEYBOARD_SCRIPT, RING_ATTRIBUTE, SKIP_LINK_ID
 from workbench.common.palette import BLUE, GREEN, PURPLE, VERMILION
 from workbench.common.theme import DARK, LIGHT, focus_ring, muted_text, readable
 
@@ -102,13 +102,12 @@ _REPAIR = f"""<script>
 </script>"""
 
 
-# What shows the focus: the focused element itself, or, where Streamlit hides it (a radio's,
-# a check box's input) or draws it without a border of its own (a text box, a select), the box
-# around it.
+# What shows the focus: the focused element itself or, where Streamlit clips or hides it (a
+# text box's, a select's, a radio's input), the box the keyboard script marks around it.
 FOCUSED = (
-    ':is(a, button, summary, [role="tab"], [role="slider"], [tabindex]:not([tabindex="-1"])):focus-visible',
-    ':is([data-baseweb="input"], [data-baseweb="textarea"], [data-baseweb="select"] > div):focus-within',
-    ':is([data-baseweb="radio"], [data-baseweb="checkbox"]):has(input:focus-visible)',
+    ':is(a, button, summary, input, textarea, select, [role="tab"], '
+    '[tabindex]:not([tabindex="-1"])):focus-visible',
+    f"[{RING_ATTRIBUTE}]",
 )
 
 # The skip link (components/keyboard.py) is the page's first Tab stop: out of sight until it

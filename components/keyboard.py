@@ -14,6 +14,9 @@ test_keyboard.py drives each tool with the keyboard alone.
 - **The folded sidebar is inert.** Streamlit slides it off screen but leaves its links in the
   Tab order (nine invisible stops in presenter mode); `inert` takes them out while it is folded.
   Opened with the header's "Expand sidebar" (which then goes), it gets the focus.
+- **A ring that shows.** A control whose own focus ring would be cut off (an input inside the
+  box that clips it) marks that box with `RING_ATTRIBUTE`, where components/accessible_theme.py
+  draws the ring.
 - **Shortcuts.** `st.button(..., shortcut=...)` for the playback and stepping buttons, with the
   key named in the button's help (`with_shortcut`). Streamlit ignores a bare-key shortcut while
   focus is in a text box, a select or a radio, so a learner typing "p" in the op chain does not
@@ -33,6 +36,7 @@ import streamlit as st
 SKIP_PROPERTY = "--wb-skip-to"
 SKIP_LINK_ID = "wb-skip-to-controls"
 SKIP_LINK_TEXT = "Skip to the controls"
+RING_ATTRIBUTE = "data-wb-focus-ring"     # the box that shows a clipped control's focus ring
 _KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -109,6 +113,34 @@ KEYBOARD_SCRIPT = f"""<script>
     const folded = sidebar.getAttribute("data-collapsed") === "true";
     if (sidebar.inert !== folded) sidebar.inert = folded;
   }};
+
+  // The focus ring's place: Streamlit 1.67 draws a text box, a select, a slider and a toggle
+  // as an input inside a box that clips it, and a radio's input inside a 1 px box, so a ring
+  // on the input itself is cut off. The ring goes on the nearest box around it that shows
+  // (the CSS draws it on [{RING_ATTRIBUTE}]).
+  const ringBox = (el) => {{
+    let box = el;
+    for (let depth = 0; depth < 4 && box.parentElement; depth++) {{
+      const parent = box.parentElement, size = box.getBoundingClientRect();
+      const clipped = getComputedStyle(parent).overflow !== "visible";
+      if (!clipped && size.width >= 4 && size.height >= 4) break;
+      box = parent;
+    }}
+    return box;
+  }};
+  let ringed = null;
+  document.addEventListener("focusin", (event) => {{
+    if (ringed) ringed.removeAttribute("{RING_ATTRIBUTE}");
+    ringed = null;
+    const el = event.target;
+    if (!(el instanceof Element) || !el.matches(":focus-visible")) return;
+    const box = ringBox(el);
+    if (box !== el) {{ box.setAttribute("{RING_ATTRIBUTE}", ""); ringed = box; }}
+  }}, true);
+  document.addEventListener("focusout", () => {{
+    if (ringed) ringed.removeAttribute("{RING_ATTRIBUTE}");
+    ringed = null;
+  }}, true);
 
   // Focus handed on: remember what had the focus; when it is lost to the body because that
   // control was disabled or redrawn, give it to the same control drawn anew, else to the nearest

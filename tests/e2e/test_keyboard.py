@@ -17,7 +17,7 @@ from bench.browser import open_path
 from bench.live_view import wait_live
 from bench.stage import wait_drawn
 from components.accessible_theme import THEME_ATTRIBUTE
-from components.keyboard import SKIP_LINK_ID, SKIP_LINK_TEXT
+from components.keyboard import RING_ATTRIBUTE, SKIP_LINK_ID, SKIP_LINK_TEXT
 from tests.e2e.clean import assert_clean
 from workbench.batches.codegen import record_line
 from workbench.batches.runs import run_loader
@@ -30,15 +30,18 @@ pytestmark = pytest.mark.e2e
 SKIP_LINK = f"#{SKIP_LINK_ID}"
 WCAG_CONTROL = 3.0      # non-text contrast: the parts of controls, a focus ring
 
-# The focused element's outline and the app's background, as #RRGGBB.
+# The focus ring where it is drawn (the focused element, or the box marked around a clipped
+# one), whether its parent clips it, and the app's background, as #RRGGBB.
 _RING = """() => {
   const hex = (css) => '#' + (css.match(/\\d+/g) || []).slice(0, 3)
     .map((c) => Number(c).toString(16).padStart(2, '0')).join('').toUpperCase();
-  const focused = getComputedStyle(document.activeElement);
+  const shown = document.activeElement.closest('[{RING_ATTRIBUTE}]') || document.activeElement;
+  const ring = getComputedStyle(shown);
   const app = getComputedStyle(document.querySelector('[data-testid=stApp]'));
-  return {style: focused.outlineStyle, width: parseFloat(focused.outlineWidth),
-          ring: hex(focused.outlineColor), background: hex(app.backgroundColor)};
-}"""
+  return {style: ring.outlineStyle, width: parseFloat(ring.outlineWidth), ring: hex(ring.outlineColor),
+          clipped: getComputedStyle(shown.parentElement).overflow !== 'visible',
+          background: hex(app.backgroundColor)};
+}""".replace("{RING_ATTRIBUTE}", RING_ATTRIBUTE)
 
 
 def button(page: Page, key: str):
@@ -67,7 +70,7 @@ def skip_to_controls(page: Page) -> None:
 def assert_ring_reads(page: Page, what: str) -> None:
     """The focused control's ring is solid, at least 2 px, and reads at 3:1 on the background."""
     ring = page.evaluate(_RING)
-    assert ring["style"] == "solid" and ring["width"] >= 2, (what, ring)
+    assert ring["style"] == "solid" and ring["width"] >= 2 and not ring["clipped"], (what, ring)
     assert contrast(ring["ring"], ring["background"]) >= WCAG_CONTROL, (what, ring)
 
 
@@ -181,6 +184,7 @@ def test_answer_a_lessons_knowledge_check(page, app_url):
     check = page.locator(f".st-key-kc_lesson_{lesson.key}_{number}")
     page.keyboard.press("Shift+Tab")
     expect(check.locator("input[type=radio]:focus")).to_have_count(1)
+    assert_ring_reads(page, "an answer")
     page.keyboard.press("Space")
     commit = check.get_by_role("button", name="Commit and reveal")
     expect(commit).to_be_enabled()
