@@ -17,6 +17,11 @@ in both themes (axe-core finds nothing: tests/e2e/test_accessibility.py; docs/ac
   announce: "Tools, list, 4 items".
 - **Code blocks and graph boxes that scroll** get `tabindex="0"` and a name, so that a keyboard reaches
   their hidden part (axe: `scrollable-region-focusable`).
+- **The focus ring**: Streamlit's is the primary colour at half strength, 2.3:1 on the light
+  background; here every focused control gets a solid ring in `focus_ring` (at least 3:1 on both
+  backgrounds), offset so that it sits on the background, not on a primary button's fill. The
+  keyboard's other needs (a skip link, focus handed on, the folded sidebar, shortcuts) are
+  components/keyboard.py, whose script runs here too.
 
 Which theme is active is the learner's choice in the app menu, and Streamlit marks it nowhere CSS
 can read; a small script reads the app's background colour (as the moons trainer's live view
@@ -29,8 +34,9 @@ from __future__ import annotations
 import streamlit as st
 
 from components.graph_view import GRAPH_CLASS
+from components.keyboard import KEYBOARD_SCRIPT, RING_ATTRIBUTE, SKIP_LINK_ID
 from workbench.common.palette import BLUE, GREEN, PURPLE, VERMILION
-from workbench.common.theme import DARK, LIGHT, muted_text, readable
+from workbench.common.theme import DARK, LIGHT, focus_ring, muted_text, readable
 
 THEME_ATTRIBUTE = "data-wb-theme"
 NAV_LIST = '[data-testid="stSidebarNavItems"]'
@@ -96,6 +102,24 @@ _REPAIR = f"""<script>
 </script>"""
 
 
+# What shows the focus: the focused element itself or, where Streamlit clips or hides it (a
+# text box's, a select's, a radio's input), the box the keyboard script marks around it.
+FOCUSED = (
+    ':is(a, button, summary, input, textarea, select, [role="tab"], '
+    '[tabindex]:not([tabindex="-1"])):focus-visible',
+    f"[{RING_ATTRIBUTE}]",
+)
+
+# The skip link (components/keyboard.py) is the page's first Tab stop: out of sight until it
+# has the focus, then at the top left, above Streamlit's header.
+SKIP_LINK_CSS = f"""
+#{SKIP_LINK_ID} {{
+  position: fixed; top: 0.5rem; left: 0.5rem; z-index: 1000100; transform: translateY(-300%);
+  padding: 0.5rem 1rem; border: 2px solid; border-radius: 0.5rem;
+  font-family: "Source Sans", sans-serif; font-size: 1rem; font-weight: 600;
+}}
+#{SKIP_LINK_ID}:focus {{ transform: none; }}"""
+
 # Prism's token classes (Streamlit's code blocks) and the hue each kind is drawn in.
 SYNTAX_HUES = {
     ("keyword", "function", "class-name"): BLUE,
@@ -116,6 +140,11 @@ def _theme_rules(theme) -> str:
     for kinds, hue in SYNTAX_HUES.items():
         selectors = ", ".join(f"{code} .token.{kind}" for kind in kinds)
         rules.append(f"\n{selectors} {{ color: {readable(hue, theme)}; }}")
+    ring = focus_ring(theme)
+    focused = ", ".join(f"{mark} {selector}" for selector in FOCUSED)
+    rules.append(f"""
+{focused} {{ outline: 2px solid {ring}; outline-offset: 2px; }}
+{mark} #{SKIP_LINK_ID} {{ color: {theme.text}; background: {theme.background}; border-color: {ring}; }}""")
     return "".join(rules)
 
 
@@ -123,7 +152,7 @@ ACCESSIBLE_CSS = f"""<style>
 html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"],
 html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"] * {{
   color: {DARK.background};
-}}{_theme_rules(LIGHT)}{_theme_rules(DARK)}
+}}{SKIP_LINK_CSS}{_theme_rules(LIGHT)}{_theme_rules(DARK)}
 </style>"""
 
 
@@ -137,4 +166,4 @@ def accessible_theme() -> None:
     st.html(ACCESSIBLE_CSS + f"<style>.st-key-{REPAIR_KEY}, :has(> .st-key-{REPAIR_KEY}) "
             "{ display: none; }</style>")
     with st.container(key=REPAIR_KEY):
-        st.html(_REPAIR, unsafe_allow_javascript=True)
+        st.html(_REPAIR + KEYBOARD_SCRIPT, unsafe_allow_javascript=True)

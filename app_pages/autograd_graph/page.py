@@ -13,6 +13,7 @@ from components.code_panel import code_panel
 from components.device import learner_device
 from components.figures import graph_scale, presenting
 from components.stage import page_header
+from components.keyboard import skip_to_controls
 from components.knowledge_check import knowledge_check
 from components.lesson_link import fixed_settings_note, link_settings, publish_link
 from components.settings_form import SettingsForm
@@ -97,6 +98,8 @@ def draw_graph() -> str | None:
         default = result.page_calls_from if result.page_calls_from < len(result.traces) else 0
         return step_through(result.traces, signature=signature, default_trace=default, work=mine,
                             **shown)
+    # No backward() to step through: the skip link goes to the setting that adds one.
+    skip_to_controls(form.key("backward"))
     where = "below" if stage else "above"
     stopped_at = result.error_line if result.error is not None else None
     # A program that stopped before recording any operation leaves at most one tensor: drawn

@@ -18,6 +18,7 @@ from app_pages.autograd_graph.stage_plan import (DESIGN_VIEWPORT, MIN_TEXT_PX, S
 from components.accessible_chart import when_open
 from components.error_panel import error_panel
 from components.plain_text import code_span, md
+from components.keyboard import skip_to_controls, with_shortcut
 from workbench.autograd.backward_steps import BackwardTrace, same_gradients
 from workbench.autograd.graph import SMALL_TENSOR, GraphModel, Overlay, format_tensor, saved_label
 from workbench.autograd.outline import OutlineItem, graph_name, graph_outline, walk_outline
@@ -324,12 +325,16 @@ def _stage_notice(side, plan: StagePlan, collapsed: bool) -> None:
 
 
 def _controls(key: str, upto: int, last: int, columns: tuple[int, ...]) -> None:
-    """Back, Next node, to the end, and a slider over the engine's steps."""
+    """Back, Next node, to the end, and a slider over the engine's steps; the page's skip link
+    goes to Next node (Back once at the end)."""
+    skip_to_controls(f"{key}_next", f"{key}_back")
     cells = st.columns(list(columns), vertical_alignment="bottom")
     cells[0].button("", icon=":material/skip_previous:", key=f"{key}_back", width="stretch",
-                    help="Back one node", on_click=_move, args=(key, -1, last), disabled=upto == 0)
+                    help=with_shortcut("Back one node", "B"), shortcut="B",
+                    on_click=_move, args=(key, -1, last), disabled=upto == 0)
     cells[1].button("Next node", icon=":material/skip_next:", key=f"{key}_next", type="primary",
-                    width="stretch", on_click=_move, args=(key, 1, last), disabled=upto >= last)
+                    width="stretch", on_click=_move, args=(key, 1, last), disabled=upto >= last,
+                    help=with_shortcut("Run the next node of the backward graph", "N"), shortcut="N")
     cells[2].button("", icon=":material/fast_forward:", key=f"{key}_all", width="stretch",
                     help="Run to the end", on_click=_set, args=(key, last), disabled=upto >= last)
     if last:

@@ -13,6 +13,7 @@ from components.classroom import share_panel
 from components.code_panel import code_panel
 from components.figures import presenting
 from components.stage import page_header
+from components.keyboard import skip_to_controls
 from components.knowledge_check import knowledge_check
 from components.lesson_link import fixed_settings_note, link_settings, publish_link
 from components.settings_form import SettingsForm
@@ -115,6 +116,7 @@ def batch_view() -> None:
 
 
 # %% Settings, compute and the batch view (in presenter mode the settings are in the view)
+skip_to_controls("bi_next", "bi_prev")         # the stepper's buttons (stepper.py)
 if presenting():
     batch_view()
 else:

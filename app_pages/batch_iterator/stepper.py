@@ -18,6 +18,7 @@ from app_pages.batch_iterator.listings import tensor_listing
 from app_pages.batch_iterator.state import BatchPageState, Moons
 from components.error_panel import error_panel
 from components.figures import graph_scale, presenting
+from components.keyboard import with_shortcut
 from components.settings_form import SettingsForm
 from components.stage import fit_to_viewport
 from workbench.batches.codegen import record_line
@@ -113,11 +114,11 @@ def _step_buttons(page: BatchPageState, last: int, back: DeltaGenerator,
                   forward: DeltaGenerator, width: str = "stretch") -> None:
     back.button("Back", key="bi_prev", on_click=_step, args=(page, -1),
                 disabled=page.position == 0, icon=":material/skip_previous:",
-                width=width, shortcut="B", help="The previous batch (key B)")
+                width=width, shortcut="B", help=with_shortcut("The previous batch", "B"))
     forward.button("Next", key="bi_next", on_click=_step, args=(page, 1),
                    disabled=page.position == last, icon=":material/skip_next:",
                    width=width, type="primary", shortcut="N",
-                   help="`next(iterator)`: the next batch (key N)")
+                   help=with_shortcut("`next(iterator)`: the next batch", "N"))
 
 
 def _jump_slider(page: BatchPageState, count: int) -> None:

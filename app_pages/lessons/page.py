@@ -5,6 +5,7 @@ from app_pages.navigation import LESSONS_PAGE, TOOLS
 from components.classroom import app_root, lesson_url
 from components.figures import presenting
 from components.stage import page_header
+from components.keyboard import skip_to_controls, with_shortcut
 from components.knowledge_check import knowledge_check
 from components.plain_text import code_span, md
 from components.lesson_link import link_settings, publish_link
@@ -88,9 +89,11 @@ step = lesson.steps[number - 1]
 
 def step_buttons(back, forward, width: str = "stretch") -> None:
     back.button("Back", icon=":material/arrow_back:", disabled=number == 1, key="lesson_back",
-                on_click=go_to, args=(number - 1,), width=width)
+                on_click=go_to, args=(number - 1,), width=width, shortcut="B",
+                help=with_shortcut("The previous step", "B"))
     forward.button("Next", icon=":material/arrow_forward:", disabled=number == count,
-                   key="lesson_next", on_click=go_to, args=(number + 1,), width=width)
+                   key="lesson_next", on_click=go_to, args=(number + 1,), width=width, shortcut="N",
+                   help=with_shortcut("The next step", "N"))
 
 
 def step_link(step: Step) -> None:
@@ -132,6 +135,7 @@ PRESENTER_CSS = f"""<style>
 </style>"""
 
 # --- draw
+skip_to_controls("lesson_next", "lesson_back")      # the step buttons
 if presenting():
     st.html(PRESENTER_CSS)
     with stage, st.container(border=True, key=LESSONS_PAGE.main_key):

@@ -23,6 +23,7 @@ from app_pages.moons_trainer.state import MoonsTrainerState, has_trained, publis
 from components import frame_route
 from components.frame_route import FrameSource
 from components.guard import run_guarded
+from components.keyboard import with_shortcut
 from components.state import connection_check, session_id, shared_model
 from workbench.common.errors import unexpected
 from workbench.common.jobs import SCHEDULER, SCRIPT_RUNS
@@ -162,15 +163,19 @@ def _act(running: bool = False, *, step: bool = False, reset: bool = False) -> N
 def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
     """Play, Pause, Step, Reset and the figure's toggles, in one wrapping row."""
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        # Play and Pause share their key: only one of them is enabled at a time.
         st.button("Play", on_click=_act, args=(True,), icon=":material/play_arrow:", key="mt_play",
-                  type="primary", disabled=me.running or session.done)
+                  type="primary", disabled=me.running or session.done, shortcut="P",
+                  help=with_shortcut("Train until the last epoch", "P"))
         st.button("Pause", on_click=_act, icon=":material/pause:", key=PAUSE_KEY,
-                  disabled=not me.running)
+                  disabled=not me.running, shortcut="P", help=with_shortcut("Stop training here", "P"))
         st.button("Step", on_click=_act, kwargs={"step": True}, icon=":material/skip_next:",
-                  key="mt_step", disabled=session.done or me.running,
-                  help="Train one epoch, then stop.")
+                  key="mt_step", disabled=session.done or me.running, shortcut="S",
+                  help=with_shortcut("Train one epoch, then stop.", "S"))
         st.button("Reset", on_click=_act, kwargs={"reset": True}, icon=":material/restart_alt:",
-                  key="mt_reset", help="A fresh model with the same seed: the same run again.")
+                  key="mt_reset", shortcut="0",
+                  help=with_shortcut("A fresh model with the same seed: the same run again, from "
+                                     "epoch 0.", "0"))
         for key, (label, help_text) in VIEW_TOGGLES.items():
             # Streamlit drops a widget's state on another page; the learner's choice is kept.
             st.session_state.setdefault(key, me.view.get(key, False))

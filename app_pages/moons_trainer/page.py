@@ -7,7 +7,7 @@ the tabs below.
 import streamlit as st
 
 from app_pages.moons_trainer.controls import notice_panel, settings_panel
-from app_pages.moons_trainer.live import keep_playing, live_view
+from app_pages.moons_trainer.live import PAUSE_KEY, keep_playing, live_view
 from app_pages.moons_trainer.losses_panel import losses_and_hooks
 from app_pages.moons_trainer.model_panel import (
     activation_panel,
@@ -23,6 +23,7 @@ from components.code_panel import code_panel
 from components.device import learner_device
 from components.figures import presenting
 from components.stage import page_header
+from components.keyboard import skip_to_controls
 from components.knowledge_check import knowledge_check
 from components.lesson_link import fixed_settings_note, link_settings, publish_link
 from components.settings_form import SettingsForm
@@ -33,6 +34,7 @@ from workbench.moons.settings import TABLE
 fixed_slot = page_header("Moons trainer",
             "A real `nn.Module` trained with `BCEWithLogitsLoss`, a seeded `DataLoader` and a real "
             "optimizer, live. Every number is computed by PyTorch while you watch.")
+skip_to_controls("mt_play", PAUSE_KEY, "mt_step", "mt_reset")   # the playback row, live.py
 
 # Settings: from the link, the learner's own (back from another page), or the widgets.
 linked, fresh = link_settings(TABLE, KEY)

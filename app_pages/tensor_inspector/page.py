@@ -18,6 +18,7 @@ from components.code_panel import code_panel
 from components.device import learner_device
 from components.figures import presenting
 from components.stage import page_header
+from components.keyboard import skip_to_controls
 from components.knowledge_check import knowledge_check
 from components.lesson_link import fixed_settings_note, link_settings, publish_link
 from components.settings_form import SettingsForm
@@ -40,6 +41,8 @@ fixed_slot = page_header("Tensor inspector",
     "**storage offset** where element `[0, 0, ...]` lives. Build a tensor, apply ops, and watch "
     "what PyTorch does to memory. Every number here comes from PyTorch."
 )
+# The skip link goes to the op chain (the builder's Op where a link fixed the chain's text).
+skip_to_controls(form.key("ops"), "ti_add_method")
 # Presenter mode: the chain, the step picker and the step's pictures come first (stage.py).
 stage = stage_slots() if presenting() else None
 if stage is not None:
