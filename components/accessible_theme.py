@@ -4,7 +4,8 @@ in both themes (axe-core finds nothing: tests/e2e/test_accessibility.py; docs/ac
 - **Primary buttons in the dark theme.** Streamlit draws a primary button's label in white on the
   theme's primary colour. No orange passes both as text on the dark background (it must be light)
   and behind white text (it must be dark): white on the dark theme's orange is 2.56:1. In the
-  dark theme the label takes the background colour instead (7.1:1).
+  dark theme the label takes the background colour instead (7.1:1); a disabled one keeps
+  Streamlit's grey on the background (it has no orange fill: the dark label vanished there).
 - **Captions, code in captions, code comments**: Streamlit fades them to about 60%, under 4.5:1
   on the light theme's grey (4.34:1); here they are the theme's text faded only as far as it
   still reads at 4.6:1 (`muted_text`).
@@ -149,8 +150,8 @@ def _theme_rules(theme) -> str:
 
 
 ACCESSIBLE_CSS = f"""<style>
-html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"],
-html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"] * {{
+html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"]:not(:disabled),
+html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"]:not(:disabled) * {{
   color: {DARK.background};
 }}{SKIP_LINK_CSS}{_theme_rules(LIGHT)}{_theme_rules(DARK)}
 </style>"""
