@@ -163,8 +163,26 @@ def grid_html(run: LoaderRun, current: BatchRecord | None, caption: str) -> str:
         + "".join(_cell_html(cell, dense=not show_text) for cell in cells) + "</tr>"
         for name, cells in rows)
     dense = "" if show_text else " dense"
+    # A dense grid's cells carry colour alone: assistive technology reads `batch_list_html`.
+    hidden = "" if show_text else ' aria-hidden="true"'
     longest = max((len(cell.text) for _, cells in rows for cell in cells), default=1)
     return (f'{_css(n, max(longest, len(str(n - 1))))}<div class="{GRID_CLASS}">'
-            f'<table class="{GRID_CLASS}{dense}"><caption>{html.escape(caption)}</caption>'
+            f'<table class="{GRID_CLASS}{dense}"{hidden}><caption>{html.escape(caption)}</caption>'
             f'<thead><tr><th scope="col">index</th>{head}</tr></thead>'
             f"<tbody>{body}</tbody></table></div>")
+
+
+def batch_list_html(run: LoaderRun) -> str:
+    """Every batch's indices, epoch by epoch, in a closed `<details>`: what a grid too dense for
+    numbers shows by colour alone, as text (for a screen reader, and for anyone who wants to
+    know which batch a thin cell is). It changes with the run only, not with a step, so Streamlit
+    leaves it in place (open, if the learner opened it) when Next redraws the grid."""
+    epochs = "".join(
+        f"<li>epoch {epoch}: "
+        + "; ".join(f"batch {r.number} [{', '.join(map(str, r.indices))}]"
+                    for r in run.epoch_records(epoch)) + "</li>"
+        for epoch in range(run.settings.epochs))
+    return (f'<style>details.{GRID_CLASS} {{ font-size: 0.8rem; margin: 0; }} '
+            f'details.{GRID_CLASS} ul {{ margin: 0.25rem 0 0 0; }}</style>'
+            f'<details class="{GRID_CLASS}"><summary>Every batch\'s indices, epoch by epoch '
+            f"(the grid's cells as text)</summary><ul>{epochs}</ul></details>")

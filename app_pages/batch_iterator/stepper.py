@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from app_pages.batch_iterator.dataset_picture import dataset_picture
-from app_pages.batch_iterator.grid import BATCH_COLOURS, MAX_CELL_TEXT, grid_html
+from app_pages.batch_iterator.grid import BATCH_COLOURS, MAX_CELL_TEXT, batch_list_html, grid_html
 from app_pages.batch_iterator.listings import tensor_listing
 from app_pages.batch_iterator.state import BatchPageState, Moons
 from components.error_panel import error_panel
@@ -128,6 +128,11 @@ def _jump_slider(page: BatchPageState, count: int) -> None:
                   key="bi_jump", on_change=_jump, args=(page,))
 
 
+def _batch_list(run: LoaderRun) -> None:
+    if run.dataset_size > MAX_CELL_TEXT:
+        st.html(batch_list_html(run))
+
+
 def _current_batch(page: BatchPageState, s: BatchSettings, moons: Moons | None,
                    details: DeltaGenerator | None) -> None:
     run, current = page.run, page.current
@@ -137,8 +142,8 @@ def _current_batch(page: BatchPageState, s: BatchSettings, moons: Moons | None,
     _grid(run, current)
     story = " ".join(grid_story(run)) + (
         " Cell numbers are batch numbers." if run.dataset_size <= MAX_CELL_TEXT else
-        f" Each colour is a batch (they repeat every {len(BATCH_COLOURS)}); the current batch's "
-        "indices are listed below, and the script prints every batch's.")
+        f" Each colour is a batch (they repeat every {len(BATCH_COLOURS)}); every batch's "
+        "indices are listed as text under this.")
     if presenting():
         # One row: the buttons as wide as their labels (columns would cut "Next" to "N…" with
         # the sidebar open), the batch's position and indices in the rest.
@@ -152,10 +157,12 @@ def _current_batch(page: BatchPageState, s: BatchSettings, moons: Moons | None,
                             f"`{short_list(current.indices, STAGE_INDICES)}`")
         with details if details is not None else st.container():
             st.caption(story)
+            _batch_list(run)
             _jump_slider(page, len(records))
             _batch_details(page, s, moons)
         return
     st.caption(story)
+    _batch_list(run)
     st.markdown(f"**Epoch {current.epoch}, batch {current.number}** of {summary.batches} "
                 f"in this epoch · {page.position + 1} of {len(records)} batches in the run")
     _step_buttons(page, len(records) - 1, *st.columns(2))

@@ -14,6 +14,7 @@ from app_pages.batch_iterator.grid import (
     CLASS_COLOURS,
     MAX_CELL_TEXT,
     MISSING_MARK,
+    batch_list_html,
     grid_html,
     grid_rows,
     text_colour,
@@ -141,3 +142,15 @@ def test_ticks_fall_on_round_numbers_inside_the_range(lo, hi, expected):
 def test_an_empty_range_has_one_tick_and_labels_use_a_true_minus():
     assert nice_ticks(3.0, 3.0) == [3.0]
     assert format_tick(-0.5, 0.5) == "\u22120.5" and format_tick(2.0, 1.0) == "2"
+
+
+def test_a_dense_grid_is_read_as_the_list_of_every_batchs_indices():
+    run = run_loader(BatchSettings(n=MAX_CELL_TEXT + 10, batch_size=16, epochs=2))
+    assert 'aria-hidden="true"' in grid_html(run, run.records[0], "caption")
+    listing = batch_list_html(run)
+    for record in run.records:
+        assert f"batch {record.number} [{', '.join(map(str, record.indices))}]" in listing
+    assert listing.count("<li>epoch ") == 2 and "<details" in listing
+    # A sparse grid is its own text: every cell holds its batch number.
+    sparse = run_loader(BatchSettings(n=12, batch_size=5))
+    assert "aria-hidden" not in grid_html(sparse, None, "caption")
