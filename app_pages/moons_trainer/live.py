@@ -34,6 +34,7 @@ from workbench.moons.training import LiveSnapshot, TrainingSession
 FRAME_SECONDS = 0.1           # ten frames a second while a run plays, where no frame route is reached
 SNAPSHOT_SECONDS = 0.06       # the browser asks for a frame at most every frame_route.ASK_SECONDS
 PAUSE_KEY = "mt_pause"        # the view pauses the run itself when this button is pressed
+PLAY_PAUSE_SHORTCUT = "P"     # ... or when this key is (Play and Pause share it: one is enabled)
 
 
 def training_work(me: MoonsTrainerState, session: TrainingSession) -> Callable[[float], bool | float]:
@@ -165,10 +166,11 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         # Play and Pause share their key: only one of them is enabled at a time.
         st.button("Play", on_click=_act, args=(True,), icon=":material/play_arrow:", key="mt_play",
-                  type="primary", disabled=me.running or session.done, shortcut="P",
-                  help=with_shortcut("Train until the last epoch", "P"))
+                  type="primary", disabled=me.running or session.done, shortcut=PLAY_PAUSE_SHORTCUT,
+                  help=with_shortcut("Train until the last epoch", PLAY_PAUSE_SHORTCUT))
         st.button("Pause", on_click=_act, icon=":material/pause:", key=PAUSE_KEY,
-                  disabled=not me.running, shortcut="P", help=with_shortcut("Stop training here", "P"))
+                  disabled=not me.running, shortcut=PLAY_PAUSE_SHORTCUT,
+                  help=with_shortcut("Stop training here", PLAY_PAUSE_SHORTCUT))
         st.button("Step", on_click=_act, kwargs={"step": True}, icon=":material/skip_next:",
                   key="mt_step", disabled=session.done or me.running, shortcut="S",
                   help=with_shortcut("Train one epoch, then stop.", "S"))
@@ -295,7 +297,8 @@ def live_frame() -> None:
     live_canvas(session, me.sent, lambda at: status_line(me, session, at), playing=me.running,
                 show_test=me.view.get("mt_show_test", False),
                 show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll,
-                settle=settle, pause_key=PAUSE_KEY, end_note=end_text(session))
+                settle=settle, pause_key=PAUSE_KEY, pause_shortcut=PLAY_PAUSE_SHORTCUT,
+                end_note=end_text(session))
     if me.route_blocked:
         st.caption("The frame route (`api/frames/`) did not answer this browser, perhaps a proxy "
                    "in front of the server blocks it: the view updates by page reruns, a few times "

@@ -164,10 +164,12 @@ def polled_frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, 
 def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[[LiveSnapshot], str], *,
                 playing: bool, show_test: bool, show_bayes: bool, full_run: bool,
                 poll_url: str | None = None, settle: bool = False, pause_key: str | None = None,
-                end_note: str = "", max_height: int = 520) -> None:
+                pause_shortcut: str | None = None, end_note: str = "",
+                max_height: int = 520) -> None:
     """Draw (or update in place) the live view; send the scene only when the browser lacks it.
     With `poll_url`, the browser asks it for the playing run's frames itself (WebSocket, else
-    fetch), and a press of the button with key `pause_key` pauses the run through it at once.
+    fetch), and a press of the button with key `pause_key` (or of its `pause_shortcut` key) pauses
+    the run through it at once.
     `end_note`: why the run cannot go on (plain text, empty while it can), which the view
     announces when the run ends."""
     result = st.session_state.get(KEY)
@@ -185,6 +187,7 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
                                       playing=playing, end_note="" if playing else end_note)
     epochs_now = snapshot.epochs_recorded
     header: dict = {"frame": frame_header, "poll": poll_url, "settle": settle, "pause_key": pause_key,
+                    "pause_shortcut": pause_shortcut,
                     "protocol": protocol()}
     if scene_header["id"] != sent.scene_id:
         header["scene"] = scene_header

@@ -35,6 +35,12 @@ const FIT_BOTTOM_GAP_PX = 10;     // presenter mode: what stays free below the f
 const FIT_MIN_PLANE_PX = 240;     // ... and the shortest plane it draws when the screen has less room
 const CURVES_MS = 250;            // while a run plays, the curves are redrawn at most four times a second
 
+// Focus in a place that takes typed text: Streamlit's shortcuts are off there, so is the view's.
+function isTyping(target) {
+  return !!(target && target.closest &&
+            target.closest("input, textarea, select, [contenteditable=''], [contenteditable=true]"));
+}
+
 // How far `element` sits below where it would be with everything scrolled to the top: the
 // scroll offsets of its ancestors, across the shadow root the view lives in.
 function scrolledAbove(element) {
@@ -120,6 +126,15 @@ class LiveView {
     // once; in the capture phase, so before Streamlit's own handler sends its rerun.
     this.onClick = (event) => this.pausePressed(event);
     document.addEventListener("click", this.onClick, true);
+    // Streamlit presses a button for its keyboard shortcut without a click event: the Pause
+    // button's key pauses from here at once too (not while typing, where Streamlit ignores it).
+    this.onKey = (event) => {
+      if (!this.pauseShortcut || event.key.toUpperCase() !== this.pauseShortcut) return;
+      if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
+      const button = document.querySelector(`.st-key-${this.pauseKey} button`);
+      if (button) this.pausePressed({ target: button });
+    };
+    document.addEventListener("keydown", this.onKey, true);
     this.plane.addEventListener("mousemove", (e) => hover(this, e));
     this.plane.addEventListener("mouseleave", () => {
       if (this.cursorShown) this.readCursor(false); else this.tooltip.hidden = true;
@@ -184,6 +199,7 @@ class LiveView {
     this.resize.disconnect();
     window.removeEventListener("resize", this.onWindowResize);
     document.removeEventListener("click", this.onClick, true);
+    document.removeEventListener("keydown", this.onKey, true);
     clearInterval(this.themeTimer);
     clearTimeout(this.drawTimer);
     this.root.remove();
@@ -342,6 +358,7 @@ class LiveView {
       // page's header carries it, and the transport reads it from here.
       if (header.protocol) this.protocol = header.protocol;
       this.pauseKey = header.pause_key || null;
+      this.pauseShortcut = header.pause_shortcut ? header.pause_shortcut.toUpperCase() : null;
       this.poll(header.poll || null);
     }
     // Drawn paused while the page below still shows the run playing: ask for the page now.

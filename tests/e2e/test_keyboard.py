@@ -19,6 +19,7 @@ from bench.stage import wait_drawn
 from components.accessible_theme import THEME_ATTRIBUTE
 from components.keyboard import RING_ATTRIBUTE, SKIP_LINK_ID, SKIP_LINK_TEXT
 from tests.e2e.clean import assert_clean
+from tests.e2e.waiting import WAIT_MS
 from workbench.batches.codegen import record_line
 from workbench.batches.runs import run_loader
 from workbench.batches.settings import TABLE as BATCH_LINK
@@ -93,7 +94,10 @@ def test_train_and_pause_the_moons_trainer(page, app_url):
     page.keyboard.press("p")
     wait_live(page, "v.status.includes('training')")
     expect(pause).to_be_focused()
-    page.keyboard.press("p")
+    # The live view hears the shortcut as it hears a click on Pause: it asks the frame route to
+    # pause at once, before Streamlit's rerun for the button arrives.
+    with page.expect_request(lambda r: r.method == "POST" and "since=" in r.url, timeout=WAIT_MS):
+        page.keyboard.press("p")
     expect(play).to_be_focused()
     wait_live(page, "!v.status.includes('training')")
     assert_clean(page, "moons trainer, played and paused by keyboard")
