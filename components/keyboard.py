@@ -183,19 +183,22 @@ KEYBOARD_SCRIPT = f"""<script>
     }}
   }};
 
+  // After each batch of changes to the page: what a redraw can change at once. The skip link
+  // reads a computed style, which forces the browser to restyle the page mid-redraw: it is
+  // placed twice a second instead (a page change swaps the style that names the controls
+  // without touching the observed nodes anyway).
   let queued = false;
-  const tidy = () => {{
+  const afterChanges = () => {{
     queued = false;
-    placeSkipLink();
     foldSidebar();
     handOn();
   }};
-  const queue = () => {{ if (!queued) {{ queued = true; requestAnimationFrame(tidy); }} }};
+  const queue = () => {{ if (!queued) {{ queued = true; requestAnimationFrame(afterChanges); }} }};
   new MutationObserver(queue).observe(document.body, {{
     subtree: true, childList: true, attributes: true, attributeFilter: ["disabled", "data-collapsed"],
   }});
+  const tidy = () => {{ placeSkipLink(); afterChanges(); }};
   tidy();
-  // A page change swaps the style that names the controls without touching the observed nodes.
   setInterval(tidy, 500);
 }})();
 </script>"""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import html
 
+from workbench.common.palette import GREY_550
+
 PIPELINE_CLASS = "wb-pipeline"
 
 
@@ -18,7 +20,7 @@ ol.{PIPELINE_CLASS} {{ list-style: none; margin: 0; padding: 0; display: grid;
   grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 0.75rem 2rem;
   counter-reset: stage; }}
 ol.{PIPELINE_CLASS} > li {{ position: relative; margin: 0; padding: 0.6rem 0.8rem;
-  border: 1px solid rgba(128, 128, 128, 0.45); border-radius: 0.5rem; line-height: 1.45;
+  border: 1px solid {GREY_550}; border-radius: 0.5rem; line-height: 1.45;
   counter-increment: stage; overflow-wrap: anywhere; }}
 ol.{PIPELINE_CLASS} > li::before {{ content: counter(stage) ". "; font-weight: 700; }}
 /* An arrow in the gap after every card but a row's last: the data flows left to right. */

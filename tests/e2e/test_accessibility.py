@@ -171,7 +171,7 @@ def test_the_autograd_drawing_is_named_and_its_text_outline_adds_no_violation(br
     items = page.locator(".st-key-ag_outline li")
     expect(items.first).to_be_visible()
     expect(items.nth(1)).to_contain_text("not run yet")
-    page.get_by_role("button", name="Next node", exact=True).click()
+    page.get_by_role("button", name=NEXT_NODE).click()
     expect(items.nth(1)).to_contain_text("received gradient 1")
     in_both_themes(page, f"autograd graph, outline open ({layout})")
     page.context.close()

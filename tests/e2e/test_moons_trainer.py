@@ -45,8 +45,8 @@ def test_the_live_view_is_mounted_once_and_updated_in_place_while_it_trains(page
     assert later["grid"] != first["grid"], "the picture follows the weights"
     assert "training…" in later["status"]
     click(page, "mt_pause")
-    expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
-    expect(page.locator(".st-key-mt_pause button")).to_be_disabled(timeout=WAIT_MS)
+    expect(page.locator(".st-key-mt_play").get_by_role("button")).to_be_enabled(timeout=WAIT_MS)
+    expect(page.locator(".st-key-mt_pause").get_by_role("button")).to_be_disabled(timeout=WAIT_MS)
     paused = wait_live(page, "!v.status.includes('training')")
     expect(page.get_by_text("Test accuracy", exact=True)).to_be_visible(timeout=WAIT_MS)
     wait_settled(page)
@@ -67,19 +67,20 @@ def test_the_view_pauses_the_run_itself_before_the_pages_rerun(page, app_url):
               timeout=120_000)
     wait_settled(page)
     # The click reaches the document's capture listeners (the view's), not Streamlit's handler.
-    page.evaluate("() => document.querySelector('.st-key-mt_pause button')"
-                  ".addEventListener('click', (event) => event.stopPropagation())")
-    page.locator(".st-key-mt_pause button").click()
+    page.locator(".st-key-mt_pause").get_by_role("button").evaluate(
+        "(pause) => pause.addEventListener('click', (event) => event.stopPropagation())")
+    page.locator(".st-key-mt_pause").get_by_role("button").click()
     # At once the view stops following and says so; then it shows the frame of where the run
     # stopped, which the server answers the Pause with.
     wait_live(page, "v.state !== 'playing' && !v.status.includes('training')")
     paused = wait_live(page, "v.state === 'paused'")
-    expect(page.locator(".st-key-mt_pause button")).to_be_enabled()     # the page has not rerun
+    # The page has not rerun: Pause is still enabled.
+    expect(page.locator(".st-key-mt_pause").get_by_role("button")).to_be_enabled()
     assert_unchanged(lambda: {k: live(page)[k] for k in ("frames", "epoch", "grid")}, seconds=1.5)
     # The next rerun (a view toggle) draws the page as the server has it: the same model.
     page.locator(".st-key-mt_show_test label").click()
-    expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
-    expect(page.locator(".st-key-mt_pause button")).to_be_disabled(timeout=WAIT_MS)
+    expect(page.locator(".st-key-mt_play").get_by_role("button")).to_be_enabled(timeout=WAIT_MS)
+    expect(page.locator(".st-key-mt_pause").get_by_role("button")).to_be_disabled(timeout=WAIT_MS)
     after = wait_live(page, "v.frames > arg", arg=paused["frames"])
     assert after["epoch"] == paused["epoch"] and after["status"] == paused["status"], (paused, after)
     wait_settled(page)
@@ -241,7 +242,7 @@ def test_where_the_frames_websocket_is_refused_the_view_fetches_them_instead(pag
     assert page.evaluate("() => performance.getEntriesByType('resource')"
                          ".some(r => r.name.includes('/api/frames/') && !r.name.endsWith('/stream'))")
     click(page, "mt_pause")
-    expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
+    expect(page.locator(".st-key-mt_play").get_by_role("button")).to_be_enabled(timeout=WAIT_MS)
     wait_live(page, "!v.status.includes('training')")
     posted = page.evaluate("() => performance.getEntriesByType('resource')"
                            ".some(r => r.name.includes('/pause?since='))")
@@ -262,7 +263,7 @@ def test_where_a_proxy_blocks_the_frame_route_the_view_trains_by_reruns_and_says
                       arg=first["frames"], timeout=120_000)
     assert later["mounts"] == 1 and later["grid"] != first["grid"]
     click(page, "mt_pause")
-    expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
+    expect(page.locator(".st-key-mt_play").get_by_role("button")).to_be_enabled(timeout=WAIT_MS)
 
 
 class HeldUplink:
@@ -315,9 +316,9 @@ def test_a_run_the_server_heard_nothing_from_past_its_lease_plays_on_when_the_ta
             woken = wait_live(page, "v.epoch >= arg + 2 && v.status.includes('training')",
                               arg=before["epoch"], timeout=120_000)
             assert woken["mounts"] == 1
-            expect(page.locator(".st-key-mt_pause button")).to_be_enabled(timeout=WAIT_MS)
+            expect(page.locator(".st-key-mt_pause").get_by_role("button")).to_be_enabled(timeout=WAIT_MS)
             click(page, "mt_pause")
-            expect(page.locator(".st-key-mt_play button")).to_be_enabled(timeout=WAIT_MS)
+            expect(page.locator(".st-key-mt_play").get_by_role("button")).to_be_enabled(timeout=WAIT_MS)
         finally:
             page.close()
 
@@ -368,8 +369,8 @@ def test_a_finished_run_says_so_refuses_fewer_epochs_and_the_preset_starts_fresh
               timeout=120_000)
     note = page.locator(".st-key-mt_end_note")
     expect(note).to_contain_text("Finished: 3 of 3 epochs")
-    expect(page.locator(".st-key-mt_play button").first).to_be_disabled()
-    expect(page.locator(".st-key-mt_step button").first).to_be_disabled()
+    expect(page.locator(".st-key-mt_play").get_by_role("button")).to_be_disabled()
+    expect(page.locator(".st-key-mt_step").get_by_role("button")).to_be_disabled()
 
     epochs = page.locator(".st-key-mt_epochs input")
     epochs.fill("2")
@@ -382,7 +383,7 @@ def test_a_finished_run_says_so_refuses_fewer_epochs_and_the_preset_starts_fresh
 
     click(page, "mt_preset")
     wait_live(page, "v.status.startsWith(`Epoch 0 / ${arg} `)", arg=PRESET.epochs)
-    expect(page.locator(".st-key-mt_play button").first).to_be_enabled()
+    expect(page.locator(".st-key-mt_play").get_by_role("button")).to_be_enabled()
     expect(page.locator(".st-key-mt_end_note")).to_have_count(0)
     expect(page.locator(".st-key-mt_back_to_previous button").first).to_be_visible()
     assert_clean(page, "the preset after a finished run")

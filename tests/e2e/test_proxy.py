@@ -202,10 +202,10 @@ def test_each_learner_sticks_to_one_replica_through_upload_and_training(browser,
         expect(page_a.locator("[data-testid=stAlert]", has_text="Refused")).to_have_count(0)
 
         expect(page_a.get_by_text(f"Epoch 0 / {EPOCHS}")).to_be_visible()
-        page_a.locator(".st-key-mt_play button").click()
+        page_a.locator(".st-key-mt_play").get_by_role("button").click()
         page_a.wait_for_function(EPOCH_AT_LEAST, arg=2, timeout=90_000)
-        page_a.locator(".st-key-mt_pause button").click()
-        expect(page_a.locator(".st-key-mt_play button")).to_be_enabled(timeout=60_000)
+        page_a.locator(".st-key-mt_pause").get_by_role("button").click()
+        expect(page_a.locator(".st-key-mt_play").get_by_role("button")).to_be_enabled(timeout=60_000)
         assert_clean(page_a, "learner A after upload and training")
 
         # Learner B, meanwhile, on the other replica.
