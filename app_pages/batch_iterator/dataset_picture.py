@@ -17,7 +17,7 @@ from workbench.common.palette import BLUE, ORANGE
 from workbench.common.ticks import format_tick, nice_ticks
 
 PICTURE_CLASS = "wb-dataset"
-CLASS_COLOURS = (BLUE, ORANGE)
+POINT_COLOURS = (BLUE, ORANGE)
 WIDTH, HEIGHT = 300, 230
 LEFT, RIGHT, TOP, BOTTOM = 38, 8, 14, 34
 
@@ -61,7 +61,7 @@ def _markers(cls: int, centres: Sequence[tuple[float, float]]) -> str:
                          for x, y in centres)
     else:
         shapes = "".join(f"M{x - 3.5:.1f} {y - 3.5:.1f}h7v7h-7z" for x, y in centres)
-    return f'<path d="{shapes}" fill="{CLASS_COLOURS[cls]}"/>' if shapes else ""
+    return f'<path d="{shapes}" fill="{POINT_COLOURS[cls]}"/>' if shapes else ""
 
 
 def scatter_svg(points: Sequence[tuple[float, float]], labels: Sequence[int],
@@ -95,7 +95,7 @@ def lengths_svg(lengths: Sequence[int], labels: Sequence[int], chosen: Sequence[
         paths["batch" if index in picked else cls].append(
             f"M{LEFT + index * slot + slot * 0.1:.1f} {to_y(0):.1f}"
             f"V{to_y(length):.1f}h{slot * 0.8:.2f}V{to_y(0):.1f}z")
-    bars = [f'<path d="{"".join(paths[cls])}" fill="{CLASS_COLOURS[cls]}"/>' for cls in (0, 1)]
+    bars = [f'<path d="{"".join(paths[cls])}" fill="{POINT_COLOURS[cls]}"/>' for cls in (0, 1)]
     bars.append(f'<path d="{"".join(paths["batch"])}" class="ring-fill"/>')
     to_x = _scale(-0.5, n - 0.5, LEFT, WIDTH - RIGHT)
     x_ticks = [t for t in nice_ticks(0, n - 1, 6) if float(t).is_integer()]

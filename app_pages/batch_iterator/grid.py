@@ -13,6 +13,7 @@ import dataclasses
 import html
 from dataclasses import dataclass
 
+from components.accessible_theme import THEME_ATTRIBUTE
 from workbench.batches.runs import BatchRecord, LoaderRun
 from workbench.common.palette import BLACK, GREY_250, GREY_800, OKABE_ITO, WHITE
 from workbench.common.theme import DARK, LIGHT, contrast, readable
@@ -97,7 +98,12 @@ def grid_rows(run: LoaderRun, current: BatchRecord | None) -> list[tuple[str, li
 
 
 GRID_CLASS = "wb-batch-grid"
+# A black ring inside a white one: visible on every batch colour and on both themes.
 _FRAME = f"inset 0 0 0 2px {BLACK}, inset 0 0 0 4px {WHITE}"
+# The theme the learner chose, as components/accessible_theme.py marks it on <html>.
+_DARK = f'html[{THEME_ATTRIBUTE}="dark"]'
+
+
 def _shade_rules() -> str:
     shades = [(f"c{label}", colour) for label, colour in enumerate(CLASS_COLOURS)]
     shades += [(f"b{number}", colour) for number, colour in enumerate(BATCH_COLOURS)]
@@ -126,13 +132,13 @@ table.{GRID_CLASS} td {{ height: 1.75rem; }}
 {_shade_rules()}
 table.{GRID_CLASS} td.now {{ box-shadow: {_FRAME}; font-weight: 700; }}
 table.{GRID_CLASS} td.gone {{ color: {readable(OKABE_ITO[3], LIGHT)}; font-weight: 700; }}
-html[data-wb-theme="dark"] table.{GRID_CLASS} td.gone {{ color: {readable(OKABE_ITO[3], DARK)}; }}
+{_DARK} table.{GRID_CLASS} td.gone {{ color: {readable(OKABE_ITO[3], DARK)}; }}
 table.{GRID_CLASS}.dense {{ border-spacing: 0 3px; }}
 table.{GRID_CLASS}.dense thead th {{ overflow: visible; text-align: left; font-size: 0.7rem; }}
 /* Cells a few pixels wide have no room for a frame: the current batch's are filled with the
    text colour (no batch colour is black or white), the dropped ones vermilion. */
 table.{GRID_CLASS}.dense td.now {{ background: {LIGHT.text} !important; box-shadow: none; }}
-html[data-wb-theme="dark"] table.{GRID_CLASS}.dense td.now {{ background: {DARK.text} !important; }}
+{_DARK} table.{GRID_CLASS}.dense td.now {{ background: {DARK.text} !important; }}
 table.{GRID_CLASS}.dense td.gone {{ background: {OKABE_ITO[3]}; }}
 </style>"""
 
