@@ -117,12 +117,19 @@ def test_step_the_autograd_graph(page, app_url):
     expect(next_node).to_be_focused()
     # The buttons' keys carry the run's signature: Back and "Run to the end" share its stem.
     stem = _focused_key(page).removesuffix("_next")
+    # Each key waits for the slider to show the step too: Back steps from the slider's value,
+    # which the browser sends with the press (before it has drawn the new value, a fast press
+    # on a busy machine went back from the step before: 2 -> 0).
+    slider = main.get_by_role("slider")
     page.keyboard.press("Enter")
     expect(main).to_contain_text("Step 1 of")
+    expect(slider).to_have_value("1")
     page.keyboard.press("n")
     expect(main).to_contain_text("Step 2 of")
+    expect(slider).to_have_value("2")
     page.keyboard.press("b")
     expect(main).to_contain_text("Step 1 of")
+    expect(slider).to_have_value("1")
     # Next node, then "Run to the end": both are disabled at the end, and Back has the focus.
     expect(next_node).to_be_focused()
     page.keyboard.press("Tab")
