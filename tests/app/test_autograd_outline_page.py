@@ -3,9 +3,9 @@ walk is, and "Graph as text" (closed, built only when opened) lists the engine's
 values and gradients PyTorch computed."""
 from __future__ import annotations
 
-import torch
-
 from tests.app.apptest import assert_clean, open_page
+# The lesson program's gradients, computed apart from the page (written once, with its tests).
+from tests.app.test_autograd_graph_page import _lesson_grads
 from workbench.autograd.graph import format_tensor
 
 PAGE = "app_pages/autograd_graph/page.py"
@@ -15,11 +15,6 @@ def _outline_box(at):
     boxes = [e for e in at.expander if e.proto.id.endswith("-ag_outline")]
     assert len(boxes) == 1, "no 'Graph as text' under the graph"
     return boxes[0]
-
-
-def _lesson_grads():
-    x, w, b = torch.tensor(2.0), torch.tensor(3.0, requires_grad=True), torch.tensor(1.0, requires_grad=True)
-    return torch.autograd.grad((w * x + b - 10) ** 2, (w, b))
 
 
 def test_the_graph_is_named_and_its_outline_follows_the_walk():
