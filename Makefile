@@ -60,12 +60,12 @@ check: $(STAMP)
 	$(VENV)/bin/ruff check -q .
 	FUZZ_EXAMPLES=20 $(PY) -m pytest -q -n $(CHECK_WORKERS) -m "not spawns" tests/unit tests/app
 
-# Every test, on TEST_WORKERS processes (pytest-xdist; a test file stays on one worker, so a
-# module's servers start once); the 25 slowest are listed at the end, so that growth shows.
+# Every test, on TEST_WORKERS processes (pytest-xdist; the tests sharing a module-scoped fixture
+# stay on one worker, tests/conftest.py); the 25 slowest are listed at the end, so that growth shows.
 TEST_WORKERS ?= 2
 test: $(STAMP) chromium nginx graphviz js axe
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 unit: $(STAMP)
 	$(PY) -m pytest tests/unit

@@ -53,3 +53,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 # fails and names the marker. See tests/spawns.py.
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(SpawnGuard(), "spawn-guard")
+
+
+# --- Spreading the tests over pytest-xdist's workers ---------------------------------------------
+# `make test` runs `--dist loadgroup`: every test goes to whichever worker is free, except that
+# the tests sharing a module-scoped fixture (a server of their own, a training run, an executed
+# notebook) form one group, kept on one worker so the fixture is made once. Keeping whole files
+# together instead (`--dist loadfile`) left one worker running the longest Chromium file alone
+# at the end of a run.
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        definitions = info.name2fixturedefs.values() if info is not None else ()
+        if any(definition.scope == "module" for defs in definitions for definition in defs):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
