@@ -81,7 +81,7 @@ def _tally_card(started: StartedClass, tally: CheckTally) -> None:
                       on_click=_set_revealed, args=(started.code, started.teacher_key, check.key, True))
             return
         truth = _pytorch_answer(check.key)
-        rows = [{"answer": f"`{option}`", "learners": tally.counts.get(option, 0),
+        rows = [{"answer": md(option), "learners": tally.counts.get(option, 0),
                  "share": f"{tally.counts.get(option, 0) / max(tally.answered, 1):.0%}",
                  "PyTorch": "✓ computed" if option == truth else ""} for option in check.options]
         st.table(pd.DataFrame(rows), hide_index=True)
@@ -113,7 +113,8 @@ def end_class_panel(started: StartedClass) -> None:
     with st.expander("End the class", icon=":material/stop_circle:"):
         st.markdown("Ending the class deletes its members, answers and posted runs; its code stops "
                     "working. (A class also ends by itself after a day without activity.)")
-        if st.button("End the class and delete its data", key="class_end", type="primary"):
+        if st.button("End the class and delete its data", key="class_end",
+                     icon=":material/delete_forever:"):
             try:
                 class_store().end_class(started.code, started.teacher_key)
             except ClassError as exc:

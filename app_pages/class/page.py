@@ -54,7 +54,7 @@ with st.container(key=CLASS_PAGE.main_key):
                                        placeholder="e.g. AK37WA")
             nickname = st.text_input("Nickname (optional)", key="class_join_nickname",
                                      help=NICKNAME_HELP)
-            if st.form_submit_button("Join", type="primary"):
+            if st.form_submit_button("Join", icon=":material/login:"):
                 if join(typed_code or "", nickname or ""):
                     st.rerun()
                 st.error(md(mine.notice), icon=":material/error:")

@@ -12,6 +12,7 @@ import pytest
 
 from app_pages.navigation import CLASS_PAGE, HOME
 from components.class_session import class_store
+from components.plain_text import md
 from tests.app.apptest import assert_clean, open_page, shown_text
 from workbench.classroom import codes
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
@@ -39,7 +40,7 @@ def _learner_answers(code: str, option: str):
 def _board_rows(teacher) -> dict[str, int]:
     tables = [t.value for t in teacher.get("table")]
     assert len(tables) == 1, tables
-    return {row["answer"].strip("`"): row["learners"] for _, row in tables[0].iterrows()}
+    return {row["answer"]: row["learners"] for _, row in tables[0].iterrows()}
 
 
 def test_a_class_counts_its_learners_answers_hidden_until_revealed():
@@ -60,11 +61,12 @@ def test_a_class_counts_its_learners_answers_hidden_until_revealed():
     teacher.button(key=f"class_reveal_{CHECK.key}").click().run()
     assert_clean(teacher)
     rows = _board_rows(teacher)
-    assert rows == {CHECK.options[0]: 1, CHECK.options[1]: 0, CHECK.options[2]: 1}
+    # st.table renders Markdown: the options are escaped as text (components/plain_text.md).
+    assert rows == {md(CHECK.options[0]): 1, md(CHECK.options[1]): 0, md(CHECK.options[2]): 1}
     truth = CHECK.answer().correct_option                 # PyTorch's answer, marked on the board
-    marked = [row["answer"].strip("`") for _, row in teacher.get("table")[0].value.iterrows()
+    marked = [row["answer"] for _, row in teacher.get("table")[0].value.iterrows()
               if row["PyTorch"]]
-    assert marked == [truth]
+    assert marked == [md(truth)]
 
 
 def test_a_learner_sees_the_class_in_the_sidebar_renames_and_leaves():
