@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import streamlit as st
 
@@ -29,6 +30,7 @@ TEACHER_PARAM = "teacher"
 NICKNAME_HELP = (f"Up to {NICKNAME_MAX} characters; what the class may see of you. Leave it empty "
                  "for an anonymous name.")
 MAX_PENDING = 100                # answers kept while the database is away (38 checks exist)
+FOLLOW_SECONDS = 1.5             # a follower's page asks where the class is; arrival within 3 s
 
 _STORES: dict[str, ClassStore] = {}
 _STORES_LOCK = threading.Lock()
@@ -62,6 +64,8 @@ class ClassSeat:
     pending: list[PendingAnswer] = field(default_factory=list)
     notice: str = ""                             # the last thing the class store refused, shown once
     url_code_seen: str | None = None             # the `class=` value already acted on
+    following: bool = True                       # False: "explore on my own"
+    send_seen: int = 0                           # the teacher's last send this learner went to
 
 
 def seat() -> ClassSeat:
@@ -93,7 +97,16 @@ def join(code: str, nickname: str) -> bool:
     if mine.membership is not None:
         leave()
     mine.membership, mine.notice = joined, ""
+    # The link the learner opened wins over an older send; the next send moves them.
+    mine.send_seen, mine.following = _current_send_number(joined.code), True
     return True
+
+
+def _current_send_number(code: str) -> int:
+    try:
+        return class_store().current_send(code).number
+    except ClassError:
+        return 0
 
 
 def rename(nickname: str) -> None:
@@ -153,11 +166,21 @@ def send_pending() -> None:
 
 
 # --- the sidebar ---------------------------------------------------------------------------------
-def draw_class_sidebar() -> None:
-    """"In class <code>" with the learner's name, a nickname box and Leave; or the message
-    of a link that could not join."""
+def draw_class_sidebar(page_path: str, pages: dict[str, str]) -> None:
+    """"In class <code>" with the learner's name, following the teacher, a nickname box and
+    Leave; "Send the class here" for a teacher; or the message of a link that could not join.
+    `page_path` is the page on screen, `pages` each page's url_path -> script."""
     mine = seat()
     send_pending()
+    if mine.teaching is not None and page_path != "class":
+        with st.sidebar, st.container(key="class_teacher"):
+            st.button(f"Send class {mine.teaching.code} here", key="class_send_here",
+                      icon=":material/near_me:", on_click=_send_here, args=(page_path,),
+                      help="Every learner who follows you opens this page with these settings "
+                      "within a few seconds; their own work on other pages is kept.")
+            if mine.notice:
+                st.warning(md(mine.notice), icon=":material/groups:")
+                mine.notice = ""
     if mine.membership is None and not mine.notice:
         return
     with st.sidebar, st.container(key="class_seat"):
@@ -171,6 +194,14 @@ def draw_class_sidebar() -> None:
         if mine.pending:
             st.caption(f"{len(mine.pending)} answer(s) wait for the class database; they are sent "
                        "when it is back.")
+        st.toggle("Follow the teacher", value=mine.following, key="class_follow",
+                  on_change=_follow_changed,
+                  help="On: your page goes where the teacher sends the class. Off: explore on "
+                  "your own; turning it on again takes you back to the class.")
+        if mine.following:
+            _follow(pages)
+        else:
+            st.caption("Exploring on your own.")
         with st.form("class_nickname", border=False):
             name = st.text_input("Nickname (optional)", key="class_nickname_input",
                                  help=NICKNAME_HELP)
@@ -180,3 +211,57 @@ def draw_class_sidebar() -> None:
         if st.button("Leave the class", key="class_leave", icon=":material/logout:"):
             leave()
             st.rerun()
+
+
+# --- follow the teacher --------------------------------------------------------------------------
+def page_link(page_path: str, params: dict[str, str]) -> str:
+    """The link of a page with its parameters, leaving out the class's own."""
+    kept = {k: v for k, v in params.items() if k not in (CLASS_PARAM, TEACHER_PARAM)}
+    return f"/{page_path}" + (f"?{urlencode(kept)}" if kept else "")
+
+
+def _send_here(page_path: str) -> None:
+    """The teacher's "Send the class here": this page with the settings in its URL now."""
+    send_class(page_link(page_path, st.query_params.to_dict()), page_path or "home")
+
+
+def send_class(link: str, title: str) -> None:
+    mine = seat()
+    if mine.teaching is None:
+        return
+    try:
+        sent = class_store().send(mine.teaching.code, mine.teaching.teacher_key, link, title)
+        st.toast(f"Class {mine.teaching.code} sent to {md(sent.title)}.", icon=":material/near_me:")
+    except ClassError as exc:
+        mine.notice = str(exc)
+
+
+def _follow_changed() -> None:
+    mine = seat()
+    mine.following = bool(st.session_state.get("class_follow"))
+    if mine.following:
+        mine.send_seen = 0            # back to the class: go to where it was sent last
+
+
+@st.fragment(run_every=FOLLOW_SECONDS)
+def _follow(pages: dict[str, str]) -> None:
+    """Runs by itself every FOLLOW_SECONDS: a new send moves this learner's page there
+    (st.switch_page keeps the session, so their work on every other page is kept)."""
+    mine = seat()
+    if mine.membership is None or not mine.following:
+        return
+    try:
+        send = class_store().current_send(mine.membership.code)
+    except StoreUnavailable:
+        return
+    except ClassError as exc:                 # the class ended
+        mine.membership, mine.notice = None, str(exc)
+        st.rerun(scope="app")
+    if send.number <= mine.send_seen or not send.link:
+        return
+    mine.send_seen = send.number
+    parts = urlsplit(send.link)
+    script = pages.get(parts.path.strip("/"))
+    if script is None:
+        return                                # not a page of this app (the store checks links too)
+    st.switch_page(script, query_params=dict(parse_qsl(parts.query)))

@@ -37,7 +37,9 @@ def _write_presenter_to_url() -> None:
     st.session_state["presenter_from_url"] = st.query_params.get(PRESENT.name)
 
 
-def draw_sidebar() -> None:
+def draw_sidebar(page_path: str = "", pages: dict[str, str] | None = None) -> None:
+    """`page_path`: the url_path of the page on screen; `pages`: every page's url_path -> script
+    (where a follower of the teacher is sent)."""
     server = server_device()
     choice = device_choice()
     options = device_choices(server)
@@ -58,5 +60,5 @@ def draw_sidebar() -> None:
                   help="For a projector: larger text, thicker lines, bigger markers, a "
                   "colour-blind-safe palette. `present=1` in a link turns it on.")
     join_from_url()
-    draw_class_sidebar()
+    draw_class_sidebar(page_path, pages or {})
     presenter_styles()

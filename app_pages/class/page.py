@@ -6,14 +6,21 @@ address bar at once, so a projected screen never shows it.
 """
 import streamlit as st
 
-from app_pages.navigation import CLASS_PAGE
+from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
 from components.class_board import (CLASS_CSS, end_class_panel, join_panel, live_board,
                                     teacher_link_panel)
 from components.class_session import (CLASS_PARAM, NICKNAME_HELP, TEACHER_PARAM, class_store, join,
-                                      seat)
+                                      seat, send_class)
+from components.classroom import lesson_url
 from components.plain_text import md
 from components.stage import page_header
 from workbench.classroom.store import ClassError, StartedClass
+from workbench.lessons.catalog import LESSONS
+
+# Every lesson step, as the teacher picks one to send the class to.
+STEPS = {f"{lesson.title}, step {number}: {step.title}":
+         lesson_url(LESSONS_PAGE.url_path, {"lesson": lesson.key, "step": str(number)})
+         for lesson in LESSONS for number, step in enumerate(lesson.steps, 1)}
 
 page_header("Class", "Teach with the workbench: start a class, show its code, and every "
             "knowledge check your learners commit shows up on your board, counted per answer, "
@@ -40,6 +47,14 @@ with st.container(key=CLASS_PAGE.main_key):
             join_panel(started.code)
         with board_column:
             live_board(started)
+        with st.form("class_send", border=True):
+            st.markdown("**:material/near_me: Send the class** to a lesson step: every learner "
+                        "who follows you opens it within a few seconds, their own work kept. "
+                        "On any other page, the sidebar's *Send class here* sends the page on "
+                        "your screen, with its settings.")
+            step = st.selectbox("Lesson step", list(STEPS), key="class_send_step")
+            if st.form_submit_button("Send the class there", icon=":material/near_me:"):
+                send_class(STEPS[step], step)
         teacher_link_panel(started)
         end_class_panel(started)
     else:

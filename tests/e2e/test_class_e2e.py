@@ -2,11 +2,14 @@
 
 The teacher starts a class on /class; the learners join by the join link (`/?class=<code>`), each
 commits a different option of the home page's knowledge check, and the teacher's board, never
-reloaded, counts them exactly: the board's fragment runs again by itself every second.
+reloaded, counts them exactly: the board's fragment runs again by itself every second. Then the
+teacher sends the class to a lesson step: the two learners who follow arrive by themselves, the
+one exploring on their own stays, and arrives when they go back to the class.
 """
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -15,6 +18,7 @@ from bench.browser import open_path
 from tests.e2e.clean import assert_clean
 from workbench.classroom.codes import CODE_ALPHABET, CODE_LENGTH
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
+from workbench.lessons.catalog import LESSONS
 
 pytestmark = pytest.mark.e2e
 
@@ -73,6 +77,22 @@ def test_three_learners_answers_reach_the_teachers_board_without_a_reload(browse
         expect(board).to_contain_text("3 answered")
         expect(teacher.get_by_test_id("stMetricValue").first).to_have_text("3")
         assert _board_counts(board) == {option: 1 for option in CHECK.options}
+
+        explorer = learners[2]
+        explorer.locator(".st-key-class_seat").get_by_text("Follow the teacher").click()
+        expect(explorer.locator(".st-key-class_seat")).to_contain_text("Exploring on your own")
+        # The send form offers the first lesson's first step first: sent as it is.
+        sent = time.monotonic()
+        teacher.get_by_role("button", name="Send the class there").click()
+        # The lessons page rewrites its link as it publishes its settings: the page is what counts.
+        arrival = re.compile(r"/lessons(\?|$)")
+        for follower in learners[:2]:
+            expect(follower).to_have_url(arrival)
+            expect(follower.get_by_text(LESSONS[0].steps[0].title).first).to_be_visible()
+        print(f"both followers arrived {time.monotonic() - sent:.1f} s after the send")
+        assert explorer.url.rstrip("/").endswith(f"?class={code}") or "/lessons" not in explorer.url
+        explorer.locator(".st-key-class_seat").get_by_text("Follow the teacher").click()
+        expect(explorer).to_have_url(arrival)                # "back to the class"
         for page in [teacher, *learners]:
             assert_clean(page)
     finally:
