@@ -120,3 +120,21 @@ def test_a_10000_character_nickname_gets_a_clear_message_and_changes_nothing():
     assert "x" * 30 not in text
     assert [m.value for m in learner.sidebar.markdown if "In class" in m.value] == seat_before
     assert class_store().find_class(code).members == 1
+
+
+def test_the_teacher_sends_the_class_to_a_lesson_step_and_a_learner_can_explore_on_their_own():
+    teacher, code = _start_class()
+    teacher.button(key="FormSubmitter:class_send-Send the class there").click().run()
+    assert_clean(teacher)
+    sent = class_store().current_send(code)
+    first = teacher.selectbox(key="class_send_step").value
+    assert sent.number == 1 and sent.title == first and sent.link.startswith("/lessons?lesson=")
+    learner = open_page(query={"class": code})
+    assert learner.toggle(key="class_follow").value is True
+    learner.toggle(key="class_follow").set_value(False).run()
+    assert_clean(learner)
+    assert "Exploring on your own" in shown_text(learner)
+    # A learner cannot send: the store refuses a send without the teacher key.
+    with pytest.raises(Exception, match="does not open"):
+        class_store().send(code, "", "/", "home")
+    assert class_store().current_send(code) == sent
