@@ -15,6 +15,7 @@ from components.class_session import class_store
 from components.plain_text import md
 from tests.app.apptest import assert_clean, open_page, shown_text
 from workbench.classroom import codes
+from workbench.classroom.store import StoreUnavailable
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
 
 
@@ -138,3 +139,22 @@ def test_the_teacher_sends_the_class_to_a_lesson_step_and_a_learner_can_explore_
     with pytest.raises(Exception, match="does not open"):
         class_store().send(code, "", "/", "home")
     assert class_store().current_send(code) == sent
+
+
+def test_an_answer_given_while_the_database_is_away_is_sent_when_it_is_back(monkeypatch):
+    teacher, code = _start_class()
+    store = class_store()
+
+    def away(*args, **kwargs):
+        raise StoreUnavailable("The class database cannot be reached just now.")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(store, "record_answer", away)
+        learner = _learner_answers(code, CHECK.options[1])     # the page keeps working
+        assert "1 answer(s) wait for the class database" in shown_text(learner)
+        teacher.run()
+        assert "No answers yet" in shown_text(teacher)
+    learner.run()                                              # the next page run sends it
+    assert "wait for the class database" not in shown_text(learner)
+    teacher.run()
+    assert "**1** answered" in shown_text(teacher)
