@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 unexport PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX := $(abspath $(VENV))/pycache
 
-.PHONY: install run check test chromium nginx graphviz node js axe unit bench bench-all screenshots clean
+.PHONY: install run check test chromium nginx postgresql graphviz node js axe unit bench bench-all screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ chromium:
 # tests/e2e/test_proxy.py runs deploy/nginx/nginx.conf in front of two replicas.
 nginx:
 	@test -x /usr/sbin/nginx || (apt-get update -qq && apt-get install -y -qq nginx)
+
+# The class store's tests run against SQLite and a throwaway PostgreSQL server (tests/postgres.py
+# starts Debian's initdb/pg_ctl in a temporary folder; no system service is started or needed).
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq postgresql)
 
 # components/graph_view.py lays graphs out with Graphviz's `dot` where it is installed (packages.txt
 # on Community Cloud, the Dockerfile); tests/app/test_graph_view.py and the Chromium tests use it.
@@ -63,7 +68,7 @@ check: $(STAMP)
 # Every test, on TEST_WORKERS processes (pytest-xdist; the tests sharing a module-scoped fixture
 # stay on one worker, tests/conftest.py); the 25 slowest are listed at the end, so that growth shows.
 TEST_WORKERS ?= 2
-test: $(STAMP) chromium nginx graphviz js axe
+test: $(STAMP) chromium nginx postgresql graphviz js axe
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
 

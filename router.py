@@ -8,7 +8,7 @@ import streamlit as st
 
 from components.accessible_theme import accessible_theme
 from components.guard import run_guarded
-from app_pages.navigation import HOME, sections
+from app_pages.navigation import HOME, all_pages, sections
 from components.figures import presenting
 from components.sidebar import draw_sidebar, sync_presenter_from_url
 from workbench.common.jobs import SCRIPT_RUNS
@@ -28,5 +28,5 @@ page = st.navigation({
 })
 with SCRIPT_RUNS.run():       # a few page runs at a time: see workbench/common/jobs.py
     accessible_theme()
-    draw_sidebar()
+    draw_sidebar(page.url_path, {tool.url_path: tool.script for tool in all_pages()})
     run_guarded(page.run, page.title)

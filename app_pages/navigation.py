@@ -25,6 +25,10 @@ LESSONS_PAGE = Tool("Guided lessons", "app_pages/lessons/page.py", "lessons", ":
                     "Step-by-step lessons through the tools, each step a link and a question.",
                     "lessons_main")
 
+CLASS_PAGE = Tool("Class", "app_pages/class/page.py", "class", ":material/groups:",
+                  "Start a class: a code to join, the live pulse of the class's answers.",
+                  "class_main")
+
 TOOLS: tuple[Tool, ...] = (
     Tool("Tensor inspector", "app_pages/tensor_inspector/page.py", "tensor_inspector", ":material/grid_on:",
          "Shape, dtype, strides and storage of a rank 0-5 tensor, and what view, reshape, "
@@ -43,7 +47,7 @@ TOOLS: tuple[Tool, ...] = (
 
 def sections() -> dict[str, list[Tool]]:
     """The navigation's sections, in the sidebar's order."""
-    return {"Start": [HOME], "Tools": list(TOOLS), "Classroom": [LESSONS_PAGE]}
+    return {"Start": [HOME], "Tools": list(TOOLS), "Classroom": [LESSONS_PAGE, CLASS_PAGE]}
 
 
 def all_pages() -> list[Tool]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.class_session import record_answer
 from components.plain_text import md
 from workbench.common.checks import Answer, Check
 
@@ -31,6 +32,7 @@ def knowledge_check(check: Check, *, key: str | None = None) -> Answer | None:
             if st.button("Commit and reveal", key=f"kc_{key}_commit", disabled=choice is None,
                          help="Pick an answer first: PyTorch then computes the real one."):
                 st.session_state[committed_key] = True
+                record_answer(check, choice)         # a learner in a class: to the teacher's board
                 st.rerun()
             return None
         revealed = check.answer()

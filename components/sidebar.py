@@ -1,8 +1,9 @@
-"""The sidebar every page shares: this learner's device, and presenter mode."""
+"""The sidebar every page shares: this learner's device, presenter mode, and their class."""
 from __future__ import annotations
 
 import streamlit as st
 
+from components.class_session import draw_class_sidebar, join_from_url
 from components.device import learner_device, server_device
 from components.figures import PRESENTER_KEY, presenting
 from components.stage import presenter_styles
@@ -36,7 +37,9 @@ def _write_presenter_to_url() -> None:
     st.session_state["presenter_from_url"] = st.query_params.get(PRESENT.name)
 
 
-def draw_sidebar() -> None:
+def draw_sidebar(page_path: str = "", pages: dict[str, str] | None = None) -> None:
+    """`page_path`: the url_path of the page on screen; `pages`: every page's url_path -> script
+    (where a follower of the teacher is sent)."""
     server = server_device()
     choice = device_choice()
     options = device_choices(server)
@@ -56,4 +59,6 @@ def draw_sidebar() -> None:
         st.toggle("Presenter mode", key=PRESENTER_KEY, on_change=_write_presenter_to_url,
                   help="For a projector: larger text, thicker lines, bigger markers, a "
                   "colour-blind-safe palette. `present=1` in a link turns it on.")
+    join_from_url()
+    draw_class_sidebar(page_path, pages or {})
     presenter_styles()

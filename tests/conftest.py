@@ -5,6 +5,16 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 # The page's DataLoader runs stop after 2.5 s; tests compare every batch, so on a busy machine
 # they get longer (the stop itself is tested with an explicit limit).
 os.environ.setdefault("WORKBENCH_LOADER_SECONDS", "60")
+# The class store writes to a SQLite file in data/ by default; the tests (and the servers they
+# start, which inherit this) use one in a temporary folder, deleted when the session ends.
+if "WORKBENCH_DATABASE_URL" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+
+    _CLASS_DB = tempfile.mkdtemp(prefix="workbench-class-db-")
+    atexit.register(shutil.rmtree, _CLASS_DB, ignore_errors=True)
+    os.environ["WORKBENCH_DATABASE_URL"] = f"sqlite:///{_CLASS_DB}/classroom.sqlite3"
 
 
 # --- The suite leaves no new file in the checkout ------------------------------------------------

@@ -77,7 +77,7 @@ def layout(request) -> str:
     return request.param
 
 
-@pytest.mark.parametrize("path", ["/", "/lessons", "/batch_iterator"])
+@pytest.mark.parametrize("path", ["/", "/lessons", "/batch_iterator", "/class"])
 def test_a_first_screen_has_no_violation(browser, app_url, layout, path):
     page = _open(browser, app_url, path, layout)
     in_both_themes(page, f"{path} ({layout})")
@@ -92,6 +92,33 @@ def test_home_with_a_check_answered_and_revealed(browser, app_url, layout):
     check.locator(".st-key-kc_home_device_mismatch_commit button").first.click()
     expect(check).to_contain_text("computed it with this function")
     in_both_themes(page, f"home, the check revealed ({layout})")
+    page.context.close()
+
+
+def test_class_board_with_answers_revealed_and_a_learner_in_the_class(browser, app_url, layout):
+    """The teacher's board (code, QR, a revealed and a hidden check) and a learner's sidebar.
+    The class is made in the store the server uses (the environment tests/conftest.py sets)."""
+    from components.class_session import class_store
+    from workbench.common.device_checks import DEVICE_MISMATCH
+    from workbench.tensors.checks import VIEW_AFTER_T as HIDDEN
+
+    store = class_store()
+    started = store.start_class()
+    for number, option in enumerate((*DEVICE_MISMATCH.options, DEVICE_MISMATCH.options[0])):
+        learner = store.join(started.code, f"Learner {number}")
+        store.record_answer(started.code, learner.token, DEVICE_MISMATCH.key, option,
+                            DEVICE_MISMATCH.options, 1)
+        store.record_answer(started.code, learner.token, HIDDEN.key, HIDDEN.options[0],
+                            HIDDEN.options, 2)
+    store.set_revealed(started.code, started.teacher_key, DEVICE_MISMATCH.key, True)
+    page = _open(browser, app_url, f"/class?class={started.code}&teacher={started.teacher_key}", layout)
+    expect(page.locator(f".st-key-class_board_{DEVICE_MISMATCH.key} table")).to_be_visible()
+    in_both_themes(page, f"class board ({layout})")
+    page.context.close()
+    page = _open(browser, app_url, f"/?class={started.code}", layout)
+    if layout == "learner":
+        expect(page.locator(".st-key-class_seat")).to_contain_text(f"In class {started.code}")
+    in_both_themes(page, f"a learner in class ({layout})")
     page.context.close()
 
 

@@ -12,7 +12,8 @@ def _pins(lines):
         line = line.split("#", 1)[0].strip()
         if not line or line.startswith("-"):
             continue
-        match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==([^\s;+]+)(\+\w+)?", line)
+        # An extra (psycopg[binary]) is part of what is installed, so it is compared too.
+        match = re.fullmatch(r"([A-Za-z0-9_.\-]+(?:\[[\w,]+\])?)==([^\s;+]+)(\+\w+)?", line)
         assert match, f"not an exact pin: {line!r}"
         pins[match[1].lower()] = match[2]
     return pins

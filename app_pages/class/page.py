@@ -1,0 +1,87 @@
+"""Class: a teacher starts a class and watches its answers arrive; a learner joins one.
+
+A teacher's session holds the class's key (StartedClass); the private teacher link
+(`/class?class=<code>&teacher=<key>`) hands that key to another device, and is taken out of the
+address bar at once, so a projected screen never shows it.
+"""
+import streamlit as st
+
+from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
+from components.class_board import (CLASS_CSS, end_class_panel, join_panel, live_board,
+                                    teacher_link_panel)
+from components.class_session import (CLASS_PARAM, NICKNAME_HELP, TEACHER_PARAM, class_store, join,
+                                      seat, send_class)
+from components.classroom import lesson_url
+from components.plain_text import md
+from components.stage import page_header
+from workbench.classroom.store import ClassError, StartedClass
+from workbench.lessons.catalog import LESSONS
+
+# Every lesson step, as the teacher picks one to send the class to.
+STEPS = {f"{lesson.title}, step {number}: {step.title}":
+         lesson_url(LESSONS_PAGE.url_path, {"lesson": lesson.key, "step": str(number)})
+         for lesson in LESSONS for number, step in enumerate(lesson.steps, 1)}
+
+page_header("Class", "Teach with the workbench: start a class, show its code, and every "
+            "knowledge check your learners commit shows up on your board, counted per answer, "
+            "hidden until you reveal it. Learners join by the link, the QR code or the code.")
+st.html(CLASS_CSS)
+mine = seat()
+
+# The private teacher link: check the key, then take it out of the address bar.
+key_in_link = st.query_params.get(TEACHER_PARAM)
+if key_in_link is not None:
+    del st.query_params[TEACHER_PARAM]
+    code_in_link = st.query_params.get(CLASS_PARAM, "")
+    try:
+        code = class_store().check_teacher(code_in_link, key_in_link)
+        mine.teaching, mine.teacher_link_dismissed = StartedClass(code, key_in_link), True
+    except ClassError as exc:
+        st.error(md(str(exc)), icon=":material/key_off:")
+
+with st.container(key=CLASS_PAGE.main_key):
+    if mine.teaching is not None:
+        started = mine.teaching
+        code_column, board_column = st.columns([2, 3], gap="large")
+        with code_column:
+            join_panel(started.code)
+        with board_column:
+            live_board(started)
+        with st.form("class_send", border=True):
+            st.markdown("**:material/near_me: Send the class** to a lesson step: every learner "
+                        "who follows you opens it within a few seconds, their own work kept. "
+                        "On any other page, the sidebar's *Send class here* sends the page on "
+                        "your screen, with its settings.")
+            step = st.selectbox("Lesson step", list(STEPS), key="class_send_step")
+            if st.form_submit_button("Send the class there", icon=":material/near_me:"):
+                send_class(STEPS[step], step)
+        teacher_link_panel(started)
+        end_class_panel(started)
+    else:
+        if mine.membership is not None:
+            st.success(f"You are in class **{mine.membership.code}** as "
+                       f"**{md(mine.membership.nickname)}**. Your answers to knowledge checks "
+                       "reach your teacher's board.", icon=":material/groups:")
+        learn_column, teach_column = st.columns(2, gap="large")
+        with learn_column, st.form("class_join"):
+            st.subheader("Join a class", anchor=False)
+            typed_code = st.text_input("Class code", max_chars=12, key="class_join_code",
+                                       placeholder="e.g. AK37WA")
+            nickname = st.text_input("Nickname (optional)", key="class_join_nickname",
+                                     help=NICKNAME_HELP)
+            if st.form_submit_button("Join", icon=":material/login:"):
+                if join(typed_code or "", nickname or ""):
+                    st.rerun()
+                st.error(md(mine.notice), icon=":material/error:")
+                mine.notice = ""
+        with teach_column, st.container(border=True):
+            st.subheader("Teach", anchor=False)
+            st.markdown("Start a class: you get a code, a join link and its QR code for the "
+                        "projector, and a board of your learners' answers.")
+            if st.button("Start a class", key="class_start", icon=":material/co_present:"):
+                try:
+                    mine.teaching = class_store().start_class()
+                    mine.teacher_link_dismissed = False
+                    st.rerun()
+                except ClassError as exc:
+                    st.error(md(str(exc)), icon=":material/error:")

@@ -1,0 +1,132 @@
+"""The teacher's side of a class: the join panel (code, QR, link), the live board of answers,
+and the teacher's own link. The page (app_pages/class/page.py) puts them on screen.
+
+The board is a fragment that runs again every BOARD_SECONDS by itself: each run reads the counts
+from the class store (one grouped query), so answers given on another replica show up too.
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from components.class_session import CLASS_PARAM, TEACHER_PARAM, class_store, seat
+from components.classroom import app_root
+from components.figures import presenting
+from components.plain_text import md
+from workbench.classroom.catalog import all_checks
+from workbench.classroom.qr import qr_svg
+from workbench.classroom.store import ClassError, CheckTally, StartedClass, StoreUnavailable
+
+BOARD_SECONDS = 1.0              # the issue asks for counts within 2 s; a run costs one query
+BOARD_CHECKS = 6                 # the checks the board shows, the latest answered first
+
+
+def join_link(code: str) -> str:
+    return f"{app_root()}/?{CLASS_PARAM}={code}"
+
+
+def teacher_link(started: StartedClass) -> str:
+    return f"{app_root()}/class?{CLASS_PARAM}={started.code}&{TEACHER_PARAM}={started.teacher_key}"
+
+
+def join_panel(code: str) -> None:
+    """The code in large type, the QR code of the join link, and the link as text."""
+    link = join_link(code)
+    st.html(f'<p class="class-code-label">Join class</p>'
+            f'<p class="class-code" aria-label="class code {" ".join(code)}">{code}</p>')
+    st.image(qr_svg(link), width=260 if presenting() else 220,
+             alt=f"QR code of the join link for class {code}")
+    st.caption("Or open this link, or type the code on the Class page:")
+    st.code(link, language="text", wrap_lines=True)
+
+
+def teacher_link_panel(started: StartedClass) -> None:
+    """The private teacher link, shown until the teacher says it is kept: it reopens this board
+    on another device, and anyone holding it can steer the class."""
+    mine = seat()
+    if mine.teacher_link_dismissed:
+        return
+    with st.container(border=True, key="class_teacher_link"):
+        st.markdown("**:material/key: Your private teacher link.** It opens this board on another "
+                    "device. Keep it to yourself: it is shown only now.")
+        st.code(teacher_link(started), language="text", wrap_lines=True)
+        if st.button("I have kept it: hide the link", key="class_hide_teacher_link"):
+            mine.teacher_link_dismissed = True
+            st.rerun()
+
+
+def _set_revealed(code: str, key: str, check_key: str, revealed: bool) -> None:
+    try:
+        class_store().set_revealed(code, key, check_key, revealed)
+    except ClassError as exc:
+        seat().notice = str(exc)
+
+
+def _pytorch_answer(check_key: str) -> str:
+    """The option PyTorch computes, once per session and check (the board runs every second)."""
+    answers = st.session_state.setdefault("class_board_answers", {})
+    if check_key not in answers:
+        answers[check_key] = all_checks()[check_key].answer().correct_option
+    return answers[check_key]
+
+
+def _tally_card(started: StartedClass, tally: CheckTally) -> None:
+    check = all_checks()[tally.check_key]
+    with st.container(border=True, key=f"class_board_{check.key}"):
+        st.markdown(f"**{check.question}**")
+        st.markdown(f"**{tally.answered}** answered")
+        if not tally.revealed:
+            st.caption("The answers are hidden from the projector until you reveal them.")
+            st.button("Reveal the answers", key=f"class_reveal_{check.key}", icon=":material/visibility:",
+                      on_click=_set_revealed, args=(started.code, started.teacher_key, check.key, True))
+            return
+        truth = _pytorch_answer(check.key)
+        rows = [{"answer": md(option), "learners": tally.counts.get(option, 0),
+                 "share": f"{tally.counts.get(option, 0) / max(tally.answered, 1):.0%}",
+                 "PyTorch": "✓ computed" if option == truth else ""} for option in check.options]
+        st.table(pd.DataFrame(rows), hide_index=True)
+        st.button("Hide the answers", key=f"class_hide_{check.key}", icon=":material/visibility_off:",
+                  on_click=_set_revealed, args=(started.code, started.teacher_key, check.key, False))
+
+
+@st.fragment(run_every=BOARD_SECONDS)
+def live_board(started: StartedClass) -> None:
+    try:
+        view = class_store().find_class(started.code)
+        tallies = class_store().tallies(started.code, started.teacher_key)
+    except StoreUnavailable as exc:
+        st.warning(md(str(exc)), icon=":material/cloud_off:")
+        return
+    except ClassError as exc:
+        st.error(md(str(exc)), icon=":material/error:")
+        return
+    st.metric("Learners in the class", view.members)
+    known = [tally for tally in tallies if tally.check_key in all_checks()]
+    if not known:
+        st.info("No answers yet. Each knowledge check a learner commits shows up here within a "
+                "second or two, with how many answered.", icon=":material/hourglass_empty:")
+    for tally in known[:BOARD_CHECKS]:
+        _tally_card(started, tally)
+
+
+def end_class_panel(started: StartedClass) -> None:
+    with st.expander("End the class", icon=":material/stop_circle:"):
+        st.markdown("Ending the class deletes its members, answers and posted runs; its code stops "
+                    "working. (A class also ends by itself after a day without activity.)")
+        if st.button("End the class and delete its data", key="class_end",
+                     icon=":material/delete_forever:"):
+            try:
+                class_store().end_class(started.code, started.teacher_key)
+            except ClassError as exc:
+                seat().notice = str(exc)
+                return
+            mine = seat()
+            mine.teaching, mine.teacher_link_dismissed = None, False
+            st.rerun()
+
+
+CLASS_CSS = """<style>
+.class-code-label { margin: 0; font-size: 1.1rem; }
+.class-code { margin: 0 0 0.5rem 0; font-size: 3.2rem; font-weight: 700; letter-spacing: 0.18em;
+              font-family: "Source Code Pro", monospace; line-height: 1.1; }
+</style>"""

@@ -1,0 +1,267 @@
+"""This browser session's place in a class: as a learner (joined by `class=<code>`) or as the
+teacher who started it; and the answers it sends to the class store.
+
+The store (workbench/classroom/) holds everything a class shares, so a second replica or a
+restarted one sees the same class; this module holds only what one session knows: its member
+token or teacher key, the number of its last answer, and the answers the database did not take
+yet (StoreUnavailable), sent again on the session's next page run so nothing is lost while the
+session lives.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import streamlit as st
+
+from components.plain_text import md
+from components.state import learner_state
+from workbench.classroom.codes import NICKNAME_MAX
+from workbench.classroom.store import (URL_SETTING, ClassError, ClassStore, Membership,
+                                       ReplayedAnswer, StartedClass, StoreUnavailable)
+from workbench.common.checks import Check
+
+CLASS_PARAM = "class"
+TEACHER_PARAM = "teacher"
+# No max_chars on the nickname boxes: Streamlit would cut a longer name silently; the store
+# refuses it with a message instead, and the learner sees what went wrong.
+NICKNAME_HELP = (f"Up to {NICKNAME_MAX} characters; what the class may see of you. Leave it empty "
+                 "for an anonymous name.")
+MAX_PENDING = 100                # answers kept while the database is away (38 checks exist)
+FOLLOW_SECONDS = 1.5             # a follower's page asks where the class is; arrival within 3 s
+
+_STORES: dict[str, ClassStore] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def class_store() -> ClassStore:
+    """The process's store for the configured database (one engine and pool per URL). An ordinary
+    module global, not st.cache_resource: a visitor's cache clear must not drop open pools."""
+    url = os.environ.get(URL_SETTING) or ""
+    with _STORES_LOCK:
+        if url not in _STORES:
+            _STORES[url] = ClassStore(url) if url else ClassStore.from_environment()
+        return _STORES[url]
+
+
+@dataclass(frozen=True)
+class PendingAnswer:
+    code: str
+    check_key: str
+    option: str
+    options: tuple[str, ...]
+    sequence: int
+
+
+@dataclass
+class ClassSeat:
+    membership: Membership | None = None
+    teaching: StartedClass | None = None
+    teacher_link_dismissed: bool = False
+    sequence: int = 0                            # this session's answers so far, numbered
+    pending: list[PendingAnswer] = field(default_factory=list)
+    notice: str = ""                             # the last thing the class store refused, shown once
+    url_code_seen: str | None = None             # the `class=` value already acted on
+    following: bool = True                       # False: "explore on my own"
+    send_seen: int = 0                           # the teacher's last send this learner went to
+
+
+def seat() -> ClassSeat:
+    return learner_state("class_seat", ClassSeat)
+
+
+# --- joining by link ------------------------------------------------------------------------------
+def join_from_url() -> None:
+    """`class=<code>` on any page's link joins that class once per session and value (a rerun
+    of the same page does not join twice). The private teacher link (`teacher=`) is the Class
+    page's business, not a learner's join."""
+    raw = st.query_params.get(CLASS_PARAM)
+    mine = seat()
+    if raw is None or raw == mine.url_code_seen or st.query_params.get(TEACHER_PARAM):
+        return
+    mine.url_code_seen = raw
+    if mine.membership is not None and mine.membership.code == raw.strip().upper():
+        return
+    join(raw, "")
+
+
+def join(code: str, nickname: str) -> bool:
+    mine = seat()
+    try:
+        joined = class_store().join(code, nickname)
+    except ClassError as exc:
+        mine.notice = str(exc)
+        return False
+    if mine.membership is not None:
+        leave()
+    mine.membership, mine.notice = joined, ""
+    # The link the learner opened wins over an older send; the next send moves them.
+    mine.send_seen, mine.following = _current_send_number(joined.code), True
+    return True
+
+
+def _current_send_number(code: str) -> int:
+    try:
+        return class_store().current_send(code).number
+    except ClassError:
+        return 0
+
+
+def rename(nickname: str) -> None:
+    mine = seat()
+    if mine.membership is None:
+        return
+    try:
+        name = class_store().rename(mine.membership.code, mine.membership.token, nickname)
+    except ClassError as exc:
+        mine.notice = str(exc)
+        return
+    mine.membership = Membership(mine.membership.code, mine.membership.token, name)
+    mine.notice = ""
+
+
+def leave() -> None:
+    mine = seat()
+    if mine.membership is None:
+        return
+    try:
+        class_store().leave(mine.membership.code, mine.membership.token)
+    except StoreUnavailable:
+        pass                          # the class forgets this learner when it ends or expires
+    mine.membership, mine.pending = None, []
+    if CLASS_PARAM in st.query_params:
+        del st.query_params[CLASS_PARAM]
+
+
+# --- answers -----------------------------------------------------------------------------------
+def record_answer(check: Check, option: str) -> None:
+    """A learner in a class committed `option` for `check`: send it to the class."""
+    mine = seat()
+    if mine.membership is None:
+        return
+    mine.sequence += 1
+    mine.pending.append(PendingAnswer(mine.membership.code, check.key, option, tuple(check.options),
+                                      mine.sequence))
+    del mine.pending[:-MAX_PENDING]
+    send_pending()
+
+
+def send_pending() -> None:
+    """Send the answers waiting, oldest first; stop at the first the database cannot take."""
+    mine = seat()
+    while mine.pending and mine.membership is not None:
+        answer = mine.pending[0]
+        try:
+            class_store().record_answer(answer.code, mine.membership.token, answer.check_key,
+                                        answer.option, answer.options, answer.sequence)
+        except StoreUnavailable:
+            return
+        except ReplayedAnswer:
+            pass                                 # it arrived before: nothing to send
+        except ClassError as exc:
+            mine.notice = str(exc)
+        mine.pending.pop(0)
+
+
+# --- the sidebar ---------------------------------------------------------------------------------
+def draw_class_sidebar(page_path: str, pages: dict[str, str]) -> None:
+    """"In class <code>" with the learner's name, following the teacher, a nickname box and
+    Leave; "Send the class here" for a teacher; or the message of a link that could not join.
+    `page_path` is the page on screen, `pages` each page's url_path -> script."""
+    mine = seat()
+    send_pending()
+    if mine.teaching is not None and page_path != "class":
+        with st.sidebar, st.container(key="class_teacher"):
+            st.button(f"Send class {mine.teaching.code} here", key="class_send_here",
+                      icon=":material/near_me:", on_click=_send_here, args=(page_path,),
+                      help="Every learner who follows you opens this page with these settings "
+                      "within a few seconds; their own work on other pages is kept.")
+            if mine.notice:
+                st.warning(md(mine.notice), icon=":material/groups:")
+                mine.notice = ""
+    if mine.membership is None and not mine.notice:
+        return
+    with st.sidebar, st.container(key="class_seat"):
+        if mine.notice:
+            st.warning(md(mine.notice), icon=":material/groups:")
+            mine.notice = ""
+        if mine.membership is None:
+            return
+        st.markdown(f"**:material/groups: In class {mine.membership.code}** as "
+                    f"{md(mine.membership.nickname)}")
+        if mine.pending:
+            st.caption(f"{len(mine.pending)} answer(s) wait for the class database; they are sent "
+                       "when it is back.")
+        st.toggle("Follow the teacher", value=mine.following, key="class_follow",
+                  on_change=_follow_changed,
+                  help="On: your page goes where the teacher sends the class. Off: explore on "
+                  "your own; turning it on again takes you back to the class.")
+        if mine.following:
+            _follow(pages)
+        else:
+            st.caption("Exploring on your own.")
+        with st.form("class_nickname", border=False):
+            name = st.text_input("Nickname (optional)", key="class_nickname_input",
+                                 help=NICKNAME_HELP)
+            if st.form_submit_button("Set nickname"):
+                rename(name or "")
+                st.rerun()
+        if st.button("Leave the class", key="class_leave", icon=":material/logout:"):
+            leave()
+            st.rerun()
+
+
+# --- follow the teacher --------------------------------------------------------------------------
+def page_link(page_path: str, params: dict[str, str]) -> str:
+    """The link of a page with its parameters, leaving out the class's own."""
+    kept = {k: v for k, v in params.items() if k not in (CLASS_PARAM, TEACHER_PARAM)}
+    return f"/{page_path}" + (f"?{urlencode(kept)}" if kept else "")
+
+
+def _send_here(page_path: str) -> None:
+    """The teacher's "Send the class here": this page with the settings in its URL now."""
+    send_class(page_link(page_path, st.query_params.to_dict()), page_path or "home")
+
+
+def send_class(link: str, title: str) -> None:
+    mine = seat()
+    if mine.teaching is None:
+        return
+    try:
+        sent = class_store().send(mine.teaching.code, mine.teaching.teacher_key, link, title)
+        st.toast(f"Class {mine.teaching.code} sent to {md(sent.title)}.", icon=":material/near_me:")
+    except ClassError as exc:
+        mine.notice = str(exc)
+
+
+def _follow_changed() -> None:
+    mine = seat()
+    mine.following = bool(st.session_state.get("class_follow"))
+    if mine.following:
+        mine.send_seen = 0            # back to the class: go to where it was sent last
+
+
+@st.fragment(run_every=FOLLOW_SECONDS)
+def _follow(pages: dict[str, str]) -> None:
+    """Runs by itself every FOLLOW_SECONDS: a new send moves this learner's page there
+    (st.switch_page keeps the session, so their work on every other page is kept)."""
+    mine = seat()
+    if mine.membership is None or not mine.following:
+        return
+    try:
+        send = class_store().current_send(mine.membership.code)
+    except StoreUnavailable:
+        return
+    except ClassError as exc:                 # the class ended
+        mine.membership, mine.notice = None, str(exc)
+        st.rerun(scope="app")
+    if send.number <= mine.send_seen or not send.link:
+        return
+    mine.send_seen = send.number
+    parts = urlsplit(send.link)
+    script = pages.get(parts.path.strip("/"))
+    if script is None:
+        return                                # not a page of this app (the store checks links too)
+    st.switch_page(script, query_params=dict(parse_qsl(parts.query)))

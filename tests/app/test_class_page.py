@@ -1,0 +1,160 @@
+"""The Class page and class mode through the router: a teacher starts a class, learners join by
+`class=<code>`, their committed knowledge checks reach the teacher's board, hidden until revealed;
+forged keys, unknown codes and oversized nicknames get a clear message and change nothing.
+
+Teacher and learners are separate AppTests (separate sessions) on one class store, the temporary
+SQLite database tests/conftest.py configures. AppTest does not fire the board's `run_every`
+timer: the teacher's page is run again explicitly, as the timer would.
+"""
+from __future__ import annotations
+
+import pytest
+
+from app_pages.navigation import CLASS_PAGE, HOME
+from components.class_session import class_store
+from components.plain_text import md
+from tests.app.apptest import assert_clean, open_page, shown_text
+from workbench.classroom import codes
+from workbench.classroom.store import StoreUnavailable
+from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
+
+
+def _start_class():
+    teacher = open_page(CLASS_PAGE.script)
+    assert_clean(teacher)
+    teacher.button(key="class_start").click().run()
+    assert_clean(teacher)
+    code = next(m.value for m in teacher.code if "?class=" in m.value and "teacher=" not in m.value)
+    return teacher, code.rsplit("=", 1)[1]
+
+
+def _learner_answers(code: str, option: str):
+    learner = open_page(query={"class": code})
+    assert_clean(learner)
+    assert f"In class {code}" in shown_text(learner)
+    learner.radio(key=f"kc_{CHECK.key}_choice").set_value(option).run()
+    learner.button(key=f"kc_{CHECK.key}_commit").click().run()
+    assert_clean(learner)
+    return learner
+
+
+def _board_rows(teacher) -> dict[str, int]:
+    tables = [t.value for t in teacher.get("table")]
+    assert len(tables) == 1, tables
+    return {row["answer"]: row["learners"] for _, row in tables[0].iterrows()}
+
+
+def test_a_class_counts_its_learners_answers_hidden_until_revealed():
+    teacher, code = _start_class()
+    assert codes.normalise_code(code) == code
+    assert teacher.get("image"), "no QR code of the join link"
+    text = shown_text(teacher)
+    assert "private teacher link" in text and "No answers yet" in text
+
+    _learner_answers(code, CHECK.options[0])
+    _learner_answers(code, CHECK.options[2])
+    teacher.run()                                         # as the board's timer would
+    text = shown_text(teacher)
+    assert CHECK.question in text and "**2** answered" in text
+    assert not teacher.get("table"), "the distribution shows before it is revealed"
+    assert next(m for m in teacher.metric if m.label == "Learners in the class").value == "2"
+
+    teacher.button(key=f"class_reveal_{CHECK.key}").click().run()
+    assert_clean(teacher)
+    rows = _board_rows(teacher)
+    # st.table renders Markdown: the options are escaped as text (components/plain_text.md).
+    assert rows == {md(CHECK.options[0]): 1, md(CHECK.options[1]): 0, md(CHECK.options[2]): 1}
+    truth = CHECK.answer().correct_option                 # PyTorch's answer, marked on the board
+    marked = [row["answer"] for _, row in teacher.get("table")[0].value.iterrows()
+              if row["PyTorch"]]
+    assert marked == [md(truth)]
+
+
+def test_a_learner_sees_the_class_in_the_sidebar_renames_and_leaves():
+    _, code = _start_class()
+    learner = open_page(query={"class": code})
+    learner.text_input(key="class_nickname_input").set_value("Ada")      # a form: sent on submit
+    learner.button(key="FormSubmitter:class_nickname-Set nickname").click().run()
+    assert_clean(learner)
+    assert f"In class {code}** as Ada" in shown_text(learner)
+    assert class_store().find_class(code).members == 1
+    learner.button(key="class_leave").click().run()
+    assert "In class" not in shown_text(learner)
+    assert class_store().find_class(code).members == 0
+
+
+@pytest.mark.parametrize("code", ["AAAAAA", "nope", "x" * 10_000])
+def test_an_unknown_class_code_gets_a_clear_message(code):
+    learner = open_page(query={"class": code})
+    assert_clean(learner, code)
+    text = shown_text(learner)
+    assert "is not a class code" in text or "There is no class" in text
+    assert "In class" not in text
+
+
+def test_a_forged_teacher_key_gets_a_clear_message_and_opens_nothing():
+    teacher, code = _start_class()
+    forged = open_page(CLASS_PAGE.script, query={"class": code, "teacher": codes.new_secret()})
+    assert_clean(forged)
+    assert "does not open class" in shown_text(forged)
+    assert "teacher" not in forged.query_params, "the key stays in the address bar"
+    assert not [b for b in forged.button if b.key and b.key.startswith("class_end")]
+    assert not forged.metric, "the board shows without the key"
+    # The real private link opens the board on another device, and leaves the address bar.
+    link = next(m.value for m in teacher.code if "teacher=" in m.value)
+    key = link.rsplit("teacher=", 1)[1]
+    other_device = open_page(CLASS_PAGE.script, query={"class": code, "teacher": key})
+    assert_clean(other_device)
+    assert "Learners in the class" in shown_text(other_device)
+    assert "teacher" not in other_device.query_params
+
+
+def test_a_10000_character_nickname_gets_a_clear_message_and_changes_nothing():
+    _, code = _start_class()
+    learner = open_page(HOME.script, query={"class": code})
+    seat_before = [m.value for m in learner.sidebar.markdown if "In class" in m.value]
+    learner.text_input(key="class_nickname_input").set_value("x" * 10_000)
+    learner.button(key="FormSubmitter:class_nickname-Set nickname").click().run()
+    assert_clean(learner)
+    text = shown_text(learner)
+    assert f"at most {codes.NICKNAME_MAX} characters" in text
+    assert "x" * 30 not in text
+    assert [m.value for m in learner.sidebar.markdown if "In class" in m.value] == seat_before
+    assert class_store().find_class(code).members == 1
+
+
+def test_the_teacher_sends_the_class_to_a_lesson_step_and_a_learner_can_explore_on_their_own():
+    teacher, code = _start_class()
+    teacher.button(key="FormSubmitter:class_send-Send the class there").click().run()
+    assert_clean(teacher)
+    sent = class_store().current_send(code)
+    first = teacher.selectbox(key="class_send_step").value
+    assert sent.number == 1 and sent.title == first and sent.link.startswith("/lessons?lesson=")
+    learner = open_page(query={"class": code})
+    assert learner.toggle(key="class_follow").value is True
+    learner.toggle(key="class_follow").set_value(False).run()
+    assert_clean(learner)
+    assert "Exploring on your own" in shown_text(learner)
+    # A learner cannot send: the store refuses a send without the teacher key.
+    with pytest.raises(Exception, match="does not open"):
+        class_store().send(code, "", "/", "home")
+    assert class_store().current_send(code) == sent
+
+
+def test_an_answer_given_while_the_database_is_away_is_sent_when_it_is_back(monkeypatch):
+    teacher, code = _start_class()
+    store = class_store()
+
+    def away(*args, **kwargs):
+        raise StoreUnavailable("The class database cannot be reached just now.")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(store, "record_answer", away)
+        learner = _learner_answers(code, CHECK.options[1])     # the page keeps working
+        assert "1 answer(s) wait for the class database" in shown_text(learner)
+        teacher.run()
+        assert "No answers yet" in shown_text(teacher)
+    learner.run()                                              # the next page run sends it
+    assert "wait for the class database" not in shown_text(learner)
+    teacher.run()
+    assert "**1** answered" in shown_text(teacher)

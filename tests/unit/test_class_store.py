@@ -1,0 +1,313 @@
+"""The class store (workbench/classroom/) against SQLite and PostgreSQL: the same tests on both.
+
+The PostgreSQL runs start a throwaway server (tests/postgres.py), so they carry the `spawns`
+marker: `make check` runs the SQLite half, `make test` both.
+"""
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from tests.postgres import throwaway_postgres
+from workbench.classroom import codes
+from workbench.classroom.schema import LATEST, METADATA, answers, classes, members, migrate, schema_version
+from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, MAX_ANSWERS_WRITTEN, MAX_RUNS_PER_MEMBER,
+                                       ClassError, ClassStore, ReplayedAnswer, RunEntry, StoreUnavailable)
+
+OPTIONS = ("(2, 3)", "(3, 2)", "(6,)")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    with throwaway_postgres() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.spawns)])
+def store(request, tmp_path):
+    clock = Clock()
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'classroom.sqlite3'}"
+    else:
+        url = request.getfixturevalue("postgres_url")
+    made = ClassStore(url, clock=clock)
+    made.clock_for_test = clock
+    yield made
+    with made.engine.begin() as connection:          # the next test starts from an empty database
+        METADATA.drop_all(connection)
+    made.dispose()
+
+
+def _rows(store: ClassStore, table) -> int:
+    with store.engine.connect() as connection:
+        return connection.execute(select(func.count()).select_from(table)).scalar_one()
+
+
+def _snapshot(store: ClassStore) -> dict[str, list]:
+    with store.engine.connect() as connection:
+        return {t.name: sorted(map(tuple, connection.execute(select(t)).all()), key=repr)
+                for t in (classes, members, answers)}
+
+
+# --- codes, keys and names ----------------------------------------------------------------------
+def test_codes_avoid_characters_people_confuse():
+    for _ in range(200):
+        code = codes.new_code()
+        assert len(code) == codes.CODE_LENGTH
+        assert not set(code) & set("0O1IL2Z5S8BUVQD")
+    assert codes.normalise_code("AK37WAX") is None          # one too many
+    assert codes.normalise_code("ak3-7wa") == "AK37WA"
+    assert codes.normalise_code("AK37W0") is None
+
+
+def test_nicknames_are_cleaned_of_controls():
+    assert codes.clean_nickname("  Ada\u202e  Lovelace\u200b ") == "Ada Lovelace"
+    assert codes.clean_nickname("<b>x</b>") == "bxb"
+
+
+# --- starting, finding, ending ---------------------------------------------------------------
+def test_a_started_class_is_found_and_its_key_stored_only_as_a_digest(store):
+    started = store.start_class()
+    view = store.find_class(started.code.lower())
+    assert view.code == started.code and view.members == 0 and view.send.number == 0
+    with store.engine.connect() as connection:
+        stored = connection.execute(select(classes.c.teacher_key_digest)).scalar_one()
+    assert stored == codes.digest(started.teacher_key) and started.teacher_key not in stored
+    assert store.check_teacher(started.code, started.teacher_key) == started.code
+
+
+def test_the_schema_is_versioned_and_migrating_again_changes_nothing(store):
+    store.start_class()
+    assert migrate(store.engine) == LATEST
+    with store.engine.connect() as connection:
+        assert connection.execute(select(schema_version.c.version)).scalars().all() == [LATEST]
+    assert _rows(store, classes) == 1
+
+
+@pytest.mark.parametrize("code", ["AAAAAA", "", "0O1IL", "x" * 10_000, "'; DROP TABLE classes; --"])
+def test_an_unknown_or_malformed_class_gets_a_clear_message_and_changes_nothing(store, code):
+    store.start_class()
+    before = _snapshot(store)
+    with pytest.raises(ClassError, match="class code|no class"):
+        store.join(code, "Ada")
+    with pytest.raises(ClassError):
+        store.find_class(code)
+    assert _snapshot(store) == before
+
+
+def test_a_forged_teacher_key_gets_a_clear_message_and_changes_nothing(store):
+    started = store.start_class()
+    learner = store.join(started.code, "Ada")
+    store.record_answer(started.code, learner.token, "tensor_shape", OPTIONS[0], OPTIONS, 1)
+    before = _snapshot(store)
+    for forged in ("", "x" * 10_000, learner.token, codes.new_secret(),
+                   codes.digest(started.teacher_key)):
+        with pytest.raises(ClassError, match="teacher key does not open"):
+            store.tallies(started.code, forged)
+        with pytest.raises(ClassError, match="teacher key does not open"):
+            store.send(started.code, forged, "/lessons", "Lesson")
+        with pytest.raises(ClassError, match="teacher key does not open"):
+            store.set_revealed(started.code, forged, "tensor_shape", True)
+        with pytest.raises(ClassError, match="teacher key does not open"):
+            store.end_class(started.code, forged)
+    assert _snapshot(store) == before
+
+
+def test_a_teacher_key_opens_only_its_own_class(store):
+    first, second = store.start_class(), store.start_class()
+    learner = store.join(second.code)
+    store.record_answer(second.code, learner.token, "tensor_shape", OPTIONS[1], OPTIONS, 1)
+    with pytest.raises(ClassError, match="does not open"):
+        store.tallies(second.code, first.teacher_key)
+    assert store.tallies(first.code, first.teacher_key) == []
+
+
+def test_ending_a_class_deletes_its_data_and_its_code_is_then_unknown(store):
+    started, other = store.start_class(), store.start_class()
+    learner = store.join(started.code, "Ada")
+    store.record_answer(started.code, learner.token, "tensor_shape", OPTIONS[0], OPTIONS, 1)
+    store.join(other.code)
+    store.end_class(started.code, started.teacher_key)
+    with pytest.raises(ClassError, match=f"no class {started.code}"):
+        store.find_class(started.code)
+    assert _rows(store, answers) == 0 and _rows(store, members) == 1 and _rows(store, classes) == 1
+
+
+def test_a_class_expires_after_a_day_without_activity(store):
+    clock = store.clock_for_test
+    idle, busy = store.start_class(), store.start_class()
+    clock.now += IDLE_EXPIRY_SECONDS - 10
+    store.join(busy.code)                            # activity keeps `busy` alive
+    clock.now += 20
+    with pytest.raises(ClassError, match="after a day without activity"):
+        store.find_class(idle.code)
+    assert store.find_class(busy.code).members == 1
+    assert store.expire_idle() == 1                  # unknown at once; the sweep deletes its data
+    assert _rows(store, classes) == 1
+    clock.now += IDLE_EXPIRY_SECONDS + 1
+    store.expire_idle()
+    assert _rows(store, classes) == 0
+
+
+# --- members ----------------------------------------------------------------------------------
+def test_a_learner_joins_with_a_nickname_or_an_anonymous_name(store):
+    started = store.start_class()
+    named = store.join(started.code, "  Ada  ")
+    anonymous = store.join(started.code, "")
+    assert named.nickname == "Ada"
+    adjective, animal = anonymous.nickname.split()
+    assert adjective in codes.ADJECTIVES and animal in codes.ANIMALS
+    assert store.find_class(started.code).members == 2
+    assert store.rename(started.code, anonymous.token, "Grace") == "Grace"
+
+
+def test_a_10000_character_nickname_gets_a_clear_message_and_changes_nothing(store):
+    started = store.start_class()
+    learner = store.join(started.code, "Ada")
+    before = _snapshot(store)
+    for name in ("x" * 10_000, "y" * (codes.NICKNAME_MAX + 1)):
+        with pytest.raises(ClassError, match=f"at most {codes.NICKNAME_MAX} characters"):
+            store.join(started.code, name)
+        with pytest.raises(ClassError, match=f"at most {codes.NICKNAME_MAX} characters"):
+            store.rename(started.code, learner.token, name)
+    assert _snapshot(store) == before
+
+
+def test_leaving_takes_the_learners_answers_with_them(store):
+    started = store.start_class()
+    learner = store.join(started.code)
+    store.record_answer(started.code, learner.token, "tensor_shape", OPTIONS[0], OPTIONS, 1)
+    store.leave(started.code, learner.token)
+    store.leave(started.code, learner.token)         # twice: nothing left to do
+    assert store.find_class(started.code).members == 0
+    assert store.tallies(started.code, started.teacher_key) == []
+
+
+# --- answers ----------------------------------------------------------------------------------
+def test_the_board_counts_one_answer_per_learner_and_check(store):
+    started = store.start_class()
+    ada, bob, cy = (store.join(started.code, n) for n in ("Ada", "Bob", "Cy"))
+    store.record_answer(started.code, ada.token, "tensor_shape", OPTIONS[0], OPTIONS, 1)
+    store.record_answer(started.code, bob.token, "tensor_shape", OPTIONS[1], OPTIONS, 1)
+    store.record_answer(started.code, cy.token, "tensor_shape", OPTIONS[1], OPTIONS, 1)
+    store.record_answer(started.code, ada.token, "tensor_shape", OPTIONS[2], OPTIONS, 2)  # replaces
+    store.clock_for_test.now += 1
+    store.record_answer(started.code, cy.token, "other_check", "yes", ("yes", "no"), 2)
+    tallies = store.tallies(started.code, started.teacher_key)
+    assert [t.check_key for t in tallies] == ["other_check", "tensor_shape"]     # latest first
+    tallies = tallies[::-1]
+    assert tallies[0].answered == 3 and tallies[0].counts == {OPTIONS[1]: 2, OPTIONS[2]: 1}
+    assert tallies[1].answered == 1 and not tallies[0].revealed
+    store.set_revealed(started.code, started.teacher_key, "tensor_shape", True)
+    assert [t.revealed for t in store.tallies(started.code, started.teacher_key)] == [False, True]
+    store.set_revealed(started.code, started.teacher_key, "tensor_shape", False)
+    assert [t.revealed for t in store.tallies(started.code, started.teacher_key)] == [False, False]
+
+
+def test_a_replayed_answer_gets_a_clear_message_and_changes_nothing(store):
+    started = store.start_class()
+    learner = store.join(started.code)
+    store.record_answer(started.code, learner.token, "tensor_shape", OPTIONS[0], OPTIONS, 1)
+    store.record_answer(started.code, learner.token, "tensor_shape", OPTIONS[1], OPTIONS, 2)
+    before = _snapshot(store)
+    for option, sequence in ((OPTIONS[1], 2), (OPTIONS[0], 1), (OPTIONS[2], 2)):
+        with pytest.raises(ReplayedAnswer, match="recorded already"):
+            store.record_answer(started.code, learner.token, "tensor_shape", option, OPTIONS, sequence)
+    assert _snapshot(store) == before
+    assert store.tallies(started.code, started.teacher_key)[0].counts == {OPTIONS[1]: 1}
+
+
+@pytest.mark.parametrize("check_key,option,sequence,message", [
+    ("tensor_shape", "(9, 9)", 1, "not one of the check's options"),
+    ("Robert'); DROP TABLE answers;--", OPTIONS[0], 1, "not a knowledge check"),
+    ("tensor_shape", OPTIONS[0], 0, "sequence"),
+])
+def test_an_invalid_answer_gets_a_clear_message_and_changes_nothing(store, check_key, option,
+                                                                     sequence, message):
+    started = store.start_class()
+    learner = store.join(started.code)
+    before = _snapshot(store)
+    with pytest.raises(ClassError, match=message):
+        store.record_answer(started.code, learner.token, check_key, option, OPTIONS, sequence)
+    assert _snapshot(store) == before
+
+
+def test_no_one_answers_for_another_learner_or_in_another_class(store):
+    started, other = store.start_class(), store.start_class()
+    learner = store.join(started.code)
+    before = _snapshot(store)
+    for code, token in ((started.code, codes.new_secret()), (started.code, ""),
+                        (other.code, learner.token), (started.code, codes.digest(learner.token))):
+        with pytest.raises(ClassError, match="not in class"):
+            store.record_answer(code, token, "tensor_shape", OPTIONS[0], OPTIONS, 1)
+    assert _snapshot(store) == before
+
+
+def test_1000_answers_from_one_session_stop_at_the_bound_and_change_nothing_after(store):
+    started = store.start_class()
+    flooder, other = store.join(started.code), store.join(started.code)
+    store.record_answer(started.code, other.token, "tensor_shape", OPTIONS[0], OPTIONS, 1)
+    refused = 0
+    for sequence in range(1, 1001):
+        try:
+            store.record_answer(started.code, flooder.token, "tensor_shape",
+                                OPTIONS[sequence % 3], OPTIONS, sequence)
+        except ClassError as exc:
+            assert f"sent {MAX_ANSWERS_WRITTEN} answers" in str(exc)
+            refused += 1
+            if refused == 1:
+                before = _snapshot(store)
+    assert refused == 1000 - MAX_ANSWERS_WRITTEN
+    assert _snapshot(store) == before
+    counts = store.tallies(started.code, started.teacher_key)[0].counts
+    assert sum(counts.values()) == 2                     # the flooder still counts once
+
+
+# --- the send and posted runs -------------------------------------------------------------------
+def test_a_send_is_numbered_and_only_to_a_page_of_this_app(store):
+    started = store.start_class()
+    assert store.current_send(started.code).number == 0
+    first = store.send(started.code, started.teacher_key, "/lessons?lesson=tensors&step=2", "Step 2")
+    second = store.send(started.code, started.teacher_key, "/moons_trainer?lr=0.1", "Moons")
+    assert (first.number, second.number) == (1, 2)
+    assert store.current_send(started.code) == second
+    for link in ("https://evil.example/", "//evil.example/x", "javascript:alert(1)", "/" + "x" * 3000):
+        with pytest.raises(ClassError, match="page of this app"):
+            store.send(started.code, started.teacher_key, link, "x")
+    assert store.current_send(started.code) == second
+
+
+def _run(accuracy: float = 0.9) -> RunEntry:
+    return RunEntry(link="/moons_trainer?lr=0.1&opt=Adam", optimizer="Adam", learning_rate=0.1,
+                    test_accuracy=accuracy, bayes_ceiling=0.95, parameter_count=337)
+
+
+def test_posted_runs_are_bounded_per_learner_and_validated(store):
+    started = store.start_class()
+    learner = store.join(started.code, "Ada")
+    for _ in range(MAX_RUNS_PER_MEMBER):
+        store.post_run(started.code, learner.token, _run())
+    with pytest.raises(ClassError, match=f"posted {MAX_RUNS_PER_MEMBER} runs"):
+        store.post_run(started.code, learner.token, _run())
+    other = store.join(started.code)
+    for bad in (_run(1.5), _run(float("nan")), RunEntry("https://x/", "Adam", 0.1, 0.9, 0.9, 3)):
+        with pytest.raises(ClassError, match="cannot be posted"):
+            store.post_run(started.code, other.token, bad)
+    posted = store.runs(started.code)
+    assert len(posted) == MAX_RUNS_PER_MEMBER and posted[0].nickname == "Ada"
+
+
+# --- an unreachable database ---------------------------------------------------------------------
+def test_an_unreachable_database_is_a_clear_message_not_a_crash(tmp_path):
+    gone = ClassStore("postgresql+psycopg://nobody@127.0.0.1:9/none")
+    with pytest.raises(StoreUnavailable, match="cannot be reached"):
+        gone.find_class("AAAAAA")
+    gone.dispose()

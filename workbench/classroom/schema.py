@@ -1,0 +1,144 @@
+"""The class store's tables (SQLAlchemy Core), and the versioned migrations that create them.
+
+Why a schema-version table with ordered migrations and not Alembic: the store has a handful of
+tables, and every replica must bring a fresh database up to date by itself at start (`make run`
+needs no setup, a compose replica no migration step). A list of numbered functions applied in
+order, each in the transaction that also records its number, does that in one screen of code
+with no configuration directory or extra dependency; the version row tells which have run. The
+lock around it (an advisory lock on PostgreSQL, a file lock beside a SQLite file) keeps two
+replicas starting together from running the same migration twice.
+
+Times are stored as float seconds since the epoch (UTC): SQLite has no time-zone-aware type,
+and the store only compares and subtracts times.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from sqlalchemy import (Column, Connection, Engine, Float, ForeignKey, Integer, MetaData,
+                        PrimaryKeyConstraint, String, Table, select, text)
+
+METADATA = MetaData()
+
+schema_version = Table(
+    "schema_version", METADATA,
+    Column("version", Integer, nullable=False),
+)
+
+classes = Table(
+    "classes", METADATA,
+    Column("code", String(12), primary_key=True),
+    Column("teacher_key_digest", String(64), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("last_activity_at", Float, nullable=False),
+    # The send: where the teacher last sent the class. `send_number` grows with every send, so
+    # a follower's page knows a send is new without comparing addresses.
+    Column("send_number", Integer, nullable=False, default=0),
+    Column("send_link", String(2000), nullable=False, default=""),
+    Column("send_title", String(200), nullable=False, default=""),
+)
+
+members = Table(
+    "members", METADATA,
+    Column("token_digest", String(64), primary_key=True),
+    Column("class_code", String(12), ForeignKey("classes.code", ondelete="CASCADE"), nullable=False,
+           index=True),
+    Column("nickname", String(64), nullable=False),
+    Column("joined_at", Float, nullable=False),
+    # Every answer written (a replaced one too), so one session cannot flood the class.
+    Column("answers_written", Integer, nullable=False, default=0),
+)
+
+answers = Table(
+    "answers", METADATA,
+    Column("member_digest", String(64), ForeignKey("members.token_digest", ondelete="CASCADE"),
+           nullable=False),
+    Column("class_code", String(12), ForeignKey("classes.code", ondelete="CASCADE"), nullable=False,
+           index=True),
+    Column("check_key", String(80), nullable=False),
+    Column("option", String(200), nullable=False),
+    # The learner's own count of answers sent: an answer that arrives with a number not above
+    # the stored one is a replay (or a late retry) and changes nothing.
+    Column("sequence", Integer, nullable=False),
+    Column("answered_at", Float, nullable=False),
+    PrimaryKeyConstraint("member_digest", "check_key"),
+)
+
+reveals = Table(
+    "reveals", METADATA,
+    Column("class_code", String(12), ForeignKey("classes.code", ondelete="CASCADE"), nullable=False),
+    Column("check_key", String(80), nullable=False),
+    PrimaryKeyConstraint("class_code", "check_key"),
+)
+
+posted_runs = Table(
+    "posted_runs", METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("class_code", String(12), ForeignKey("classes.code", ondelete="CASCADE"), nullable=False,
+           index=True),
+    Column("member_digest", String(64), ForeignKey("members.token_digest", ondelete="CASCADE"),
+           nullable=False),
+    Column("nickname", String(64), nullable=False),
+    Column("link", String(2000), nullable=False),
+    Column("optimizer", String(40), nullable=False),
+    Column("learning_rate", Float, nullable=False),
+    Column("test_accuracy", Float, nullable=False),
+    Column("bayes_ceiling", Float, nullable=False),
+    Column("parameter_count", Integer, nullable=False),
+    Column("posted_at", Float, nullable=False),
+)
+
+# Deleting a class deletes its rows in this order (children first), so it works whether or not
+# the database enforces the foreign keys' ON DELETE CASCADE (SQLite does only when asked).
+CLASS_TABLES = (posted_runs, answers, reveals, members)
+
+
+def _version_1(connection: Connection) -> None:
+    """The first schema: classes, members, answers, reveals, posted runs.
+    (When a later migration changes one of these tables, its version-1 shape is copied here.)"""
+    METADATA.create_all(connection, tables=[classes, members, answers, reveals, posted_runs])
+
+
+# In order; a migration is never edited once released, only a new one appended.
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_version_1,)
+LATEST = len(MIGRATIONS)
+
+
+@contextlib.contextmanager
+def _sqlite_file_lock(engine: Engine) -> Iterator[None]:
+    """Two processes opening one SQLite file at once: the second waits beside the file."""
+    if engine.dialect.name != "sqlite" or engine.url.database in (None, "", ":memory:"):
+        yield
+        return
+    with open(Path(engine.url.database).with_suffix(".migration-lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def current_version(connection: Connection) -> int:
+    if not connection.dialect.has_table(connection, "schema_version"):
+        return 0
+    return connection.execute(select(schema_version.c.version)).scalar() or 0
+
+
+def migrate(engine: Engine) -> int:
+    """Bring the database up to LATEST; returns the version found before."""
+    with _sqlite_file_lock(engine), engine.begin() as connection:
+        if engine.dialect.name == "postgresql":
+            # Held until this transaction ends: a second replica waits here, then finds it done.
+            connection.execute(text("SELECT pg_advisory_xact_lock(29029029)"))
+        METADATA.create_all(connection, tables=[schema_version])
+        found = current_version(connection)
+        if found > LATEST:
+            raise RuntimeError(f"the class database has schema version {found}, newer than this "
+                               f"app's {LATEST}: update the app")
+        for number in range(found + 1, LATEST + 1):
+            MIGRATIONS[number - 1](connection)
+        if found == 0:
+            connection.execute(schema_version.insert().values(version=LATEST))
+        elif found < LATEST:
+            connection.execute(schema_version.update().values(version=LATEST))
+        return found

@@ -1,0 +1,453 @@
+"""The class store's queries: start, join, answer, reveal, send, post a run, end, expire.
+
+Every method is one transaction, and every input that reaches it from a learner (a code, a
+nickname, a check's key and option, a posted run) is validated here, whatever the page already
+checked: a `ClassError` carries the message the page shows, and nothing is written. The teacher's
+actions need the teacher key; a learner's need the member token their session was given on
+joining, so no one answers for another learner or steers a class they did not start.
+
+`WORKBENCH_DATABASE_URL` chooses the database: unset, a SQLite file in `data/` (one process,
+`make run` needs no setup); a `postgresql://` URL for several replicas (deploy/compose.yaml).
+"""
+from __future__ import annotations
+
+import functools
+import math
+import os
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import Engine, and_, create_engine, delete, event, func, insert, select, update
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+from workbench.classroom import codes
+from workbench.classroom.schema import (CLASS_TABLES, answers, classes, members, migrate, posted_runs,
+                                        reveals)
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_URL = f"sqlite:///{ROOT / 'data' / 'classroom.sqlite3'}"
+URL_SETTING = "WORKBENCH_DATABASE_URL"
+
+IDLE_EXPIRY_SECONDS = 24 * 3600        # a class ends a day after its last activity
+ACTIVITY_EVERY_SECONDS = 60            # reads refresh the activity time at most this often
+SWEEP_EVERY_SECONDS = 600              # how often a process deletes the classes that expired
+MAX_MEMBERS = 300                      # a lecture hall, and then some
+MAX_ANSWERS_WRITTEN = 200              # per learner and class, replaced answers included (35 checks)
+MAX_RUNS_PER_MEMBER = 10
+MAX_RUNS_PER_CLASS = 300
+CHECK_KEY = re.compile(r"^[a-z0-9_]{1,80}$")
+MAX_OPTION = 200
+MAX_LINK = 2000
+MAX_TITLE = 200
+
+
+class ClassError(Exception):
+    """Something the person asked for that the class store refuses; the message says why."""
+
+
+class ReplayedAnswer(ClassError):
+    """An answer the store already holds (or an older one) arrived again; nothing changed."""
+
+
+class StoreUnavailable(ClassError):
+    """The database could not be reached; the tools keep working and the page says so."""
+
+
+UNKNOWN_CLASS = ("There is no class {code}: check the code with your teacher. A class ends when "
+                 "its teacher ends it or after a day without activity.")
+
+
+@dataclass(frozen=True)
+class StartedClass:
+    code: str
+    teacher_key: str                   # shown once; only its digest is stored
+
+
+@dataclass(frozen=True)
+class Membership:
+    code: str
+    token: str                         # this learner's secret; only its digest is stored
+    nickname: str
+
+
+@dataclass(frozen=True)
+class Send:
+    number: int                        # 0: the teacher has sent the class nowhere yet
+    link: str
+    title: str
+
+
+@dataclass(frozen=True)
+class ClassView:
+    code: str
+    created_at: float
+    members: int
+    send: Send
+
+
+@dataclass(frozen=True)
+class CheckTally:
+    check_key: str
+    answered: int
+    counts: dict[str, int] = field(default_factory=dict)
+    revealed: bool = False
+
+
+@dataclass(frozen=True)
+class RunEntry:
+    """A finished training run as the challenge board shows it."""
+    link: str
+    optimizer: str
+    learning_rate: float
+    test_accuracy: float
+    bayes_ceiling: float
+    parameter_count: int
+    nickname: str = ""
+    posted_at: float = 0.0
+
+
+def _reachable(method: Callable) -> Callable:
+    """A database that cannot be reached (or answers with an error of its own) becomes
+    StoreUnavailable: the page says the class is out of reach instead of breaking."""
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except DBAPIError as exc:
+            raise StoreUnavailable("The class database cannot be reached just now; your work on "
+                                   "this page is safe, and answers are sent when it is back.") from exc
+    return wrapper
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]      # psycopg 3, not psycopg2
+    if url.startswith("sqlite"):
+        path = url.split(":///", 1)[1] if ":///" in url else ""
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(connection, _record):
+            cursor = connection.cursor()
+            # WAL: the board's reads do not wait for a learner's write; foreign keys: on.
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+        return engine
+    # pre_ping: a connection the server dropped (a PostgreSQL restart) is replaced, not used.
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10, pool_timeout=10,
+                         connect_args={"connect_timeout": 5})
+
+
+class ClassStore:
+    def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self.clock = clock
+        self._migrated = False
+        self._swept_at = -math.inf
+
+    @classmethod
+    def from_environment(cls) -> ClassStore:
+        return cls(os.environ.get(URL_SETTING) or DEFAULT_URL)
+
+    def _ready(self) -> Engine:
+        """The engine, the schema migrated on first use (not at import: an unreachable database
+        must not stop the app from starting)."""
+        if not self._migrated:
+            migrate(self.engine)
+            self._migrated = True
+        if self.clock() - self._swept_at > SWEEP_EVERY_SECONDS:
+            self._swept_at = self.clock()
+            self._sweep()
+        return self.engine
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+    # --- the class ------------------------------------------------------------------------
+    @_reachable
+    def start_class(self) -> StartedClass:
+        engine = self._ready()
+        key = codes.new_secret()
+        now = self.clock()
+        for _ in range(20):
+            code = codes.new_code()
+            try:
+                with engine.begin() as connection:
+                    connection.execute(insert(classes).values(
+                        code=code, teacher_key_digest=codes.digest(key), created_at=now,
+                        last_activity_at=now, send_number=0, send_link="", send_title=""))
+                return StartedClass(code, key)
+            except IntegrityError:
+                continue                                  # the code is taken: draw another
+        raise ClassError("No free class code was found; try again.")
+
+    def _live_class(self, connection, raw_code: str):
+        """The class row for a code a person typed, or ClassError; an expired class is ended here."""
+        code = codes.normalise_code(raw_code)
+        if code is None:
+            shown = str(raw_code)[:12]
+            raise ClassError(f"“{shown}” is not a class code: a code is {codes.CODE_LENGTH} letters "
+                             "and digits, as your teacher shows it.")
+        row = connection.execute(select(classes).where(classes.c.code == code)).first()
+        if row is None:
+            raise ClassError(UNKNOWN_CLASS.format(code=code))
+        if self.clock() - row.last_activity_at > IDLE_EXPIRY_SECONDS:
+            # Expired: unknown from now on; the next sweep deletes its data.
+            raise ClassError(UNKNOWN_CLASS.format(code=code))
+        return row
+
+    def _touch(self, connection, row, force: bool = True) -> None:
+        now = self.clock()
+        if force or now - row.last_activity_at > ACTIVITY_EVERY_SECONDS:
+            connection.execute(update(classes).where(classes.c.code == row.code)
+                               .values(last_activity_at=now))
+
+    def _teacher_class(self, connection, code: str, teacher_key: str):
+        row = self._live_class(connection, code)
+        if not codes.same_digest(teacher_key or "", row.teacher_key_digest):
+            raise ClassError(f"This teacher key does not open class {row.code}: only the teacher "
+                             "who started it (or their private teacher link) can.")
+        return row
+
+    @_reachable
+    def find_class(self, code: str) -> ClassView:
+        with self._ready().begin() as connection:
+            row = self._live_class(connection, code)
+            count = connection.execute(select(func.count()).select_from(members)
+                                       .where(members.c.class_code == row.code)).scalar_one()
+            return ClassView(row.code, row.created_at, count,
+                             Send(row.send_number, row.send_link, row.send_title))
+
+    @_reachable
+    def check_teacher(self, code: str, teacher_key: str) -> str:
+        """The class's code if `teacher_key` opens it, else ClassError."""
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key)
+            self._touch(connection, row, force=False)
+            return row.code
+
+    @_reachable
+    def end_class(self, code: str, teacher_key: str) -> None:
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key)
+            _delete_class(connection, row.code)
+
+    @_reachable
+    def expire_idle(self) -> int:
+        """Delete every class idle for more than a day; returns how many. (Each process also
+        does it every SWEEP_EVERY_SECONDS, on its next use of the store.)"""
+        self._ready()
+        return self._sweep()
+
+    def _sweep(self) -> int:
+        with self.engine.begin() as connection:
+            cutoff = self.clock() - IDLE_EXPIRY_SECONDS
+            idle = connection.execute(select(classes.c.code)
+                                      .where(classes.c.last_activity_at < cutoff)).scalars().all()
+            for code in idle:
+                _delete_class(connection, code)
+            return len(idle)
+
+    # --- members --------------------------------------------------------------------------
+    @_reachable
+    def join(self, code: str, nickname: str = "") -> Membership:
+        name = _valid_nickname(nickname) or codes.anonymous_name()
+        with self._ready().begin() as connection:
+            row = self._live_class(connection, code)
+            count = connection.execute(select(func.count()).select_from(members)
+                                       .where(members.c.class_code == row.code)).scalar_one()
+            if count >= MAX_MEMBERS:
+                raise ClassError(f"Class {row.code} is full ({MAX_MEMBERS} learners).")
+            token = codes.new_secret()
+            connection.execute(insert(members).values(
+                token_digest=codes.digest(token), class_code=row.code, nickname=name,
+                joined_at=self.clock(), answers_written=0))
+            self._touch(connection, row)
+            return Membership(row.code, token, name)
+
+    def _member(self, connection, code: str, token: str):
+        row = self._live_class(connection, code)
+        member = connection.execute(select(members).where(and_(
+            members.c.token_digest == codes.digest(token or ""),
+            members.c.class_code == row.code))).first()
+        if member is None:
+            raise ClassError(f"You are not in class {row.code} (any more): join it again by its "
+                             "link or code.")
+        return row, member
+
+    @_reachable
+    def rename(self, code: str, token: str, nickname: str) -> str:
+        name = _valid_nickname(nickname) or codes.anonymous_name()
+        with self._ready().begin() as connection:
+            _, member = self._member(connection, code, token)
+            connection.execute(update(members).where(members.c.token_digest == member.token_digest)
+                               .values(nickname=name))
+            return name
+
+    @_reachable
+    def leave(self, code: str, token: str) -> None:
+        """The learner leaves: their answers and posted runs go with them."""
+        with self._ready().begin() as connection:
+            try:
+                _, member = self._member(connection, code, token)
+            except ClassError:
+                return                                    # already gone: leaving is done
+            for table in (posted_runs, answers):
+                connection.execute(delete(table).where(table.c.member_digest == member.token_digest))
+            connection.execute(delete(members).where(members.c.token_digest == member.token_digest))
+
+    # --- answers --------------------------------------------------------------------------
+    @_reachable
+    def record_answer(self, code: str, token: str, check_key: str, option: str,
+                      options: Sequence[str], sequence: int) -> None:
+        """Record the learner's answer to a check, replacing their earlier one. An answer whose
+        sequence number is not above the stored answer's is a replay: ReplayedAnswer, nothing
+        changes."""
+        if not CHECK_KEY.match(str(check_key)):
+            raise ClassError("That is not a knowledge check of the workbench.")
+        if option not in options or len(option) > MAX_OPTION:
+            raise ClassError("That answer is not one of the check's options.")
+        if not isinstance(sequence, int) or sequence < 1:
+            raise ClassError("That answer carries no valid sequence number.")
+        with self._ready().begin() as connection:
+            row, member = self._member(connection, code, token)
+            stored = connection.execute(select(answers.c.sequence).where(and_(
+                answers.c.member_digest == member.token_digest,
+                answers.c.check_key == check_key))).scalar()
+            if stored is not None and sequence <= stored:
+                raise ReplayedAnswer("This answer was recorded already: nothing changed.")
+            # The bound is part of the update, so two writes at once cannot both pass it.
+            counted = connection.execute(
+                update(members).where(and_(members.c.token_digest == member.token_digest,
+                                           members.c.answers_written < MAX_ANSWERS_WRITTEN))
+                .values(answers_written=members.c.answers_written + 1)).rowcount
+            if not counted:
+                raise ClassError(f"You have sent {MAX_ANSWERS_WRITTEN} answers in this class, the "
+                                 "most one learner can: later answers are not recorded.")
+            values = dict(option=option, sequence=sequence, answered_at=self.clock())
+            if stored is None:
+                connection.execute(insert(answers).values(
+                    member_digest=member.token_digest, class_code=row.code, check_key=check_key,
+                    **values))
+            else:
+                connection.execute(update(answers).where(and_(
+                    answers.c.member_digest == member.token_digest,
+                    answers.c.check_key == check_key)).values(**values))
+            self._touch(connection, row, force=False)
+
+    @_reachable
+    def tallies(self, code: str, teacher_key: str) -> list[CheckTally]:
+        """Per check answered in the class: how many answered and the count per option, the
+        check answered last first (where the class is now). For the teacher only."""
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key)
+            self._touch(connection, row, force=False)
+            counted = connection.execute(
+                select(answers.c.check_key, answers.c.option, func.count(),
+                       func.max(answers.c.answered_at))
+                .where(answers.c.class_code == row.code)
+                .group_by(answers.c.check_key, answers.c.option)).all()
+            shown = set(connection.execute(select(reveals.c.check_key)
+                                           .where(reveals.c.class_code == row.code)).scalars())
+        per_check: dict[str, dict[str, int]] = {}
+        latest: dict[str, float] = {}
+        for check_key, option, count, at in counted:
+            per_check.setdefault(check_key, {})[option] = count
+            latest[check_key] = max(latest.get(check_key, -math.inf), at)
+        return [CheckTally(key, sum(per_check[key].values()), per_check[key], key in shown)
+                for key in sorted(per_check, key=lambda k: (-latest[k], k))]
+
+    @_reachable
+    def set_revealed(self, code: str, teacher_key: str, check_key: str, revealed: bool) -> None:
+        if not CHECK_KEY.match(str(check_key)):
+            raise ClassError("That is not a knowledge check of the workbench.")
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key)
+            connection.execute(delete(reveals).where(and_(reveals.c.class_code == row.code,
+                                                          reveals.c.check_key == check_key)))
+            if revealed:
+                connection.execute(insert(reveals).values(class_code=row.code, check_key=check_key))
+            self._touch(connection, row)
+
+    # --- the send -------------------------------------------------------------------------
+    @_reachable
+    def send(self, code: str, teacher_key: str, link: str, title: str) -> Send:
+        """Send the class to `link` (a path on this app, with its query)."""
+        if not link.startswith("/") or link.startswith("//") or len(link) > MAX_LINK:
+            raise ClassError("A class is sent to a page of this app: a link starting with /.")
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key)
+            number = row.send_number + 1
+            connection.execute(update(classes).where(classes.c.code == row.code).values(
+                send_number=number, send_link=link, send_title=str(title)[:MAX_TITLE],
+                last_activity_at=self.clock()))
+            return Send(number, link, str(title)[:MAX_TITLE])
+
+    @_reachable
+    def current_send(self, code: str) -> Send:
+        with self._ready().begin() as connection:
+            row = self._live_class(connection, code)
+            return Send(row.send_number, row.send_link, row.send_title)
+
+    # --- posted runs ----------------------------------------------------------------------
+    @_reachable
+    def post_run(self, code: str, token: str, run: RunEntry) -> None:
+        _valid_run(run)
+        with self._ready().begin() as connection:
+            row, member = self._member(connection, code, token)
+            mine = connection.execute(select(func.count()).select_from(posted_runs).where(
+                posted_runs.c.member_digest == member.token_digest)).scalar_one()
+            if mine >= MAX_RUNS_PER_MEMBER:
+                raise ClassError(f"You have posted {MAX_RUNS_PER_MEMBER} runs, the most one learner "
+                                 "can post in a class.")
+            total = connection.execute(select(func.count()).select_from(posted_runs).where(
+                posted_runs.c.class_code == row.code)).scalar_one()
+            if total >= MAX_RUNS_PER_CLASS:
+                raise ClassError(f"The class board holds {MAX_RUNS_PER_CLASS} runs and is full.")
+            connection.execute(insert(posted_runs).values(
+                class_code=row.code, member_digest=member.token_digest, nickname=member.nickname,
+                link=run.link, optimizer=run.optimizer, learning_rate=run.learning_rate,
+                test_accuracy=run.test_accuracy, bayes_ceiling=run.bayes_ceiling,
+                parameter_count=run.parameter_count, posted_at=self.clock()))
+            self._touch(connection, row, force=False)
+
+    @_reachable
+    def runs(self, code: str) -> list[RunEntry]:
+        with self._ready().begin() as connection:
+            row = self._live_class(connection, code)
+            found = connection.execute(select(posted_runs).where(posted_runs.c.class_code == row.code)
+                                       .order_by(posted_runs.c.id)).all()
+        return [RunEntry(r.link, r.optimizer, r.learning_rate, r.test_accuracy, r.bayes_ceiling,
+                         r.parameter_count, r.nickname, r.posted_at) for r in found]
+
+
+def _delete_class(connection, code: str) -> None:
+    for table in CLASS_TABLES:
+        connection.execute(delete(table).where(table.c.class_code == code))
+    connection.execute(delete(classes).where(classes.c.code == code))
+
+
+def _valid_nickname(raw: str | None) -> str:
+    if raw is not None and len(str(raw)) > codes.NICKNAME_MAX * 4:
+        raise ClassError(f"A nickname has at most {codes.NICKNAME_MAX} characters.")
+    name = codes.clean_nickname(raw or "")
+    if len(name) > codes.NICKNAME_MAX:
+        raise ClassError(f"A nickname has at most {codes.NICKNAME_MAX} characters.")
+    return name
+
+
+def _valid_run(run: RunEntry) -> None:
+    numbers = (run.learning_rate, run.test_accuracy, run.bayes_ceiling)
+    if (not run.link.startswith("/") or len(run.link) > MAX_LINK or len(run.optimizer) > 40
+            or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in numbers)
+            or not 0 <= run.test_accuracy <= 1 or not 0 <= run.bayes_ceiling <= 1
+            or not 0 < run.learning_rate <= 10
+            or not isinstance(run.parameter_count, int) or not 0 < run.parameter_count < 10**8):
+        raise ClassError("That run cannot be posted: its numbers are out of range.")
