@@ -133,10 +133,10 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
                         "the run is the same at every speed",
                 widget=Widget(kind="segmented")),
     BoolParam("net", label="Network view",
-              help="Draws the network beside the boundary: every hidden unit as a small map of its "
+              help="Draws the network under the boundary: every hidden unit as a small map of its "
                    "activation over the plane (read with PyTorch forward hooks), the weights on the "
                    "edges between them. It follows the run live and changes nothing in it.",
-              meaning="show the network view: each hidden unit's activation over the plane "
+              meaning="each hidden unit's activation over the plane "
                       "(forward hooks) and the weights on the edges; the run is the same either way"),
 ])
 assert [p.field for p in TABLE.params] == [f.name for f in fields(MoonsSettings)]
