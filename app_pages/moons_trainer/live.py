@@ -77,7 +77,8 @@ def training_work(me: MoonsTrainerState, session: TrainingSession) -> Callable[[
             if not more or time.perf_counter() - taken[0] >= SNAPSHOT_SECONDS:
                 session.latest = session.snapshot(RESOLUTION)
                 taken[0] = time.perf_counter()
-            if session.settings.net and (not more or time.perf_counter() - network_taken[0] >= NETWORK_SECONDS):
+            network_due = time.perf_counter() - network_taken[0] >= NETWORK_SECONDS
+            if session.settings.net and (not more or network_due):
                 session.network_snapshot(NETWORK_RESOLUTION)
                 network_taken[0] = time.perf_counter()
             return more

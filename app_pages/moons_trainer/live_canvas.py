@@ -152,7 +152,8 @@ def network_frame(network: NetworkSnapshot) -> tuple[dict, dict[str, np.ndarray]
     every unit's low, then every unit's high), every layer's weights around WEIGHT_ZERO with the
     layer's scale, and the biases as float32."""
     picture = network.picture
-    maps = np.concatenate(picture.maps) if picture.maps else np.zeros((0, NETWORK_RESOLUTION ** 2), np.float32)
+    maps = (np.concatenate(picture.maps) if picture.maps
+            else np.zeros((0, NETWORK_RESOLUTION ** 2), np.float32))     # a linear model
     codes, low, high = quantised_maps(maps)
     weights, scales = zip(*(quantised_weights(w) for w in picture.weights), strict=True)
     header = {"serial": network.serial, "epoch": network.epoch, "weight_scales": list(scales)}
