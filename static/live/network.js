@@ -257,6 +257,8 @@ export class NetworkPane {
     };
     if (reorder || !this.order) this.arrange();
     this.dirty = true;
+    this.received = (this.received || 0) + 1;      // pictures received, for tests and benchmarks
+    this.view.root.dataset.networkFrames = String(this.received);
   }
 
   // The order of every column (hidden layers by outgoing weight; inputs and output as they are).
