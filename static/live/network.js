@@ -213,7 +213,7 @@ export class NetworkPane {
       const size = [this.stage.scrollWidth, this.stage.scrollHeight];
       if (size.join() === this.stageSize.join()) return;
       this.stageSize = size;
-      if (this.data && this.view.frame) this.drawEdges();
+      if (this.data && this.view.frame) this.drawStage();
     });
     this.resize.observe(this.stage);
     this.stage.addEventListener("mousemove", (e) => this.hover(e));
@@ -294,11 +294,14 @@ export class NetworkPane {
         button.className = "unit";
         button.dataset.layer = String(layer);
         button.dataset.unit = String(unit);
-        const canvas = document.createElement("canvas");
-        const side = layer === this.layers - 1 ? this.view.scene.resolution : sc.resolution;
-        canvas.width = side; canvas.height = side;
-        canvas.setAttribute("aria-hidden", "true");
-        button.append(canvas);
+        // The output shows the boundary's picture on a canvas of its own, redrawn with every frame;
+        // the other units' maps are drawn on the stage's one canvas behind their buttons, which
+        // the browser then composites once instead of once per unit.
+        const map = document.createElement(layer === this.layers - 1 ? "canvas" : "span");
+        map.className = "map";
+        if (layer === this.layers - 1) map.width = map.height = this.view.scene.resolution;
+        map.setAttribute("aria-hidden", "true");
+        button.append(map);
         button.setAttribute("aria-label", unitName(layer, unit, this.layers, sc.input_names));
         return button;
       });
@@ -420,16 +423,7 @@ export class NetworkPane {
       this.dirty = false;
       const unitPx = `${UNIT_PX * s}px`;
       if (this.unitPx !== unitPx) this.figure.style.setProperty("--unit-px", this.unitPx = unitPx);
-      this.columns.forEach(({ buttons }, layer) => {
-        if (layer === this.layers - 1) return;
-        for (const button of buttons) {
-          if (button.hidden) continue;
-          const image = this.images[layer];
-          this.paint(layer, Number(button.dataset.unit), image);
-          button.firstChild.getContext("2d").putImageData(image, 0, 0);
-        }
-      });
-      this.drawEdges();
+      this.drawStage();
       const now = performance.now();
       if (relabelNow(this.labelledAt, now, !!v.frame.playing)) {
         this.labelledAt = now;
@@ -456,12 +450,44 @@ export class NetworkPane {
     v.root.dataset.networkMs = (performance.now() - started).toFixed(1);
   }
 
+  // The stage's canvas: the edges, then the maps of the units that show (the output's apart).
+  // Every map is painted into one atlas first, which the canvas copies from unit by unit.
+  drawStage() {
+    if (!this.drawEdges()) return;
+    const sc = this.scene, side = sc.resolution, shown = [];
+    this.columns.forEach(({ buttons }, layer) => {
+      if (layer === this.layers - 1) return;
+      for (const button of buttons) if (!button.hidden) shown.push([layer, Number(button.dataset.unit)]);
+    });
+    if (!shown.length) return;
+    if (!this.atlas || this.atlas.height !== side * shown.length) {
+      this.atlas = document.createElement("canvas");
+      this.atlas.width = side; this.atlas.height = side * shown.length;
+      this.atlasImage = new ImageData(side, side * shown.length);
+    }
+    const [negative, positive, background] = this.colours();
+    shown.forEach(([layer, unit], k) => {
+      const [low, high] = this.range(layer, unit), input = layer === 0;
+      const offset = (input ? unit : this.hiddenIndex(layer, unit)) * side * side;
+      paintMap(this.atlasImage.data.subarray(k * side * side * 4), input ? sc.inputMaps : this.data.maps,
+               offset, side, low, high, negative, positive, background);
+    });
+    this.atlas.getContext("2d").putImageData(this.atlasImage, 0, 0);
+    const ctx = this.edges.getContext("2d"), inset = 1;     // inside the button's 1 px border
+    ctx.imageSmoothingEnabled = true;
+    shown.forEach(([layer, unit], k) => {
+      const a = this.anchors[layer][unit];
+      ctx.drawImage(this.atlas, 0, k * side, side, side, a.left + inset, a.top + inset,
+                    a.right - a.left - 2 * inset, a.bottom - a.top - 2 * inset);
+    });
+  }
+
   // The edges between the units that show, one path per sign and width: a few strokes however
   // many edges. Their places are read from the layout only when it may have moved (a size, an
-  // order, a fold).
+  // order, a fold). False: nothing laid out yet.
   drawEdges() {
     const v = this.view, [width, height] = this.stageSize;
-    if (!width || !height) return;
+    if (!width || !height) return false;
     const layoutKey = [width, height, v.scale, this.order.map((o) => o.join()).join("/"),
                        [...this.unfolded].join()].join("|");
     if (layoutKey !== this.layoutKey) {
@@ -471,8 +497,8 @@ export class NetworkPane {
       this.anchors = this.columns.map(({ buttons }) => buttons.map((b) => {
         if (b.hidden) return null;
         const r = b.getBoundingClientRect();
-        return { left: r.left - box.left + this.stage.scrollLeft, right: r.right - box.left + this.stage.scrollLeft,
-                 y: r.top - box.top + r.height / 2 };
+        const left = r.left - box.left + this.stage.scrollLeft, top = r.top - box.top + this.stage.scrollTop;
+        return { left, right: left + r.width, top, bottom: top + r.height, y: top + r.height / 2 };
       }));
     }
     const ctx = v.sizeCanvas(this.edges, ...this.stageSize);
@@ -507,6 +533,7 @@ export class NetworkPane {
       ctx.stroke();
     });
     ctx.setLineDash([]);
+    return true;
   }
 
   drawLegend() {

@@ -1,4 +1,5 @@
-"""The moons trainer's network view in a real browser: the lesson preset with net=1 shows one
+"""The moons trainer's network view in a real browser: the lesson preset with net=1 (and 500
+epochs, so that the run is still playing when the test pauses it on a busy machine) shows one
 map per hidden unit (96), each named with its bias and weights, updating while the run trains,
 and a unit's map holds what the forward hooks compute on the server, at three points."""
 from __future__ import annotations
@@ -12,6 +13,7 @@ from playwright.sync_api import expect
 from bench.browser import open_path, wait_settled
 from bench.live_view import VIEW_OBJECT, wait_live
 from tests.e2e.clean import assert_clean
+from tests.e2e.waiting import WAIT_MS
 from workbench.moons.settings import PRESET
 from workbench.moons.training import TrainingSession
 
@@ -50,11 +52,11 @@ def assert_matches_the_hooks(shown: dict, session: TrainingSession) -> None:
 
 
 def test_the_network_view_shows_every_unit_live_as_the_hooks_compute_it(page, app_url):
-    open_path(page, app_url, "/moons_trainer?net=1")
+    open_path(page, app_url, "/moons_trainer?net=1&epochs=500")
     wait_live(page)
     wait_settled(page)
     units = page.locator(".st-key-mt_live button.unit[aria-label^='hidden layer']")
-    expect(units).to_have_count(96)
+    expect(units).to_have_count(96, timeout=WAIT_MS)
     names = units.evaluate_all("(all) => all.map((b) => b.getAttribute('aria-label'))")
     assert all(NAME.match(name) for name in names), [n for n in names if not NAME.match(n)][:3]
     expected = [f"hidden layer {layer}, unit {u}" for layer, width in ((1, 64), (2, 32))
@@ -64,10 +66,12 @@ def test_the_network_view_shows_every_unit_live_as_the_hooks_compute_it(page, ap
     assert page.locator(".st-key-mt_live button.unit[aria-label^='hidden layer']:visible").count() == 24
     for more in page.locator(".st-key-mt_live button.more").all():
         more.click()
-    expect(page.locator(".st-key-mt_live button.unit[aria-label^='hidden layer']:visible")).to_have_count(96)
+    expect(page.locator(".st-key-mt_live button.unit[aria-label^='hidden layer']:visible")).to_have_count(
+        96, timeout=WAIT_MS)
 
     # The untrained model: the maps are the hooks' output for this seed's initial weights.
-    assert_matches_the_hooks(shown_values(page), TrainingSession(PRESET))
+    settings = dataclasses.replace(PRESET, epochs=500, net=True)
+    assert_matches_the_hooks(shown_values(page), TrainingSession(settings))
 
     # Playing: new pictures keep coming, and the maps change with the weights.
     serial = int(network(page, "n.data.serial"))
@@ -83,11 +87,11 @@ def test_the_network_view_shows_every_unit_live_as_the_hooks_compute_it(page, ap
     page.locator(".st-key-mt_pause button").first.click()
     paused = wait_live(page, "v.state === 'paused' && !v.status.includes('training')")
     wait_settled(page)
-    expect(page.locator(".st-key-mt_play button").first).to_be_enabled()
+    expect(page.locator(".st-key-mt_play button").first).to_be_enabled(timeout=WAIT_MS)
     paused = wait_live(page, "v.state === 'paused'")
     steps = int(re.search(r"([\d,]+) optimizer steps", paused["status"]).group(1).replace(",", ""))
     assert steps > 0
-    run = TrainingSession(dataclasses.replace(PRESET, net=True))
+    run = TrainingSession(settings)
     run.run_for(steps, float("inf"))
     assert run.steps == steps
     assert_matches_the_hooks(shown_values(page), run)
@@ -95,7 +99,7 @@ def test_the_network_view_shows_every_unit_live_as_the_hooks_compute_it(page, ap
     # A click shows a unit's map large, with its bias and weights as text.
     page.locator(".st-key-mt_live button.unit[aria-label^='hidden layer 2, unit 31:']").click()
     zoom = page.locator(".st-key-mt_live .network-zoom")
-    expect(zoom).to_be_visible()
+    expect(zoom).to_be_visible(timeout=WAIT_MS)
     expect(zoom.locator(".zoom-text")).to_contain_text("hidden layer 2, unit 31")
     expect(zoom.locator(".zoom-text")).to_contain_text("bias")
     assert_clean(page)
