@@ -409,16 +409,17 @@ export class NetworkPane {
              bias: layer ? d.biases[layer - 1][unit] : 0, low, high };
   }
 
-  // Draw what changed. A new picture, a new order or fold, a theme or a size: every map, the
-  // edges and (at most every LABEL_MS while a run plays) the names. A playing run's frame
-  // without a picture (`polled`, nothing else changed): only the output, which is the boundary.
-  draw(polled = false) {
+  // Draw what changed. A new picture, a new order or fold, a theme or a scale: every map, the
+  // edges and (at most every LABEL_MS while a run plays) the names; a new size redraws the stage
+  // by itself (the ResizeObserver). Otherwise (a frame without a picture, the view's redraw for
+  // Pause) only the output, which is the boundary, and only when its grid is new.
+  draw() {
     const v = this.view;
     if (!this.scene || !this.data || !v.frame) return;
     const started = performance.now();
     const s = v.scale;
     const key = [v.themeKey, s, this.data.serial].join("|");
-    if (this.dirty || key !== this.drawnKey || !polled) {
+    if (this.dirty || key !== this.drawnKey) {
       this.drawnKey = key;
       this.dirty = false;
       const unitPx = `${UNIT_PX * s}px`;

@@ -507,7 +507,7 @@ class LiveView {
       this.curvesDrawn = now;
       drawCurves(this, curvesWidth, wide ? (curvesHeight ?? this.planeHeight) : null);
     }
-    this.network.draw(polled);
+    this.network.draw();
     const cut = [...this.cutTexts.values()].flat().join("\n");
     if (this.root.dataset.clippedCanvasText !== cut) this.root.dataset.clippedCanvasText = cut;
   }
