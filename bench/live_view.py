@@ -14,7 +14,8 @@ LIVE_VIEW = """() => {
           mount: Number(root.dataset.mount), mounts: window.__moonsLiveMounts,
           status: root.querySelector('.status').textContent, grid: root.dataset.gridSum,
           theme: root.dataset.theme, drawMs: Number(root.dataset.drawMs),
-          transport: root.dataset.transport || null, state: root.dataset.state || null};
+          transport: root.dataset.transport || null, state: root.dataset.state || null,
+          network: Number(root.dataset.networkFrames || 0)};
 }"""
 
 # The live view's JavaScript object, for what the DOM does not show (the plane's geometry).

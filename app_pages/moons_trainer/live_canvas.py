@@ -39,10 +39,16 @@ from workbench.common.palette import (
     VERMILION,
     WHITE,
 )
+from workbench.common.theme import DARK, LIGHT, sign_colours
 from workbench.moons.data import plot_extent
-from workbench.moons.training import LiveSnapshot, TrainingSession
+from workbench.moons.network import WEIGHT_ZERO, quantised_maps, quantised_weights
+from workbench.moons.training import LiveSnapshot, NetworkSnapshot, TrainingSession
 
 RESOLUTION = 48
+# The network view's unit maps: 12 x 12 points each (TensorFlow Playground draws its neurons
+# at 10 x 10). The lesson preset's 96 units are 13.8 KB a picture, which with the boundary's
+# frame (about 6 KB) and the weights (2.2 KB) keeps a frame under 25 KB.
+NETWORK_RESOLUTION = 12
 KEY = "mt_live"
 CLASS_SHAPES = ("circle", "square")   # the points' shape by class (0, 1), as the legend names them
 
@@ -99,6 +105,7 @@ def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
         blobs[f"{name}_y"] = np.asarray(y, dtype=np.uint8)
     if show_bayes:
         blobs["bayes"] = session.bayes_grid(RESOLUTION).astype(np.float32).ravel()
+    network = network_scene(session, blobs) if session.settings.net else None
     header = {
         "extent": [float(v) for v in plot_extent(session.data)], "resolution": RESOLUTION,
         "groups": [{"name": n, "fill": fill, "size": size, "label": label}
@@ -113,6 +120,7 @@ def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
         "colours": {"classes": [BLUE, ORANGE], "class_names": ["blue", "orange"], "class0_shade": CLASS0_BLUE,
                     "class1_shade": CLASS1_AMBER, "middle": WHITE, "outline": INK_SOFT,
                     "bayes": GREEN, "curves": [BLUE, VERMILION]},
+        "network": network,
     }
     digest = hashlib.blake2b(repr(sorted(header.items())).encode(), digest_size=8)
     for name in sorted(blobs):
@@ -121,12 +129,47 @@ def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
     return header, blobs
 
 
+def network_scene(session: TrainingSession, blobs: dict[str, np.ndarray]) -> dict:
+    """What the network view draws its pictures over: the layers' widths, the inputs' maps (the
+    scaled coordinates the model sees, which never change) and the sign colours of both themes;
+    the input maps go into `blobs`."""
+    grid = session.network_grid(NETWORK_RESOLUTION).cpu().numpy().T     # (2 inputs, points)
+    codes, low, high = quantised_maps(grid)
+    blobs["input_maps"] = codes.ravel()
+    blobs["input_range"] = np.concatenate([low, high]).astype(np.float32)
+    s = session.settings
+    colours = {}
+    for theme in (LIGHT, DARK):
+        negative, positive = sign_colours(theme)
+        colours[theme.name] = {"negative": negative, "positive": positive}
+    return {"widths": [2, *s.hidden, 1], "resolution": NETWORK_RESOLUTION, "activation": s.act,
+            "input_names": ["x\u2081", "x\u2082"], "weight_zero": WEIGHT_ZERO,
+            "colours": colours}
+
+
+def network_frame(network: NetworkSnapshot) -> tuple[dict, dict[str, np.ndarray]]:
+    """A network picture as uint8: every hidden unit's map in its own range (`unit_range`:
+    every unit's low, then every unit's high), every layer's weights around WEIGHT_ZERO with the
+    layer's scale, and the biases as float32."""
+    picture = network.picture
+    maps = (np.concatenate(picture.maps) if picture.maps
+            else np.zeros((0, NETWORK_RESOLUTION ** 2), np.float32))     # a linear model
+    codes, low, high = quantised_maps(maps)
+    weights, scales = zip(*(quantised_weights(w) for w in picture.weights), strict=True)
+    header = {"serial": network.serial, "epoch": network.epoch, "weight_scales": list(scales)}
+    return header, {"unit_maps": codes.ravel(), "unit_range": np.concatenate([low, high]),
+                    "weights": np.concatenate(weights),
+                    "biases": np.concatenate(picture.biases).astype(np.float32)}
+
+
 def frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, history_from: int,
-          with_test: bool, *, playing: bool, end_note: str = "") -> tuple[dict, dict]:
+          with_test: bool, *, playing: bool, end_note: str = "",
+          network: NetworkSnapshot | None = None) -> tuple[dict, dict]:
     """A snapshot's picture, and the epochs finished from `history_from` on. `playing`: whether
     the run goes on after this frame; `end_note`: why it cannot go on, in plain text (empty while
     it can). The view announces progress, a pause and the end from these two, however its frames
-    come (the route, or page reruns where no route is reached)."""
+    come (the route, or page reruns where no route is reached). `network`: the network view's
+    picture, sent with this frame (a frame without one leaves the view's as it is)."""
     points = snapshot.points if with_test else snapshot.points[:len(session.y_train) + len(session.y_val)]
     h = session.history
     loaded = session.loaded
@@ -146,17 +189,22 @@ def frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, history
                     for name in ("epoch", "train_loss", "val_loss", "train_acc", "val_acc")},
         "changes": [{"epoch": c.epoch, "short": c.short} for c in list(session.changes)],
     }
-    return header, {"grid": snapshot.grid, "point_probability": points}
+    blobs = {"grid": snapshot.grid, "point_probability": points}
+    if network is not None:
+        header["network"], network_blobs = network_frame(network)
+        blobs.update(network_blobs)
+    return header, blobs
 
 
 def polled_frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, paused_status: str,
-                 since: int, scene_id: str, with_test: bool, ended: bool, end_note: str = "") -> bytes:
+                 since: int, scene_id: str, with_test: bool, ended: bool, end_note: str = "",
+                 network: NetworkSnapshot | None = None) -> bytes:
     """The message the frame route answers while a run plays: the latest snapshot, the epochs
     from `since` (what the browser already has), whether the run has ended (and `end_note`, why
     it cannot go on, if so), and the status line the view shows if the learner pauses on this
     frame."""
     header, blobs = frame(session, snapshot, status, min(since, snapshot.epochs_recorded), with_test,
-                          playing=not ended, end_note=end_note if ended else "")
+                          playing=not ended, end_note=end_note if ended else "", network=network)
     header["paused_status"] = paused_status
     return pack({"frame": header, "scene_id": scene_id, "ended": ended}, blobs)
 
@@ -179,12 +227,17 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
     scene_header, blobs = scene(session, show_test=show_test, show_bayes=show_bayes,
                                 max_height=max_height)
     snapshot = session.latest if playing else None
-    if snapshot is None:            # paused (or no slice yet): the model is still, look at it
+    network = session.latest_network if playing and session.settings.net else None
+    if snapshot is None or (session.settings.net and network is None):
+        # Paused (or no slice yet): the model is still, look at it.
         with session.lock:
             snapshot = session.latest = session.snapshot(RESOLUTION)
+            if session.settings.net:
+                network = session.network_snapshot(NETWORK_RESOLUTION)
     history_from = min(sent.history_epochs, snapshot.epochs_recorded)
     frame_header, frame_blobs = frame(session, snapshot, status(snapshot), history_from, show_test,
-                                      playing=playing, end_note="" if playing else end_note)
+                                      playing=playing, end_note="" if playing else end_note,
+                                      network=network)
     epochs_now = snapshot.epochs_recorded
     header: dict = {"frame": frame_header, "poll": poll_url, "settle": settle, "pause_key": pause_key,
                     "pause_shortcut": pause_shortcut,

@@ -27,6 +27,7 @@ import {
   planeDescription, planeLabel, relabelNow, startCursor,
 } from "./access.js";
 import { CURVE_FIELDS, drawCurves } from "./curves.js";
+import { NetworkPane } from "./network.js";
 import { FONT_PX, css, drawBoundary, hover, pointsOf, rgbOf } from "./plane.js";
 import { HttpFrames, ROUTE_TRIES, SocketFrames, postPause, sleep } from "./transport.js";
 import { unpack } from "./wire.js";
@@ -79,7 +80,20 @@ class LiveView {
           <figcaption class="legend"></figcaption>
           <p class="history-note" hidden></p>
         </figure>
-      </div>`;
+      </div>
+      <figure class="network" hidden>
+        <figcaption class="network-title"></figcaption>
+        <div class="network-stage">
+          <canvas class="edges" aria-hidden="true"></canvas>
+        </div>
+        <div class="legend network-legend"></div>
+        <div class="network-zoom" role="group" aria-label="A unit's map, large" hidden>
+          <canvas class="zoom-map" role="img"></canvas>
+          <p class="zoom-text"></p>
+          <button type="button" class="zoom-close">Close the large map</button>
+        </div>
+        <div class="tooltip network-tooltip" hidden></div>
+      </figure>`;
     parent.appendChild(this.root);
     this.status = this.root.querySelector(".status");
     this.announcer = this.root.querySelector(".announce");
@@ -95,6 +109,8 @@ class LiveView {
     this.boundaryFigure = this.root.querySelector("figure.boundary");
     this.curvesFigure = this.root.querySelector("figure.curves");
     this.historyNote = this.root.querySelector(".history-note");
+    // The network view (network.js): shown when the scene has a network (the page's net=1).
+    this.network = new NetworkPane(this, this.root.querySelector("figure.network"));
     this.scene = null;
     this.polling = null;
     this.frame = null;
@@ -197,6 +213,7 @@ class LiveView {
 
   destroy() {
     this.resize.disconnect();
+    this.network.destroy();
     window.removeEventListener("resize", this.onWindowResize);
     document.removeEventListener("click", this.onClick, true);
     document.removeEventListener("keydown", this.onKey, true);
@@ -325,6 +342,7 @@ class LiveView {
     if (header.scene) {
       this.scene = { ...header.scene, blobs };
       this.sceneId = header.scene.id;
+      this.network.setScene(header.scene, blobs);
     } else if (header.scene_id !== this.sceneId) {
       this.setTriggerValue("resync", header.scene_id);   // a frame for a scene this view lacks
       return;
@@ -339,6 +357,9 @@ class LiveView {
       this.history[name].push(...frame.history[name]);
     }
     this.frame = { ...frame, grid: blobs.grid, pointProbability: blobs.point_probability };
+    // The network's picture comes with some frames only (at most five a second while a run
+    // plays); the page's own frames and the pause's may put its units in a new order.
+    if (frame.network) this.network.update(frame.network, blobs, how !== "polled");
     this.frames += 1;
     this.root.dataset.frames = String(this.frames);
     this.root.dataset.epoch = String(frame.epoch);
@@ -486,6 +507,7 @@ class LiveView {
       this.curvesDrawn = now;
       drawCurves(this, curvesWidth, wide ? (curvesHeight ?? this.planeHeight) : null);
     }
+    this.network.draw();
     const cut = [...this.cutTexts.values()].flat().join("\n");
     if (this.root.dataset.clippedCanvasText !== cut) this.root.dataset.clippedCanvasText = cut;
   }

@@ -254,7 +254,7 @@ def test_the_widgets_follow_the_settings_table():
 
     at = open_page(PAGE)
     assert_clean(at)
-    kinds = ("selectbox", "number_input", "slider", "text_input", "segmented_control")
+    kinds = ("selectbox", "number_input", "slider", "text_input", "segmented_control", "toggle")
     widgets = {w.key: w for kind in kinds
                for w in at.get(kind) if w.key and w.key.startswith("mt_")}
     for p in TABLE.params:
@@ -455,6 +455,30 @@ def test_the_speed_is_a_link_setting_and_a_change_mid_run_keeps_the_run():
     assert state.session is session and session.settings.epochs_per_second == 1.0
     assert at.query_params["speed"] == "1"
     assert not at.info, "a pace is not a change to the run: nothing to announce"
+
+
+def test_the_network_view_is_a_link_setting_sent_in_the_frames_and_keeps_the_run():
+    """net=1 sends the network's scene and picture with the frame (96 unit maps of 12 x 12 as
+    uint8 for the preset's widths, the 2,208 weights, the 97 biases); turning it off mid-run
+    keeps the run and sends none."""
+    at = open_page(PAGE, {"n": "300", "epochs": "3", "net": "1"})
+    assert_clean(at)
+    assert at.toggle(key="mt_net").value is True
+    header, blobs = live_view(at)
+    assert header["scene"]["network"]["widths"] == [2, 64, 32, 1]
+    assert header["frame"]["network"]["serial"] >= 1
+    assert blobs["unit_maps"].size == 96 * 144 and blobs["weights"].size == 2 * 64 + 64 * 32 + 32
+    assert blobs["biases"].size == 97 and blobs["input_maps"].size == 2 * 144
+    settle(at.button(key="mt_step").click().run())
+    state = at.session_state["learner::moons_trainer"]
+    session = state.session
+    at.toggle(key="mt_net").set_value(False).run()
+    assert_clean(at)
+    assert state.session is session and session.epoch == 1
+    assert "net" not in at.query_params
+    header, blobs = live_view(at)
+    assert "network" not in header["frame"] and "unit_maps" not in blobs
+    assert (header.get("scene") or {}).get("network") is None
 
 
 def test_a_link_with_hidden_controls_names_what_it_fixed_under_the_title():

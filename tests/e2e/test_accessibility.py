@@ -141,7 +141,8 @@ def test_autograd_graph_after_a_step(browser, app_url, layout):
 
 
 def test_moons_trainer_playing_and_finished(browser, app_url, layout):
-    page = _open(browser, app_url, "/moons_trainer?epochs=40&speed=5", layout)
+    # With the network view open (net=1): axe reads its 96 units, fold buttons and legend too.
+    page = _open(browser, app_url, "/moons_trainer?epochs=40&speed=5&net=1", layout)
     in_both_themes(page, f"moons trainer ({layout})")
     page.locator(".st-key-mt_play button").first.click()
     wait_live(page, "v.status.includes('training')")

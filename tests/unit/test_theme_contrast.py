@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from components.accessible_theme import ACCESSIBLE_CSS, THEME_ATTRIBUTE
-from workbench.common.theme import DARK, LIGHT, blend, contrast, focus_ring, relative_luminance
+from workbench.common.theme import (
+    DARK,
+    LIGHT,
+    blend,
+    contrast,
+    focus_ring,
+    relative_luminance,
+    sign_colours,
+)
 
 TEXT, LARGE = 4.5, 3.0
 WHITE = "#FFFFFF"
@@ -62,3 +70,14 @@ def test_streamlits_own_focus_ring_is_too_faint_on_the_light_theme():
     strength, as Streamlit 1.67 draws it, reads at about 2.3:1 on white."""
     faint = blend(LIGHT.primary, LIGHT.background, 0.5)
     assert contrast(faint, LIGHT.background) < LARGE
+
+
+@pytest.mark.parametrize("theme", [LIGHT, DARK], ids=lambda t: t.name)
+def test_the_network_views_sign_colours_read_at_3_to_1_on_both_backgrounds(theme):
+    """The network view's edges and maps: blue below zero, orange above (negative edges are
+    dashed too, so the sign never rests on colour alone)."""
+    negative, positive = sign_colours(theme)
+    assert negative != positive
+    for colour in (negative, positive):
+        for background in (theme.background, theme.secondary_background):
+            assert contrast(colour, background) >= LARGE, (theme.name, colour, background)

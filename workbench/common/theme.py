@@ -6,6 +6,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from workbench.common.palette import BLUE, ORANGE, SKY, VERMILION
+
 CONFIG = Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml"
 
 
@@ -82,3 +84,13 @@ def focus_ring(theme: Theme, minimum: float = 3.0) -> str:
     not reach `minimum`:1 (WCAG's 3:1 for the parts of controls) on both backgrounds. Streamlit's
     own ring, the primary at half strength, is 2.3:1 on the light background."""
     return readable(theme.primary, theme, minimum)
+
+
+def sign_colours(theme: Theme, minimum: float = 3.0) -> tuple[str, str]:
+    """(negative, positive): the moons trainer's network view draws a weight and an activation
+    below zero in blue and above it in orange (Okabe & Ito's pair, apart under every common
+    colour-vision deficiency), each moved toward the text colour only as far as it needs to
+    read at `minimum`:1 (WCAG's 3:1 for graphics) on both of the theme's backgrounds: Okabe &
+    Ito's blue and vermilion on the light theme, their sky blue and orange on the dark."""
+    negative, positive = (BLUE, VERMILION) if theme.name == "light" else (SKY, ORANGE)
+    return readable(negative, theme, minimum), readable(positive, theme, minimum)

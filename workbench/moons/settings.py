@@ -2,7 +2,7 @@
 name, range, widget label, help and step are written.
 
 The link names (dataset, n, noise, seed, split, hidden, act, dropout, opt, lr, wd, batch,
-epochs, speed) are public: teachers type them into slides. Keep them and their meaning.
+epochs, speed, net) are public: teachers type them into slides. Keep them and their meaning.
 This module never imports streamlit.
 """
 from __future__ import annotations
@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 
 from workbench.common.links import (
     MAX_SEED,
+    BoolParam,
     ChoiceParam,
     FloatParam,
     IntListParam,
@@ -53,6 +54,7 @@ class MoonsSettings:
     batch: int = 64
     epochs: int = 50
     speed: str = "5"
+    net: bool = False
 
     @property
     def epochs_per_second(self) -> float | None:
@@ -130,6 +132,12 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
                 meaning="epochs trained per second while playing (`max`: as fast as it can); "
                         "the run is the same at every speed",
                 widget=Widget(kind="segmented")),
+    BoolParam("net", label="Network view",
+              help="Draws the network under the boundary: every hidden unit as a small map of its "
+                   "activation over the plane (read with PyTorch forward hooks), the weights on the "
+                   "edges between them. It follows the run live and changes nothing in it.",
+              meaning="each hidden unit's activation over the plane "
+                      "(forward hooks) and the weights on the edges; the run is the same either way"),
 ])
 assert [p.field for p in TABLE.params] == [f.name for f in fields(MoonsSettings)]
 

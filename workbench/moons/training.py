@@ -33,6 +33,7 @@ from workbench.moons.data import (
     split_and_scale,
 )
 from workbench.moons.model import MLP, apply_changes, build_model, build_optimizer
+from workbench.moons.network import NetworkPicture, network_picture
 from workbench.moons.settings import MAX_STEPS_PER_RUN, MoonsSettings
 
 # ---------------------------------------------------------------------------------------------
@@ -263,7 +264,7 @@ class Divergence:
 
 # Settings a running run can take on without starting again, as in TensorFlow Playground: they
 # change the optimizer or the loader from the next step on and keep the weights and the curves.
-CONTINUING_FIELDS = ("lr", "wd", "batch", "opt", "epochs", "speed")
+CONTINUING_FIELDS = ("lr", "wd", "batch", "opt", "epochs", "speed", "net")
 _MARKED = {"lr": "learning rate", "wd": "weight decay", "batch": "batch size", "opt": "optimizer"}
 _SHORT = {"lr": "lr", "wd": "wd", "batch": "batch", "opt": ""}
 
@@ -329,6 +330,18 @@ class LiveSnapshot:
 
 
 @dataclass(frozen=True)
+class NetworkSnapshot:
+    """The network view's picture (workbench/moons/network.py), taken by the training thread
+    like LiveSnapshot but less often; `serial` counts the pictures taken in this run, so a frame
+    sends a picture only once."""
+
+    picture: NetworkPicture
+    epoch: int
+    steps: int
+    serial: int
+
+
+@dataclass(frozen=True)
 class SliceReport:
     steps: int
     epochs_finished: int
@@ -378,6 +391,8 @@ class TrainingSession:
         self.lock = threading.RLock()
         self._live_inputs: torch.Tensor | None = None
         self.latest: LiveSnapshot | None = None     # the last slice's picture, for the frames
+        self.latest_network: NetworkSnapshot | None = None     # ... and the network view's
+        self._network_inputs: torch.Tensor | None = None
         self.diverged: Divergence | None = None
         self.best_val_loss = math.inf
         self.history = History()
@@ -489,6 +504,22 @@ class TrainingSession:
             probability = torch.sigmoid(self.model(inputs))
         quantised = (probability * 255).round().to(torch.uint8).cpu().numpy()
         return quantised[:resolution ** 2], quantised[resolution ** 2:]
+
+    def network_grid(self, resolution: int) -> torch.Tensor:
+        """The network view's grid over the same plane as the boundary, as the model sees it
+        (scaled, on the device), rows = y."""
+        if self._network_inputs is None or self._network_inputs.shape[0] != resolution ** 2:
+            self._network_inputs = torch.as_tensor(
+                self.split.scaled(grid_points(plot_extent(self.data), resolution)),
+                dtype=torch.float32, device=self.device)
+        return self._network_inputs
+
+    def network_snapshot(self, resolution: int) -> NetworkSnapshot:
+        """Every hidden unit's map and the weights now (call it holding `lock`)."""
+        serial = self.latest_network.serial + 1 if self.latest_network is not None else 1
+        picture = network_picture(self.model, self.network_grid(resolution))
+        self.latest_network = NetworkSnapshot(picture, self.epoch, self.steps, serial)
+        return self.latest_network
 
     def step_epoch(self) -> SliceReport:
         """Finish the current epoch (or train one whole epoch), however long it takes."""

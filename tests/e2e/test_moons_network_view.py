@@ -1,0 +1,105 @@
+"""The moons trainer's network view in a real browser: the lesson preset with net=1 (and 500
+epochs, so that the run is still playing when the test pauses it on a busy machine) shows one
+map per hidden unit (96), each named with its bias and weights, updating while the run trains,
+and a unit's map holds what the forward hooks compute on the server, at three points."""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from bench.browser import open_path, wait_settled
+from bench.live_view import VIEW_OBJECT, wait_live
+from tests.e2e.clean import assert_clean
+from tests.e2e.waiting import WAIT_MS
+from workbench.moons.settings import PRESET
+from workbench.moons.training import TrainingSession
+
+pytestmark = pytest.mark.e2e
+
+RESOLUTION = 12                                 # live_canvas.NETWORK_RESOLUTION
+THREE_POINTS = ((0, 0), (5, 7), (11, 3))        # (row from the bottom, column) of the unit's map
+UNITS = ((1, 2), (2, 30))                       # (hidden layer, unit from 0): "unit 3", "unit 31"
+NAME = re.compile(r"^hidden layer [12], unit \d+: bias [+\u2212]?\d+\.\d\d; .*incoming weights \(from .+\); "
+                  r"ReLU output from .+ over the plane\.$")
+
+
+def network(page, expression: str, arg=None):
+    return page.evaluate(f"(arg) => {{ const n = {VIEW_OBJECT}.network; return {expression}; }}", arg)
+
+
+def shown_values(page) -> dict:
+    """The browser's decoded value of each of UNITS at THREE_POINTS, and each unit's range."""
+    return {(layer, unit): {"values": [network(page, "n.valueAt(...arg)", [layer, unit, r, c])
+                                       for r, c in THREE_POINTS],
+                            "range": network(page, "n.range(...arg)", [layer, unit])}
+            for layer, unit in UNITS}
+
+
+def assert_matches_the_hooks(shown: dict, session: TrainingSession) -> None:
+    """The server's forward hooks on the same weights (this process's copy of the run: same
+    seed, same steps), within the uint8 map's half step."""
+    picture = session.network_snapshot(RESOLUTION).picture
+    for (layer, unit), seen in shown.items():
+        low, high = seen["range"]
+        assert low == pytest.approx(float(picture.maps[layer - 1][unit].min()), abs=1e-4)
+        assert high == pytest.approx(float(picture.maps[layer - 1][unit].max()), abs=1e-4)
+        for (row, column), value in zip(THREE_POINTS, seen["values"], strict=True):
+            expected = float(picture.maps[layer - 1][unit, row * RESOLUTION + column])
+            assert value == pytest.approx(expected, abs=(high - low) / 510 + 1e-4), (layer, unit, row, column)
+
+
+def test_the_network_view_shows_every_unit_live_as_the_hooks_compute_it(page, app_url):
+    open_path(page, app_url, "/moons_trainer?net=1&epochs=500")
+    wait_live(page)
+    wait_settled(page)
+    units = page.locator(".st-key-mt_live button.unit[aria-label^='hidden layer']")
+    expect(units).to_have_count(96, timeout=WAIT_MS)
+    names = units.evaluate_all("(all) => all.map((b) => b.getAttribute('aria-label'))")
+    assert all(NAME.match(name) for name in names), [n for n in names if not NAME.match(n)][:3]
+    expected = [f"hidden layer {layer}, unit {u}" for layer, width in ((1, 64), (2, 32))
+                for u in range(1, width + 1)]
+    assert {n.split(":")[0] for n in names} == set(expected)
+    # A wide layer shows its strongest twelve first; a button shows the rest.
+    assert page.locator(".st-key-mt_live button.unit[aria-label^='hidden layer']:visible").count() == 24
+    for more in page.locator(".st-key-mt_live button.more").all():
+        more.click()
+    expect(page.locator(".st-key-mt_live button.unit[aria-label^='hidden layer']:visible")).to_have_count(
+        96, timeout=WAIT_MS)
+
+    # The untrained model: the maps are the hooks' output for this seed's initial weights.
+    settings = dataclasses.replace(PRESET, epochs=500, net=True)
+    assert_matches_the_hooks(shown_values(page), TrainingSession(settings))
+
+    # Playing: new pictures keep coming, and the maps change with the weights.
+    serial = int(network(page, "n.data.serial"))
+    before = shown_values(page)
+    page.locator(".st-key-mt_play button").first.click()
+    wait_live(page, f"v.state === 'playing' && Number({VIEW_OBJECT}.root.dataset.networkSerial) >= arg + 4",
+              arg=serial, timeout=60_000)
+    assert shown_values(page) != before, "the unit maps follow the weights"
+
+    # Paused: the view shows the model where it stopped; the same number of steps here gives the
+    # same weights, and the maps hold their hooks' output.
+    wait_settled(page)
+    page.locator(".st-key-mt_pause button").first.click()
+    paused = wait_live(page, "v.state === 'paused' && !v.status.includes('training')")
+    wait_settled(page)
+    expect(page.locator(".st-key-mt_play button").first).to_be_enabled(timeout=WAIT_MS)
+    paused = wait_live(page, "v.state === 'paused'")
+    steps = int(re.search(r"([\d,]+) optimizer steps", paused["status"]).group(1).replace(",", ""))
+    assert steps > 0
+    run = TrainingSession(settings)
+    run.run_for(steps, float("inf"))
+    assert run.steps == steps
+    assert_matches_the_hooks(shown_values(page), run)
+
+    # A click shows a unit's map large, with its bias and weights as text.
+    page.locator(".st-key-mt_live button.unit[aria-label^='hidden layer 2, unit 31:']").click()
+    zoom = page.locator(".st-key-mt_live .network-zoom")
+    expect(zoom).to_be_visible(timeout=WAIT_MS)
+    expect(zoom.locator(".zoom-text")).to_contain_text("hidden layer 2, unit 31")
+    expect(zoom.locator(".zoom-text")).to_contain_text("bias")
+    assert_clean(page)
