@@ -14,7 +14,12 @@ That is the moment the learner sees the answer. It prints the median and the slo
 and the median time until the browser handled the message that the script run was over. That is
 not the server's time alone: the browser handles Streamlit's messages in order on its one main
 thread, so drawing that blocks it (a graphviz layout, a Plotly chart) delays that message too.
-bench/rerun.py measures the server's time.
+
+The server's time is measured in the server (bench/script_timer.py wraps the call in which
+Streamlit handles a rerun request: the widget callbacks, the page or fragment run, any
+`st.rerun()` it asks for): for each click, the runs that started between the click and the
+paint, added up, as wall time and as the CPU time of the script's thread (the wall time less
+any wait for a core another process held).
 Controls that toggle (Next and Back, Append and Undo, Play and Pause) are pressed in turn, so the
 page stays in the same range of states for all the clicks.
 
@@ -23,8 +28,11 @@ Run: .venv/bin/python bench/click_to_paint.py [--clicks 15] [--only NAME] [--sav
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
+import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, open_path, serve, wait_settled  # noqa: E402
 from bench.figures import Run  # noqa: E402
 from bench.live_view import LIVE_VIEW  # noqa: E402
+from bench.script_timer import RUNS_FILE_VARIABLE, read_runs  # noqa: E402
 from components.guard import GUARD_KEY  # noqa: E402
 
 # Clicks `button`, then resolves with the milliseconds until the state described above is
@@ -146,8 +155,34 @@ CASES = {
 }
 
 
-def measure(page, case: Case, clicks: int) -> list[tuple[float, float]]:
-    """(painted, run finished) in ms for each click."""
+@dataclass(frozen=True)
+class Click:
+    """One click's times, in ms: until painted, until the run-over message was handled, and
+    the server's script runs it started (wall and CPU time of their thread, added up)."""
+
+    painted: float
+    finished: float
+    server_wall: float
+    server_cpu: float
+
+
+# How long the server's record of a run may follow the paint: the script thread writes it
+# after the run-over message is sent (a generous bound on a busy machine; found at once).
+RECORD_WAIT_S = 10
+
+
+def _server_runs(runs_file: Path, since: float, until: float) -> list[dict]:
+    """The runs the click started, waiting for the script thread to have written them."""
+    deadline = time.monotonic() + RECORD_WAIT_S
+    while not (runs := read_runs(runs_file, since, until)):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the server recorded no script run for a click in {runs_file}")
+        time.sleep(0.02)
+    return runs
+
+
+def measure(page, case: Case, clicks: int, runs_file: Path) -> list[Click]:
+    """Each click's times."""
     times = []
     for number in range(clicks):
         press = case.presses[number % len(case.presses)]
@@ -158,13 +193,28 @@ def measure(page, case: Case, clicks: int) -> list[tuple[float, float]]:
         # run a preparing click started may not have reached the browser yet).
         page.wait_for_function("(s) => { const b = document.querySelector(s); return b && !b.disabled; }",
                                arg=press.button, timeout=60_000)
-        times.append(page.evaluate(_CLICK_JS, {"button": press.button, "where": case.where,
-                                               "want": press.want, "live": not case.where}))
+        clicked = time.monotonic()
+        painted, finished = page.evaluate(_CLICK_JS, {"button": press.button, "where": case.where,
+                                                      "want": press.want, "live": not case.where})
+        runs = _server_runs(runs_file, clicked, time.monotonic())
+        times.append(Click(painted, finished, sum(r["wall_ms"] for r in runs),
+                           sum(r["cpu_ms"] for r in runs)))
         wait_settled(page)
         # A page that broke answers fast: a time measured on the guard's error panel is no figure.
         if page.locator(f".st-key-{GUARD_KEY}").count():
             raise SystemExit(f"{case.path}: the page guard caught an error; nothing measured")
     return times
+
+
+def figure(clicks: list[Click]) -> str:
+    """The median and the slowest of each time, in words."""
+    def ms(values) -> str:
+        return f"median {statistics.median(values):.0f} ms, slowest {max(values):.0f} ms"
+
+    return (f"painted: {ms([c.painted for c in clicks])}; run-over message handled: median "
+            f"{statistics.median(c.finished for c in clicks):.0f} ms; server's script runs: "
+            f"{ms([c.server_wall for c in clicks])} (CPU time of their thread: "
+            f"{ms([c.server_cpu for c in clicks])})")
 
 
 def main() -> None:
@@ -173,23 +223,28 @@ def main() -> None:
     parser.add_argument("--only", default="", help="measure the cases whose name contains this")
     run = Run("click_to_paint", "Click to paint: each page's main control, answered in Chromium")
     args = parser.parse_args()
+    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
     rows: list[tuple[str, str]] = []
-    with serve() as base, sync_playwright() as p:
+    runs_file = Path(tempfile.mkdtemp(prefix="click_to_paint_")) / "script_runs.jsonl"
+    os.environ[RUNS_FILE_VARIABLE] = str(runs_file)
+    with serve(launcher="bench.script_timer") as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for name, case in CASES.items():
             if args.only not in name:
                 continue
             context = browser.new_context(viewport={"width": case.size[0], "height": case.size[1]})
             page = context.new_page()
-            open_path(page, base, case.path)
-            measure(page, case, 2)          # the first clicks load code the page had not used
-            painted, finished = zip(*measure(page, case, args.clicks), strict=True)
-            rows.append((f"{name} ({case.size[0]}x{case.size[1]}), {args.clicks} clicks",
-                         f"painted: median {statistics.median(painted):.0f} ms, slowest "
-                         f"{max(painted):.0f} ms; run-over message handled: median "
-                         f"{statistics.median(finished):.0f} ms"))
+            what = f"{name} ({case.size[0]}x{case.size[1]}), {args.clicks} clicks"
+            try:
+                open_path(page, base, case.path)
+                measure(page, case, 2, runs_file)  # the first clicks load code the page had not used
+                rows.append((what, figure(measure(page, case, args.clicks, runs_file))))
+            except PlaywrightError as exc:
+                # One control that never answered (a loaded machine) is a row that says so,
+                # not a run that loses every other page's figures.
+                rows.append((what, "not measured: " + str(exc).splitlines()[0]))
             print(*rows[-1], sep=": ", flush=True)
             context.close()
         browser.close()

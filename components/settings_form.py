@@ -67,6 +67,21 @@ class SettingsForm(Generic[Settings]):
             if p.kind in TEXT_KINDS:
                 st.session_state[self._valid_key(p.name)] = getattr(settings, p.field)
 
+    def change(self, changes: dict[str, Any]) -> None:
+        """Put these fields' values (by dataclass field name) into their widgets and leave the
+        others as they are: a callback drawn by an earlier run than the last (outside a
+        fragment) knows only that run's settings, and seeding them all would undo what the
+        fragment's reruns changed since."""
+        unknown = set(changes) - {p.field for p in self.table.params}
+        if unknown:
+            raise KeyError(f"not settings of this form: {sorted(unknown)}")
+        for p in self.table.params:
+            if p.field in changes:
+                value = changes[p.field]
+                st.session_state[self.key(p.name)] = self._widget_value(p, value)
+                if p.kind in TEXT_KINDS:
+                    st.session_state[self._valid_key(p.name)] = value
+
     def draw(self, *names: str, **overrides: Any) -> None:
         """Draw these settings' widgets (skipping hidden ones); `overrides` go to the widget
         call, e.g. `disabled=True` or `label_visibility="collapsed"`."""

@@ -55,8 +55,13 @@ def _step_key(signature: str, trace: BackwardTrace) -> str:
     return f"ag_step_{digest}"
 
 
-def _move(key: str, delta: int, last: int) -> None:
-    st.session_state[key] = max(0, min(last, st.session_state.get(key, 0) + delta))
+def _move(key: str, delta: int, last: int, drawn: dict[str, int]) -> None:
+    """Back or Next node, from the step the server last drew (`drawn`, the learner's
+    remembered positions), not from the slider's value: the browser sends the slider's value
+    with every press, and a press faster than the slider's redraw (N, N on the keyboard) sends
+    the step before, which would make two presses one."""
+    position = drawn.get(key, st.session_state.get(key, 0))
+    st.session_state[key] = max(0, min(last, position + delta))
 
 
 def _set(key: str, value: int) -> None:
@@ -176,7 +181,7 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
         graph, side, column = _stage(plan)
         with side:
             _pick_trace(traces, trace_key, signature, work)
-            _controls(key, upto, last, columns=(1, 3, 1))
+            _controls(key, upto, last, columns=(1, 3, 1), drawn=work.steps)
         _stage_notice(side, plan, collapsed)
         with side:
             _story(trace, upto, errors_are="below")
@@ -199,7 +204,7 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
                  show_saved=show_saved, max_inches=GRAPH_INCHES_WIDE if wide else GRAPH_INCHES,
                  collapsed=collapsed, title=name)
     if wide:
-        _controls(key, upto, last, columns=(1, 3, 1, 6))
+        _controls(key, upto, last, columns=(1, 3, 1, 6), drawn=work.steps)
         _story(trace, upto)
         show_graph(dot, label=name)
         outline(walk_outline(trace, upto))
@@ -207,7 +212,7 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
     else:
         picture_column, side = st.columns([3, 2], gap="medium")
         with side:
-            _controls(key, upto, last, columns=(1, 3, 1))
+            _controls(key, upto, last, columns=(1, 3, 1), drawn=work.steps)
             _story(trace, upto)
             _order_list(trace, upto)
         with picture_column:
@@ -324,16 +329,17 @@ def _stage_notice(side, plan: StagePlan, collapsed: bool) -> None:
                       type="primary", on_click=_set_collapsed, args=(True,), help=COLLAPSED_WORDS)
 
 
-def _controls(key: str, upto: int, last: int, columns: tuple[int, ...]) -> None:
+def _controls(key: str, upto: int, last: int, columns: tuple[int, ...],
+              drawn: dict[str, int]) -> None:
     """Back, Next node, to the end, and a slider over the engine's steps; the page's skip link
     goes to Next node (Back once at the end)."""
     skip_to_controls(f"{key}_next", f"{key}_back")
     cells = st.columns(list(columns), vertical_alignment="bottom")
     cells[0].button("", icon=":material/skip_previous:", key=f"{key}_back", width="stretch",
                     help=with_shortcut("Back one node", "B"), shortcut="B",
-                    on_click=_move, args=(key, -1, last), disabled=upto == 0)
+                    on_click=_move, args=(key, -1, last, drawn), disabled=upto == 0)
     cells[1].button("Next node", icon=":material/skip_next:", key=f"{key}_next", type="primary",
-                    width="stretch", on_click=_move, args=(key, 1, last), disabled=upto >= last,
+                    width="stretch", on_click=_move, args=(key, 1, last, drawn), disabled=upto >= last,
                     help=with_shortcut("Run the next node of the backward graph", "N"), shortcut="N")
     cells[2].button("", icon=":material/fast_forward:", key=f"{key}_all", width="stretch",
                     help="Run to the end", on_click=_set, args=(key, last), disabled=upto >= last)

@@ -12,7 +12,6 @@ from components.figures import graph_scale
 from components.settings_form import SettingsForm
 from workbench.tensors.broadcast import PRESETS, Combination
 from workbench.tensors.factory import shape_text
-from workbench.tensors.settings import TensorSettings
 
 INTRO = ("Two shapes in, the result shape (or PyTorch's error) out. Broadcasting lines the shapes "
          "up **from the right**; each pair of sizes must be equal, or one of them 1 (stretched "
@@ -33,11 +32,11 @@ def controls(form: SettingsForm) -> st.delta_generator.DeltaGenerator:
     return preset_slot
 
 
-def preset_picker(form: SettingsForm, settings: TensorSettings) -> None:
+def preset_picker(form: SettingsForm) -> None:
     def picked() -> None:
         if st.session_state.get("ti_shape_preset") in PRESETS:
             left, right, combine = PRESETS[st.session_state["ti_shape_preset"]]
-            apply_changes(form, settings, (("lhs", left), ("rhs", right), ("combine", combine)))
+            apply_changes(form, (("lhs", left), ("rhs", right), ("combine", combine)))
 
     st.selectbox("Shape presets", list(PRESETS), index=None, key="ti_shape_preset",
                  on_change=picked, placeholder="Pick an example from the lesson ...")

@@ -6,8 +6,6 @@ hold, in callbacks that run before the next rerun draws them.
 """
 from __future__ import annotations
 
-import dataclasses
-
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -26,10 +24,9 @@ ARG_TEMPLATES = {"view": "-1", "reshape": "-1", "transpose": "0, 1", "t": "", "p
 INDEXING = "[ ]"
 
 
-def apply_changes(form: SettingsForm, settings: TensorSettings,
-                  changes: tuple[tuple[str, object], ...]) -> None:
-    """A one-click fix or a preset: these settings, with `changes`, into the widgets."""
-    form.seed(dataclasses.replace(settings, **dict(changes)))
+def apply_changes(form: SettingsForm, changes: tuple[tuple[str, object], ...]) -> None:
+    """A one-click fix or a preset: the settings it names into their widgets, the rest kept."""
+    form.change(dict(changes))
 
 
 def preset_picker(form: SettingsForm, settings: TensorSettings) -> None:
@@ -41,8 +38,8 @@ def preset_picker(form: SettingsForm, settings: TensorSettings) -> None:
             st.toast(f"Your chain {code_span(settings.ops)} on shape "
                      f"{code_span(TABLE['shape'].format(settings.shape) or '()')} was replaced by "
                      "the preset's.", icon=":material/history:")
-        apply_changes(form, settings, (("shape", preset.shape), ("ops", preset.ops),
-                                       ("dtype", preset.dtype), ("fill", "arange")))
+        apply_changes(form, (("shape", preset.shape), ("ops", preset.ops),
+                             ("dtype", preset.dtype), ("fill", "arange")))
 
     st.selectbox("Lesson presets", list(PRESETS), index=None, key="ti_preset", on_change=picked,
                  placeholder="Pick a preset: the rank ladder, or a lesson example ...",

@@ -45,6 +45,32 @@ def cell_width() -> int:
 
 
 MAIN_WIDTH = 900     # about the width of the page's main column on a laptop, in pixels
+# The figures' margins at normal scale, in pixels, as Plotly's automargin made them (measured
+# in Chromium): room beside an axis for its tick labels, DIGIT_PX a character more, and the
+# axis title's where there is one; tick labels on top take TOP_TICKS_PX.
+DIGIT_PX, TICKS_PX, TICKS_AND_TITLE_PX, TOP_TICKS_PX, BOTTOM_TICKS_AND_TITLE_PX = (
+    7.7, 24, 58, 41, 65)
+
+
+def _scaled(px: float) -> int:
+    return round(px * graph_scale())
+
+
+def _beside_axis(chars: int, *, titled: bool = False) -> int:
+    """The margin that holds tick labels of `chars` characters (and the axis title)."""
+    return _scaled((TICKS_AND_TITLE_PX if titled else TICKS_PX) + DIGIT_PX * chars)
+
+
+def fixed_margins(fig: go.Figure, *, left: int, top: int, right: int = 10,
+                  bottom: int = 10) -> go.Figure:
+    """Margins worked out here from the labels' lengths instead of Plotly's automargin, which
+    draws a figure, measures its labels and then draws it all again: the second drawing was a
+    third of the browser's work for each chart of the inspector (a Chromium profile of Append),
+    and every Append or Undo draws three charts anew."""
+    fig.update_xaxes(automargin=False)
+    fig.update_yaxes(automargin=False)
+    fig.update_layout(margin={"l": left, "t": top, "r": right, "b": bottom})
+    return fig
 
 
 def _text_size(cells: list[list[str]], base: int, cell_px: float | None = None) -> int:
@@ -144,12 +170,14 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str,
                                  col=number % n_cols + 1)
     fig.update_layout(height=height, width=width, plot_bgcolor=TRANSPARENT)
     style_figure(fig, uirevision=key)
+    rows_drawn = max((panel.rows for panel in panels), default=1)
+    left = _beside_axis(len(str(rows_drawn - 1))) if picture.rank >= 2 else _scaled(10)
     if titles:
         # The first row's slice titles sit above its panels, in the top margin: room for them.
         title_px = round(14 * graph_scale())
         fig.update_annotations(font_size=title_px)
-        fig.update_layout(margin_t=title_px + 14)
-    return fig
+        return fixed_margins(fig, left=left, top=title_px + 14)
+    return fixed_margins(fig, left=left, top=_scaled(TOP_TICKS_PX))
 
 
 def strip_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> go.Figure:
@@ -193,7 +221,9 @@ def strip_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> 
                      title_text=None)
     fig.update_layout(height=n_rows * _cell_height() + 70, width=width * round(44 * graph_scale()) + 90,
                       plot_bgcolor=TRANSPARENT)
-    return style_figure(fig, uirevision=key)
+    style_figure(fig, uirevision=key)
+    return fixed_margins(fig, left=_beside_axis(len(str((n_rows - 1) * width)), titled=True),
+                         top=_scaled(TOP_TICKS_PX))
 
 
 def walk_figure(picture: LayoutPicture, *, key: str) -> go.Figure:
@@ -208,7 +238,11 @@ def walk_figure(picture: LayoutPicture, *, key: str) -> go.Figure:
     fig.update_layout(height=round(260 * graph_scale()),
                       xaxis_title="element number (row by row)",
                       yaxis_title="storage position")
-    return style_figure(fig, uirevision=key)
+    style_figure(fig, uirevision=key)
+    # Plotly writes a large position with an SI suffix ("12.3k"): five characters at most.
+    longest = min(len(str(max(walk, default=0))), 5)
+    return fixed_margins(fig, left=_beside_axis(longest, titled=True), top=_scaled(14),
+                         bottom=_scaled(BOTTOM_TICKS_AND_TITLE_PX))
 
 
 # Matching sizes, stretched ones, a mismatch, matmul's matrix dimensions and no size: five

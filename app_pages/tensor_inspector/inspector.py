@@ -55,7 +55,7 @@ def _fix_buttons(failure: Failure, key: str, form: SettingsForm, report: Inspect
     slots = [st.container() for _ in failure.fixes] if stacked else st.columns(len(failure.fixes))
     for number, (column, fix) in enumerate(zip(slots, failure.fixes, strict=True)):
         column.button(md(fix.label), key=f"{key}_fix_{number}", on_click=apply_changes,
-                      args=(form, report.settings, fix.changes), icon=":material/build:",
+                      args=(form, fix.changes), icon=":material/build:",
                       width="stretch")
 
 

@@ -3,6 +3,10 @@
 Settings (widgets drawn from workbench/tensors/settings.py TABLE) -> workbench.tensors.report
 .inspect and broadcast.combine_shapes -> pictures and tables. The URL always holds the lesson link
 of what is on screen (shape, dtype, ops, ...; see docs/lesson-links.md), written once per run.
+
+x and its op chain, with everything they change, are one fragment (`chain_view`): Append, Undo,
+a typed chain, the step picker and the one-click fixes rerun only that, not the title and the
+tabs below it (the broadcasting chart, the dtypes, the checks), which the page run draws once.
 """
 from __future__ import annotations
 
@@ -17,20 +21,24 @@ from components.classroom import share_panel
 from components.code_panel import code_panel
 from components.device import learner_device
 from components.figures import presenting
+from components.guard import run_guarded
 from components.stage import page_header
 from components.keyboard import skip_to_controls
 from components.knowledge_check import knowledge_check
 from components.lesson_link import fixed_settings_note, link_settings, publish_link
 from components.settings_form import SettingsForm
+from components.state import fragment_rerun
 from workbench.tensors.broadcast import combine_shapes
 from workbench.tensors.checks import PAGE_CHECKS
 from workbench.tensors.codegen import tensor_script
 from workbench.tensors.report import inspect
-from workbench.tensors.settings import TABLE
+from workbench.tensors.settings import TABLE, TensorSettings
 
 KEY = "tensor_inspector"
+# What the tabs were last drawn from (`tabs_inputs`), kept by the page run for the fragment's.
+TABS_DRAWN_FOR = "ti_tabs_drawn_for"
 
-# --- settings: every widget of the table, wherever the page shows it ---------------------------
+# --- settings: the link, and the widgets the page run draws (the fragment draws the rest) -----
 
 linked, fresh = link_settings(TABLE, KEY)
 form = SettingsForm(TABLE, linked, fresh, prefix="ti_")
@@ -43,18 +51,7 @@ fixed_slot = page_header("Tensor inspector",
 )
 # The skip link goes to the op chain (the builder's Op where a link fixed the chain's text).
 skip_to_controls(form.key("ops"), "ti_add_method")
-# Presenter mode: the chain, the step picker and the step's pictures come first (stage.py).
-stage = stage_slots() if presenting() else None
-if stage is not None:
-    with stage.chain:
-        controls.chain_text(form)
-preset_slot = st.container()
-build_col, chain_col = st.columns([1, 1.25], gap="large")
-with build_col:
-    controls.build_x(form)
-with chain_col:
-    chain_problem_slot = controls.op_chain(form, typed_on_stage=stage is not None)
-report_area = st.container()
+chain_slot = st.container()        # chain_view draws here, once the tabs' settings are read
 
 st.subheader("More about tensors", divider="gray")
 # Lazy tabs: only the open one's content runs (the dtype table and the NumPy bridge cost a
@@ -65,30 +62,67 @@ broadcast_tab, dtype_tab, numpy_tab, check_tab = st.tabs(
 with broadcast_tab:
     shape_preset_slot = broadcasting.controls(form)
 
-settings = form.settings()
-publish_link(TABLE, KEY, settings)
-fixed_settings_note(fixed_slot, TABLE, settings)
 
-# --- compute -----------------------------------------------------------------------------------
+def tabs_inputs(settings: TensorSettings) -> tuple:
+    """What the tabs draw from: the two shapes combined, and x's dtype, shape and seed while
+    the dtypes tab (its table, the autocast panel) or the NumPy bridge is open."""
+    open_about_x = dtype_tab.open or numpy_tab.open
+    return (settings.lhs, settings.rhs, settings.combine,
+            *((settings.dtype, settings.shape, settings.seed) if open_about_x else ()))
 
-report = inspect(settings, learner_device())
-combo = combine_shapes(settings.lhs, settings.rhs, settings.combine)
-failing = report.chain_failure.step_number if report.chain_failure else None
-script = tensor_script(settings, materialized=report.materialized, failing_step=failing,
-                       device=str(learner_device()))
 
-# --- draw --------------------------------------------------------------------------------------
+def chain_view() -> None:
+    """Build x, apply ops, what PyTorch reports and the step's pictures, the code and the share
+    panel: settings -> compute -> draw, for what the chain changes."""
+    form.reread()          # a fragment's rerun: the tabs' widgets are not drawn again
+    # Presenter mode: the chain, the step picker and the step's pictures come first (stage.py).
+    stage = stage_slots() if presenting() else None
+    if stage is not None:
+        with stage.chain:
+            controls.chain_text(form)
+    preset_slot = st.container()
+    build_col, chain_col = st.columns([1, 1.25], gap="large")
+    with build_col:
+        controls.build_x(form)
+    with chain_col:
+        chain_problem_slot = controls.op_chain(form, typed_on_stage=stage is not None)
+    settings = form.settings()
+    if fragment_rerun() and tabs_inputs(settings) != st.session_state.get(TABS_DRAWN_FOR):
+        st.rerun(scope="app")      # x changed under an open tab: the whole page shows it
+    publish_link(TABLE, KEY, settings)
 
-with preset_slot:
-    controls.preset_picker(form, settings)
-with shape_preset_slot:
-    broadcasting.preset_picker(form, settings)
-with report_area:
+    report = inspect(settings, learner_device())
+    failing = report.chain_failure.step_number if report.chain_failure else None
+    script = tensor_script(settings, materialized=report.materialized, failing_step=failing,
+                           device=str(learner_device()))
+
+    with preset_slot:
+        controls.preset_picker(form, settings)
     inspector.facts_section(report, form, stage_slot=stage.failure if stage is not None else None,
                             chain_slot=chain_problem_slot)
     inspector.pictures_section(report, stage)
     code_panel(script, filename="tensor_inspector.py", key="ti_code",
                caption="Running it prints, for x and each step, the same facts as the table above.")
+    share_panel(schema=TABLE, settings=settings, url_path="tensor_inspector", script=script,
+                title="Tensor inspector", key="ti_share")
+
+
+@st.fragment
+def chain_fragment() -> None:
+    # A fragment's own reruns do not pass through the router's guard.
+    run_guarded(chain_view, "the tensor inspector's chain")
+
+
+with chain_slot:
+    chain_fragment()
+settings = form.settings()
+fixed_settings_note(fixed_slot, TABLE, settings)
+
+# --- compute and draw the tabs: what the chain does not change ------------------------------------
+
+combo = combine_shapes(settings.lhs, settings.rhs, settings.combine)
+with shape_preset_slot:
+    broadcasting.preset_picker(form)
 with broadcast_tab:
     broadcasting.result(combo)
 with dtype_tab:
@@ -101,6 +135,4 @@ with numpy_tab:
 with check_tab:
     for check in PAGE_CHECKS:
         knowledge_check(check)
-
-share_panel(schema=TABLE, settings=settings, url_path="tensor_inspector", script=script,
-            title="Tensor inspector", key="ti_share")
+st.session_state[TABS_DRAWN_FOR] = tabs_inputs(settings)

@@ -341,3 +341,29 @@ def test_the_gradients_are_folded_until_the_learner_opens_them():
     outside = [c.value for c in at.code if answer in c.value]
     assert outside == [c.value for c in folded[0].code if answer in c.value]
     assert not any(answer in m.value for m in at.markdown)
+
+
+def test_a_press_faster_than_the_sliders_redraw_steps_from_the_servers_position():
+    """N, N on the keyboard faster than the slider redraws: the browser sends the second press
+    with the slider still at the step before (what it last drew). Both presses count, and Back
+    steps back from the step on screen, not from the slider's stale value."""
+    at = open_page(PAGE)
+
+    def press(label: str, stale_slider: int | None = None) -> None:
+        if stale_slider is not None:
+            next(s for s in at.slider if s.label == "Nodes run by the engine") \
+                .set_value(stale_slider)
+        button = next(b for b in at.button if b.label == label or b.key.endswith("_back")
+                      and label == "Back")
+        button.click()
+        at.run()
+
+    press("Next node")
+    press("Next node", stale_slider=0)       # the slider had not drawn step 1 yet
+    assert_clean(at)
+    assert "Step 2 of" in shown_text(at)
+    press("Next node", stale_slider=1)
+    assert "Step 3 of" in shown_text(at)
+    press("Back", stale_slider=2)
+    assert "Step 2 of" in shown_text(at)
+    assert next(s for s in at.slider if s.label == "Nodes run by the engine").value == 2

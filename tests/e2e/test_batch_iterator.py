@@ -5,6 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
+from tests.e2e.script_runs import collect_sockets, run_finished
 from tests.e2e.waiting import WAIT_MS
 from bench.browser import open_path, wait_settled
 from workbench.batches.codegen import record_line
@@ -41,38 +42,21 @@ def test_stepping_through_batches_in_the_browser(page, app_url, query):
         expect(_current(page)).to_contain_text("worker process 1")
 
 
-def _run_finished(payload: str | bytes) -> str | None:
-    """A Streamlit ForwardMsg's script_finished status (None for any other message)."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-    if isinstance(payload, str):
-        return None
-    message = ForwardMsg()
-    try:
-        message.ParseFromString(payload)
-    except Exception:  # noqa: BLE001 - not a ForwardMsg: not the message waited for
-        return None
-    if message.WhichOneof("type") != "script_finished":
-        return None
-    return ForwardMsg.ScriptFinishedStatus.Name(message.script_finished)
-
-
 @pytest.mark.parametrize("present", ["0", "1"], ids=["learner", "presenter"])
 def test_next_reruns_only_the_batch_view_not_the_whole_page(page, app_url, present):
     """A step moves the position only: the page's 6,000 pixels of figures (epochs, costs, the
     pitfall) stay as they are, and only the fragment with the grid and the batch runs again."""
     query = {"n": "12", "batch": "4", "epochs": "2"}
     expected = _lines(query)
-    sockets = []
-    page.on("websocket", lambda socket: sockets.append(socket))
+    stream_of_page = collect_sockets(page)
     open_path(page, app_url, f"/batch_iterator?n=12&batch=4&epochs=2&present={present}")
     expect(_current(page)).to_contain_text(expected[0])
-    stream = next(ws for ws in sockets if ws.url.endswith("/_stcore/stream"))
+    stream = stream_of_page()
     for line in expected[1:3]:
-        with stream.expect_event("framereceived", predicate=lambda p: _run_finished(p) is not None,
+        with stream.expect_event("framereceived", predicate=lambda p: run_finished(p) is not None,
                                  timeout=WAIT_MS) as finished:
             page.locator(".st-key-bi_next").get_by_role("button", name="Next").click()
-        assert _run_finished(finished.value) == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"
+        assert run_finished(finished.value) == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"
         expect(_current(page)).to_contain_text(line)
     assert_clean(page, query)
     # A setting change still runs the whole page: the DataLoader runs again and every section
@@ -83,7 +67,7 @@ def test_next_reruns_only_the_batch_view_not_the_whole_page(page, app_url, prese
     shuffle = panel.locator(".st-key-bi_shuffle")
     expect(shuffle).to_be_visible(timeout=WAIT_MS)
     with stream.expect_event("framereceived", timeout=WAIT_MS,
-                             predicate=lambda p: _run_finished(p) == "FINISHED_SUCCESSFULLY"):
+                             predicate=lambda p: run_finished(p) == "FINISHED_SUCCESSFULLY"):
         shuffle.locator("label").first.click()
     wait_settled(page)
     expect(_current(page)).to_contain_text(_lines({**query, "shuffle": "0"})[0])

@@ -117,9 +117,8 @@ def test_step_the_autograd_graph(page, app_url):
     expect(next_node).to_be_focused()
     # The buttons' keys carry the run's signature: Back and "Run to the end" share its stem.
     stem = _focused_key(page).removesuffix("_next")
-    # Each key waits for the slider to show the step too: Back steps from the slider's value,
-    # which the browser sends with the press (before it has drawn the new value, a fast press
-    # on a busy machine went back from the step before: 2 -> 0).
+    # The slider follows each step (a press faster than its redraw sends the slider's stale
+    # value, which the page ignores: tests/app/test_autograd_graph_page.py).
     slider = main.get_by_role("slider")
     page.keyboard.press("Enter")
     expect(main).to_contain_text("Step 1 of")

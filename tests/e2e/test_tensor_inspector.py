@@ -9,6 +9,7 @@ import torch
 from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
+from tests.e2e.script_runs import collect_sockets, run_finished
 from bench.browser import open_path, wait_settled
 from tests.e2e.waiting import WAIT_MS
 
@@ -90,3 +91,36 @@ def test_a_chain_and_its_drawn_step_survive_the_sidebar(page, app_url):
     expect(page.locator(".st-key-ti_ops input")).to_have_value("t().contiguous()")
     expect(page.locator(".st-key-ti_shape input")).to_have_value("3,5")
     expect(page).to_have_url(re.compile(r"shape=3(,|%2C)5"))
+
+
+def test_append_reruns_only_the_chain_not_the_tabs(page, app_url):
+    """Append and Undo change the chain and what it draws: only that fragment runs again (the
+    title and the tabs below, with the broadcasting chart, stay as drawn). A change to x that
+    an open tab draws from (the dtypes tab shows x's bytes) runs the whole page."""
+    stream_of_page = collect_sockets(page)
+    open_path(page, app_url, "/tensor_inspector?shape=4,6")
+    stream = stream_of_page()
+    x = torch.arange(24.0).reshape(4, 6)
+    for button, ops, stride in (("Append step", "transpose(0, 1)", x.transpose(0, 1).stride()),
+                                ("Undo last step", "", x.stride())):
+        with stream.expect_event("framereceived", timeout=WAIT_MS,
+                                 predicate=lambda p: run_finished(p) is not None) as finished:
+            page.locator(".st-key-ti_chain_buttons").get_by_role("button", name=button).click()
+        assert run_finished(finished.value) == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY", button
+        expect(page.locator(".st-key-ti_ops input")).to_have_value(ops, timeout=WAIT_MS)
+        expect(_metric(page, "stride")).to_have_text(str(stride), timeout=WAIT_MS)
+        page.wait_for_function("(ops) => (new URLSearchParams(location.search).get('ops') || '')"
+                               " === ops", arg=ops, timeout=WAIT_MS)
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(4, timeout=WAIT_MS)
+    assert_clean(page, "after Append and Undo")
+
+    page.get_by_role("tab", name="Dtypes").click()
+    wait_settled(page)
+    nbytes = page.locator("[data-testid=stMetric]").filter(has_text="x (4, 6) takes")
+    expect(nbytes).to_contain_text("96 B", timeout=WAIT_MS)
+    with stream.expect_event("framereceived", timeout=WAIT_MS,
+                             predicate=lambda p: run_finished(p) == "FINISHED_SUCCESSFULLY"):
+        page.locator(".st-key-ti_add_back").get_by_role("button", name="Dim at end").click()
+    expect(page.locator("[data-testid=stMetric]").filter(has_text="x (4, 6, 1) takes")) \
+        .to_contain_text("96 B", timeout=WAIT_MS)
+    assert_clean(page, "after a new dimension under the dtypes tab")
