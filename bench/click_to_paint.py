@@ -66,7 +66,7 @@ async ({button, where, want, live}) => {
   watch.observe(app, {attributes: true, attributeOldValue: true,
                       attributeFilter: ['data-test-script-state']});
   // A button with help has an undisplayed copy beside it in Streamlit 1.67: press the shown one.
-  const target = [...document.querySelectorAll(button)].find((b) => b.checkVisibility());
+  const target = [...document.querySelectorAll(button)].find((b) => b.checkVisibility() && !b.disabled);
   if (!target) throw new Error('no ' + button);
   const started = performance.now();
   target.click();
@@ -190,8 +190,12 @@ def measure(page, case: Case, clicks: int, runs_file: Path) -> list[Click]:
             page.locator(press.prepare).first.click()
             wait_settled(page)
         # A click on a disabled button does nothing: wait until the control can be pressed (the
-        # run a preparing click started may not have reached the browser yet).
-        page.wait_for_function("(s) => { const b = document.querySelector(s); return b && !b.disabled; }",
+        # run a preparing click started may not have reached the browser yet). The copy pressed
+        # is the shown one, as in _CLICK_JS: the undisplayed copy of a button with help could be
+        # enabled while the shown Pause still waits for Play's rerun (a lost Pause, then "no
+        # answer in 60 s" with the run still training).
+        page.wait_for_function("(s) => [...document.querySelectorAll(s)]"
+                               ".some((b) => b.checkVisibility() && !b.disabled)",
                                arg=press.button, timeout=60_000)
         clicked = time.monotonic()
         painted, finished = page.evaluate(_CLICK_JS, {"button": press.button, "where": case.where,
