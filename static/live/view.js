@@ -70,7 +70,7 @@ class LiveView {
           <canvas class="plane" role="application" tabindex="0" aria-label="Decision boundary"
                   aria-describedby="moons-live-${mount}-points"></canvas>
           <p class="describe" id="moons-live-${mount}-points" hidden></p>
-          <div class="tooltip" hidden></div>
+          <div class="tooltip plane-tooltip" hidden></div>
           <div class="readout sr-only" aria-live="polite" aria-atomic="true"></div>
           <figcaption class="legend"></figcaption>
         </figure>
@@ -99,7 +99,7 @@ class LiveView {
     this.announcer = this.root.querySelector(".announce");
     this.plane = this.root.querySelector("canvas.plane");
     this.planeDescription = this.root.querySelector(".describe");
-    this.tooltip = this.root.querySelector(".tooltip");
+    this.tooltip = this.root.querySelector(".plane-tooltip");
     this.readout = this.root.querySelector(".readout");
     this.boundaryLegend = this.root.querySelector(".boundary .legend");
     this.lossCanvas = this.root.querySelector("canvas.loss");

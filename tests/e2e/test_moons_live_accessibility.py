@@ -106,7 +106,7 @@ def test_the_planes_read_out_is_reached_by_the_keyboard(page, app_url):
     plane = page.locator(f"{LIVE} canvas.plane")
     assert plane.get_attribute("tabindex") == "0", "in the Tab order"
     plane.focus()
-    tooltip, readout = page.locator(f"{LIVE} .tooltip"), page.locator(f"{LIVE} .readout")
+    tooltip, readout = page.locator(f"{LIVE} .plane-tooltip"), page.locator(f"{LIVE} .readout")
     expect(tooltip).to_be_visible()
     middle = cells // 2
     expect(readout).to_contain_text(f"column {middle + 1} of {cells}, row {middle + 1} from the bottom")

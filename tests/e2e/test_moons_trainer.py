@@ -104,7 +104,7 @@ def test_hovering_a_point_reads_out_its_coordinates_class_and_probability(page, 
                                         return [r.x + t.px(xy[0]), r.y + t.py(xy[1])]; }}""",
                           [float(x[0]), float(x[1])])
     page.mouse.move(*where)
-    tooltip = page.locator(".st-key-mt_live .tooltip")
+    tooltip = page.locator(".st-key-mt_live .plane-tooltip")
     expect(tooltip).to_be_visible(timeout=WAIT_MS)
     text = tooltip.inner_text()
     assert f"train point, class {label}" in text

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import segno
 
+from workbench.common.palette import BLACK, WHITE
+
 
 def qr_svg(url: str) -> str:
     code = segno.make(url, error="m")
-    return code.svg_inline(scale=1, border=4, dark="#000000", light="#ffffff", omitsize=True,
+    return code.svg_inline(scale=1, border=4, dark=BLACK, light=WHITE, omitsize=True,
                            svgclass="class-qr", lineclass=None)
