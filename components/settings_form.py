@@ -101,6 +101,11 @@ class SettingsForm(Generic[Settings]):
 
     def _widget(self, p: Param, **overrides: Any) -> Any:
         kind, key, w = p.kind, self.key(p.name), p.widget
+        if key not in st.session_state:
+            # Streamlit dropped the widget's state after this form was made: a fragment's rerun
+            # does not run __init__ again, and a text box created without state reads "" (for
+            # a shape, a scalar). The last good value stands in, as it does for a bad entry.
+            st.session_state[key] = self._widget_value(p, self._last_good(p))
         common: dict[str, Any] = {"key": key, "help": p.help or None, **overrides}
         label = common.pop("label", p.label)
         if isinstance(p, ChoiceParam):
@@ -144,13 +149,20 @@ class SettingsForm(Generic[Settings]):
         try:
             value = p.parse(str(raw))
         except ValueError as exc:
-            value = st.session_state.get(self._valid_key(p.name), getattr(self.linked, p.field))
+            value = self._last_good(p)
             shown = p.format(value) or "empty"
             st.error(f"{code_span(str(raw))}: {md(exc)}. Still using {code_span(shown)}.",
                      icon=":material/error:")
             return value
         st.session_state[self._valid_key(p.name)] = value
         return value
+
+    def _last_good(self, p: Param) -> Any:
+        """A text setting's last value that parsed (the link's before any); for the others,
+        the value this run drew or the link's."""
+        if p.kind in TEXT_KINDS:
+            return st.session_state.get(self._valid_key(p.name), getattr(self.linked, p.field))
+        return self._values.get(p.field, getattr(self.linked, p.field))
 
     def reread(self) -> None:
         """Forget the values drawn so far, so that `settings()` reads every widget's stored
@@ -176,8 +188,8 @@ class SettingsForm(Generic[Settings]):
         """A widget not drawn this run: its stored value, parsed, or the last good one."""
         raw = st.session_state.get(self.key(p.name))
         if raw is None:
-            return getattr(self.linked, p.field)
+            return self._last_good(p)
         if isinstance(p, IntParam | FloatParam | BoolParam | ChoiceParam):
             return self._parse(p, raw)
-        return st.session_state.get(self._valid_key(p.name), getattr(self.linked, p.field))
+        return self._last_good(p)
 

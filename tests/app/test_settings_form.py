@@ -30,6 +30,10 @@ def form_app():
     ])
     linked, fresh = link_settings(table, "demo")
     form = SettingsForm(table, linked, fresh, prefix="demo_")
+    if st.session_state.pop("drop_hidden", False):
+        # As Streamlit may between the page's run and a fragment's rerun, where the form made
+        # by the page run draws the widget again.
+        del st.session_state["demo_hidden"]
     form.draw("n", "lr", "act", "hidden")
     settings = form.settings()
     publish_link(table, "demo", settings)
@@ -98,3 +102,12 @@ def test_a_link_that_names_parameters_still_applies_them():
     at.query_params["n"] = "50"
     at.run()
     assert "n=50" in _shown(at)
+
+
+def test_a_text_widget_whose_state_streamlit_dropped_keeps_the_last_good_value():
+    at = _run()
+    at.text_input(key="demo_hidden").input("32,16").run()
+    at.session_state["drop_hidden"] = True
+    at.run()
+    assert at.text_input(key="demo_hidden").value == "32,16"
+    assert "hidden=(32, 16)" in _shown(at) and at.query_params["hidden"] == "32,16"
