@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from bench.browser import wait_settled
+from bench.browser import wait_drawn, wait_settled
 from bench.stage import (
     SCREENS,
     PROJECTORS,
@@ -50,12 +50,25 @@ def _open(browser, app_url: str, lesson_key: str, number: int, size, *, present:
     return page
 
 
+def _resize(page: Page, size: tuple[int, int]) -> None:
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    wait_drawn(page)
+
+
 @pytest.mark.parametrize("which", STEPS, ids=list(STEPS))
-@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def test_the_step_its_link_and_its_check_fill_the_first_screen(browser, app_url, size, which):
+def test_the_step_its_link_and_its_check_fill_the_first_screen(browser, app_url, which):
+    """On each screen: the step opened once per view at the smallest screen, the window then
+    resized to the others (a page load is the costly part of a browser test)."""
     lesson_key, number = STEPS[which]
     step = lesson_by_key(lesson_key).steps[number - 1]
-    page = _open(browser, app_url, lesson_key, number, size)
+    normal = _open(browser, app_url, lesson_key, number, SIZES[0], present=False)
+    normal_px = {}
+    for size in SIZES:
+        _resize(normal, size)
+        normal_px[size] = text_px(normal.locator(".st-key-lesson_step_text"))
+    normal.context.close()
+
+    page = _open(browser, app_url, lesson_key, number, SIZES[0])
     main = page.locator(".st-key-lessons_main")
     check = main.locator(f".st-key-kc_lesson_{lesson_key}_{number}")
     shown = {
@@ -66,21 +79,19 @@ def test_the_step_its_link_and_its_check_fill_the_first_screen(browser, app_url,
         "Back": main.get_by_role("button", name="Back"),
         "Next": main.get_by_role("button", name="Next"),
     }
-    for what, locator in shown.items():
-        assert_on_first_screen(page, locator, what)
-        assert clipped_texts(locator) == [], what
     # The check's answer control: every option and the commit button.
     assert step.check is not None
     expect(check.get_by_role("radio")).to_have_count(len(step.check.options))
-    assert_on_first_screen(page, check.get_by_role("button", name="Commit and reveal"),
-                           "Commit and reveal")
-    presenting_px = text_px(shown["the step's text"])
+    for size in SIZES:
+        _resize(page, size)
+        for what, locator in shown.items():
+            assert_on_first_screen(page, locator, f"{what} at {size}")
+            assert clipped_texts(locator) == [], (what, size)
+        assert_on_first_screen(page, check.get_by_role("button", name="Commit and reveal"),
+                               f"Commit and reveal at {size}")
+        presenting_px = text_px(shown["the step's text"])
+        assert presenting_px >= 1.3 * normal_px[size], (size, presenting_px, normal_px[size])
     page.context.close()
-
-    normal = _open(browser, app_url, lesson_key, number, size, present=False)
-    normal_px = text_px(normal.locator(".st-key-lesson_step_text"))
-    normal.context.close()
-    assert presenting_px >= 1.3 * normal_px, (presenting_px, normal_px)
 
 
 @pytest.mark.parametrize("which", ["first", "longest-check"])

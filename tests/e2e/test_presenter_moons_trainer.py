@@ -38,40 +38,58 @@ def _opened(browser, app_url, size, *, present: bool, theme: str = "light"):
     return page
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_the_boundary_its_controls_and_the_curves_fill_the_first_screen(browser, app_url, size):
-    page = _opened(browser, app_url, size, present=True)
+def _resized(page, size: tuple[int, int]) -> None:
+    """The window resized to `size` and the live view laid out again for it."""
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    _laid_out(page)
+
+
+def test_the_boundary_its_controls_and_the_curves_fill_the_first_screen(browser, app_url):
+    """On each screen: the page opened once per view at the smallest screen, the window then
+    resized to the others (a page load is the costly part of a browser test)."""
+    normal = _opened(browser, app_url, SIZES[0], present=False)
+    normal_px = {}
     try:
-        boundary = page.locator(BOUNDARY)
-        plane = assert_on_first_screen(page, page.locator(f"{BOUNDARY} canvas.plane"), "the boundary's plane")
-        assert_on_first_screen(page, boundary, "the boundary with its legend")
-        curves = assert_on_first_screen(page, page.locator(".st-key-mt_live figure.curves"),
-                                        "the loss and accuracy curves")
-        assert curves["x"] >= plane["x"] + plane["width"] - 1, "the curves sit beside the boundary"
-        for what, selector in CONTROLS.items():
-            control = page.locator(selector).first
-            assert_on_first_screen(page, control, what)
-            assert clipped_texts(control) == [], what
-        # The stage is the live view's: the plane takes most of the first screen's height.
-        assert plane["height"] >= 0.5 * size[1], plane
-        legend = page.locator(f"{BOUNDARY} .legend").bounding_box()
-        assert legend["y"] >= plane["y"] + plane["height"] - 1, "the legend is below the x-axis title"
-        for figure in (boundary, page.locator(".st-key-mt_live figure.curves")):
-            assert clipped_texts(figure) == []
-        # Canvas text is not in the DOM: the view notes any text that falls off its canvas.
-        assert page.locator(LIVE).get_attribute("data-clipped-canvas-text") == ""
-        presented_px = text_px(boundary)
-        presented_canvas_px = float(page.locator(LIVE).get_attribute("data-font-px"))
-    finally:
-        page.context.close()
-    normal = _opened(browser, app_url, size, present=False)
-    try:
-        normal_px = text_px(normal.locator(BOUNDARY))
-        normal_canvas_px = float(normal.locator(LIVE).get_attribute("data-font-px"))
+        for size in SIZES:
+            _resized(normal, size)
+            normal_px[size] = (text_px(normal.locator(BOUNDARY)),
+                               float(normal.locator(LIVE).get_attribute("data-font-px")))
     finally:
         normal.context.close()
-    assert presented_px >= 1.3 * normal_px, (presented_px, normal_px)
-    assert presented_canvas_px >= 1.4 * normal_canvas_px, (presented_canvas_px, normal_canvas_px)
+    page = _opened(browser, app_url, SIZES[0], present=True)
+    try:
+        for size in SIZES:
+            _resized(page, size)
+            _assert_the_stage_fills_the_first_screen(page, size, *normal_px[size])
+    finally:
+        page.context.close()
+
+
+def _assert_the_stage_fills_the_first_screen(page, size: tuple[int, int], normal_px: float,
+                                             normal_canvas_px: float) -> None:
+    boundary = page.locator(BOUNDARY)
+    plane = assert_on_first_screen(page, page.locator(f"{BOUNDARY} canvas.plane"),
+                                   f"the boundary's plane at {size}")
+    assert_on_first_screen(page, boundary, f"the boundary with its legend at {size}")
+    curves = assert_on_first_screen(page, page.locator(".st-key-mt_live figure.curves"),
+                                    f"the loss and accuracy curves at {size}")
+    assert curves["x"] >= plane["x"] + plane["width"] - 1, "the curves sit beside the boundary"
+    for what, selector in CONTROLS.items():
+        control = page.locator(selector).first
+        assert_on_first_screen(page, control, f"{what} at {size}")
+        assert clipped_texts(control) == [], (what, size)
+    # The stage is the live view's: the plane takes most of the first screen's height.
+    assert plane["height"] >= 0.5 * size[1], (size, plane)
+    legend = page.locator(f"{BOUNDARY} .legend").bounding_box()
+    assert legend["y"] >= plane["y"] + plane["height"] - 1, "the legend is below the x-axis title"
+    for figure in (boundary, page.locator(".st-key-mt_live figure.curves")):
+        assert clipped_texts(figure) == [], size
+    # Canvas text is not in the DOM: the view notes any text that falls off its canvas.
+    assert page.locator(LIVE).get_attribute("data-clipped-canvas-text") == "", size
+    presented_px = text_px(boundary)
+    presented_canvas_px = float(page.locator(LIVE).get_attribute("data-font-px"))
+    assert presented_px >= 1.3 * normal_px, (size, presented_px, normal_px)
+    assert presented_canvas_px >= 1.4 * normal_canvas_px, (size, presented_canvas_px, normal_canvas_px)
 
 
 def _overlaps(a: dict, b: dict) -> bool:

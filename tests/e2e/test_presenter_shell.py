@@ -18,31 +18,57 @@ def _title_top(page) -> float:
     return page.locator(TITLE).first.bounding_box()["y"]
 
 
-STAGES = [(PROJECTORS[0], "light"), (PROJECTORS[0], "dark"), (PROJECTORS[1], "light")]
+# Each page is opened once and seen as three stages: a 1280x720 projector in the light theme,
+# the same in the dark theme (the system's colour scheme changed under the open page, which
+# Streamlit follows), and a 1366x768 projector (the window resized). A page load is the costly
+# part of a browser test; the stages' layouts come from CSS, which a resize or a theme change
+# applies in place, as a teacher who moves the window to the projector sees it.
+STAGES = ((PROJECTORS[0], "light"), (PROJECTORS[0], "dark"), (PROJECTORS[1], "light"))
+
+# The app's background once Streamlit has applied the theme: dark when its red, green and blue
+# sum to under half of white's.
+_DARK_BACKGROUND_JS = """
+(dark) => {
+  const app = document.querySelector('[data-testid=stApp]');
+  if (!app) return false;
+  const [r, g, b] = getComputedStyle(app).backgroundColor.match(/\\d+/g).map(Number);
+  return (r + g + b < 3 * 128) === dark;
+}
+"""
 
 
-@pytest.mark.parametrize(("size", "theme"), STAGES, ids=["1280-light", "1280-dark", "1366-light"])
-def test_every_page_opens_with_the_sidebar_folded_and_the_title_at_the_top(browser, app_url, size, theme):
-    page = first_screen(browser, app_url, "/", size, theme=theme)
+def _assert_the_title_line_is_at_the_top(page, title_of_page: str) -> None:
+    sidebar = page.locator("[data-testid=stSidebar]")
+    expect(sidebar).to_have_attribute("data-collapsed", "true")
+    title = page.locator(TITLE).first
+    assert_on_first_screen(page, title, f"{title_of_page}'s title")
+    # Streamlit leaves 96 px above a title; the stage keeps about a tenth of it.
+    assert _title_top(page) < 30, f"{title_of_page}: the title starts at y={_title_top(page)}"
+    about = page.locator(".st-key-page_about")
+    assert_on_first_screen(page, about, f"{title_of_page}'s About this page")
+    assert abs(about.bounding_box()["y"] - title.bounding_box()["y"]) < 40, "not one line"
+    assert clipped_texts(title) == [] and clipped_texts(about) == []
+    opener = page.locator("[data-testid=stExpandSidebarButton]").bounding_box()
+    text = title.evaluate("h => { const r = document.createRange(); r.selectNodeContents(h);"
+                          " const b = r.getBoundingClientRect(); return {x: b.x}; }")
+    assert text["x"] > opener["x"] + opener["width"], "the sidebar button covers the title"
+
+
+def test_every_page_opens_with_the_sidebar_folded_and_the_title_at_the_top(browser, app_url):
+    first_size, first_theme = STAGES[0]
+    page = first_screen(browser, app_url, "/", first_size, theme=first_theme)
     try:
         for tool in all_pages():
+            page.set_viewport_size(dict(zip(("width", "height"), first_size, strict=True)))
+            page.emulate_media(color_scheme=first_theme)
             open_path(page, app_url, f"/{tool.url_path}?present=1")
             expect(page.locator(f".st-key-{tool.main_key}")).to_be_visible(timeout=WAIT_MS)
             wait_drawn(page)        # the presenter styles are in place: the title has moved up
-            sidebar = page.locator("[data-testid=stSidebar]")
-            expect(sidebar).to_have_attribute("data-collapsed", "true")
-            title = page.locator(TITLE).first
-            assert_on_first_screen(page, title, f"{tool.title}'s title")
-            # Streamlit leaves 96 px above a title; the stage keeps about a tenth of it.
-            assert _title_top(page) < 30, f"{tool.title}: the title starts at y={_title_top(page)}"
-            about = page.locator(".st-key-page_about")
-            assert_on_first_screen(page, about, f"{tool.title}'s About this page")
-            assert abs(about.bounding_box()["y"] - title.bounding_box()["y"]) < 40, "not one line"
-            assert clipped_texts(title) == [] and clipped_texts(about) == []
-            opener = page.locator("[data-testid=stExpandSidebarButton]").bounding_box()
-            text = title.evaluate("h => { const r = document.createRange(); r.selectNodeContents(h);"
-                                  " const b = r.getBoundingClientRect(); return {x: b.x}; }")
-            assert text["x"] > opener["x"] + opener["width"], "the sidebar button covers the title"
+            for (width, height), theme in STAGES:
+                page.set_viewport_size({"width": width, "height": height})
+                page.emulate_media(color_scheme=theme)
+                page.wait_for_function(_DARK_BACKGROUND_JS, arg=theme == "dark", timeout=WAIT_MS)
+                _assert_the_title_line_is_at_the_top(page, f"{tool.title} at {width}x{height}, {theme}")
     finally:
         page.context.close()
 

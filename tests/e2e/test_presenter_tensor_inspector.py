@@ -12,7 +12,7 @@ import pytest
 import torch
 from playwright.sync_api import Page, expect
 
-from bench.browser import wait_settled
+from bench.browser import wait_drawn, wait_settled
 from bench.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
 from tests.e2e.waiting import WAIT_MS
 
@@ -42,37 +42,49 @@ def _drawn(page: Page, cell_text: str) -> None:
         .to_be_visible(timeout=WAIT_MS)
 
 
-@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_the_first_screen_holds_the_chain_the_picker_the_grid_and_the_strip(browser, app_url,
-                                                                             size):
-    normal = first_screen(browser, app_url, LESSON, size, present=False)
+def _resize(page, size: tuple[int, int]) -> None:
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    wait_drawn(page)            # every Plotly chart fitted to its new box
+
+
+def test_the_first_screen_holds_the_chain_the_picker_the_grid_and_the_strip(browser, app_url):
+    """On each screen (one page per view, the window resized from the smallest screen up: a page
+    load is the costly part of a browser test, and the stage's layout follows the window)."""
+    normal = first_screen(browser, app_url, LESSON, SCREENS[0], present=False)
     _drawn(normal, "22")
-    normal_grid_px = text_px(normal.locator(".st-key-ti_grid"))
-    normal_strip_px = text_px(normal.locator(".st-key-ti_strip"))
+    normal_px = {}
+    for size in SCREENS:
+        _resize(normal, size)
+        normal_px[size] = (text_px(normal.locator(".st-key-ti_grid")),
+                           text_px(normal.locator(".st-key-ti_strip")))
     normal.context.close()
 
-    page = first_screen(browser, app_url, LESSON, size)
+    page = first_screen(browser, app_url, LESSON, SCREENS[0])
     _drawn(page, "22")
     stage = _stage(page)
     expect(stage["chain"].locator("input")).to_have_value("t()[1:5]", timeout=WAIT_MS)
     expect(stage["picker"]).to_contain_text("x.t()[1:5]", timeout=WAIT_MS)
-    boxes = {what: assert_on_first_screen(page, locator, what) for what, locator in stage.items()}
-    for what, locator in stage.items():
-        assert clipped_texts(locator) == [], what
-    # The facts beside the grid are those PyTorch reports for the drawn step.
     facts = page.locator(".st-key-ti_stage_facts")
-    assert_on_first_screen(page, facts, "the drawn step's facts")
+    # The facts beside the grid are those PyTorch reports for the drawn step.
     expect(facts).to_contain_text(str(X.t()[1:5].stride()), timeout=WAIT_MS)
-    assert clipped_texts(facts) == []
-    # The grid takes the viewport's height, less what sits above and below it: more room on a
-    # taller screen, never the fixed 264 px it is drawn at.
-    assert boxes["grid"]["height"] > 0.35 * size[1], boxes["grid"]
-    assert boxes["grid"]["y"] > boxes["chain"]["y"] + boxes["chain"]["height"]
-    assert boxes["strip"]["y"] > boxes["grid"]["y"] + boxes["grid"]["height"]
+    for size in SCREENS:
+        _resize(page, size)
+        boxes = {what: assert_on_first_screen(page, locator, f"{what} at {size}")
+                 for what, locator in stage.items()}
+        for what, locator in stage.items():
+            assert clipped_texts(locator) == [], (what, size)
+        assert_on_first_screen(page, facts, f"the drawn step's facts at {size}")
+        assert clipped_texts(facts) == [], size
+        # The grid takes the viewport's height, less what sits above and below it: more room
+        # on a taller screen, never the fixed 264 px it is drawn at.
+        assert boxes["grid"]["height"] > 0.35 * size[1], (size, boxes["grid"])
+        assert boxes["grid"]["y"] > boxes["chain"]["y"] + boxes["chain"]["height"], size
+        assert boxes["strip"]["y"] > boxes["grid"]["y"] + boxes["grid"]["height"], size
 
-    grid_px, strip_px = text_px(stage["grid"]), text_px(stage["strip"])
-    assert grid_px >= 1.3 * normal_grid_px, (grid_px, normal_grid_px)
-    assert strip_px >= 1.3 * normal_strip_px, (strip_px, normal_strip_px)
+        grid_px, strip_px = text_px(stage["grid"]), text_px(stage["strip"])
+        normal_grid_px, normal_strip_px = normal_px[size]
+        assert grid_px >= 1.3 * normal_grid_px, (size, grid_px, normal_grid_px)
+        assert strip_px >= 1.3 * normal_strip_px, (size, strip_px, normal_strip_px)
     page.context.close()
 
 
