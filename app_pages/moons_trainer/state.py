@@ -52,6 +52,11 @@ class MoonsTrainerState:
     reload_for: tuple[int, int] | None = None
     reload_check: ReloadCheck | None = None
     pitfalls: dict[str, Any] = field(default_factory=dict)
+    # The finished run last looked at for the class's challenge board, as (run, steps), and
+    # what became of its post: each finished run is posted at most once.
+    class_post_for: tuple[int, int] | None = None
+    class_post_note: str = ""
+    class_post_kind: str = "info"       # "success", "info" (not posted, and why), "warning"
 
 
 def state() -> MoonsTrainerState:
