@@ -34,7 +34,7 @@ OPTIMIZER_COLOURS = dict(zip(OPTIMIZERS, OKABE_ITO, strict=False))
 
 def hidden_layers(run: RunEntry) -> str:
     """The run's hidden layers as its link sets them (read through the settings table)."""
-    settings, _ = TABLE.read(dict(parse_qsl(urlsplit(run.link).query)))
+    settings, _ = TABLE.read(dict(parse_qsl(urlsplit(run.link).query, keep_blank_values=True)))
     return ", ".join(map(str, settings.hidden)) or "none (linear)"
 
 

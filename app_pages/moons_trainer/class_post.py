@@ -8,28 +8,40 @@ class panel.
 """
 from __future__ import annotations
 
+import weakref
+
 from app_pages.moons_trainer.state import MoonsTrainerState
+from app_pages.navigation import TOOLS
 from components.class_session import class_store, seat
 from components.classroom import lesson_url
 from workbench.classroom.store import ClassError, RunEntry, StoreUnavailable
 from workbench.moons.challenge import finished_run, not_reproducible
-from workbench.moons.settings import TABLE
+from workbench.moons.settings import TABLE, MoonsSettings
 from workbench.moons.training import TrainingSession
 
-URL_PATH = "moons_trainer"
+# The trainer's address, from the pages' table.
+URL_PATH = next(tool.url_path for tool in TOOLS if tool.script == "app_pages/moons_trainer/page.py")
+
+def run_link(settings: MoonsSettings) -> str:
+    """The link that opens exactly a run's experiment: /moons_trainer?<its settings>."""
+    return lesson_url(URL_PATH, TABLE.write(settings))
 
 
-def run_link(session: TrainingSession) -> str:
-    """The link that opens exactly this run's experiment: /moons_trainer?<its settings>."""
-    return lesson_url(URL_PATH, TABLE.write(session.settings))
+def _seen(me: MoonsTrainerState, session: TrainingSession) -> bool:
+    """Whether this run, at this step, was looked at already. The run is held weakly: an id()
+    could be reused by a later run, and a strong reference would keep a discarded run alive."""
+    if me.class_post_for is None:
+        return False
+    run, steps = me.class_post_for
+    return run() is session and steps == session.steps
 
 
 def post_finished_run(me: MoonsTrainerState, session: TrainingSession) -> None:
     """Post `session` once, the first time it is seen finished; only while in a class (a run
     that finished before its learner joined is not posted afterwards)."""
-    if not session.done or me.class_post_for == (id(session), session.steps):
+    if not session.done or _seen(me, session):
         return
-    me.class_post_for = (id(session), session.steps)
+    me.class_post_for = (weakref.ref(session), session.steps)
     me.class_post_note = ""
     membership = seat().membership
     if membership is None:
@@ -41,7 +53,7 @@ def post_finished_run(me: MoonsTrainerState, session: TrainingSession) -> None:
         return
     with session.lock:
         result = finished_run(session)
-    entry = RunEntry(link=run_link(session), optimizer=result.settings.opt,
+    entry = RunEntry(link=run_link(session.settings), optimizer=result.settings.opt,
                      learning_rate=result.settings.lr, test_accuracy=result.test_accuracy,
                      bayes_ceiling=result.bayes_ceiling, parameter_count=result.parameter_count)
     try:

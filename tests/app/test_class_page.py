@@ -183,7 +183,7 @@ def test_the_challenge_board_shows_posted_runs_and_names_the_best_within_the_lim
     assert md("No runs posted yet.") in shown_text(teacher)
     _post(code, "Ada", 0.93, 97, "SGD", 0.1, "24")
     _post(code, "**Bo_<b>**", 0.97, 4_353, "Adam", 0.003, "64,32")
-    _post(code, "Cy", 0.91, 49, "AdamW", 0.03, "12")
+    _post(code, "Cy", 0.91, 3, "AdamW", 0.03, "")             # a linear model: hidden=
     teacher.run()                                         # as the board's timer would
     assert_clean(teacher)
     rows = _challenge_rows(teacher)
@@ -192,6 +192,7 @@ def test_the_challenge_board_shows_posted_runs_and_names_the_best_within_the_lim
     assert (bo["test accuracy %"], bo["best possible %"], bo["parameters"]) == (97.0, 95.5, 4_353)
     assert (bo["optimizer"], bo["learning rate"], bo["hidden layers"]) == ("Adam", 0.003, "64, 32")
     assert bo["experiment"] == "/moons_trainer?hidden=64,32&opt=Adam&lr=0.003"
+    assert rows[2]["hidden layers"] == "none (linear)"
     assert teacher.get("plotly_chart"), "no scatter"
     # No limit yet: the most accurate run wins; the name is stored cleaned and shown escaped.
     assert md("Best test accuracy with any number of parameters: Bo_b, 97.00%") in shown_text(teacher)
@@ -202,10 +203,10 @@ def test_the_challenge_board_shows_posted_runs_and_names_the_best_within_the_lim
     assert md("with at most 100 parameters: Ada, 93.00% with 97 parameters") in shown_text(teacher)
     assert [r["challenge"] for r in _challenge_rows(teacher)] == ["over the limit", "best", "competes"]
 
-    teacher.number_input(key="challenge_limit").set_value(10)
+    teacher.number_input(key="challenge_limit").set_value(2)
     teacher.button(key="FormSubmitter:challenge_form-Set the challenge").click().run()
     text = shown_text(teacher)
-    assert md("No posted run has at most 10 parameters yet: the smallest has 49") in text
+    assert md("No posted run has at most 2 parameters yet: the smallest has 3") in text
     assert "best" not in {r["challenge"] for r in _challenge_rows(teacher)}
     assert "Best test accuracy" not in text
 

@@ -9,7 +9,7 @@ import pytest
 
 from app_pages.moons_trainer.class_post import run_link
 from workbench.classroom.challenge import best_within, challenge_sentence, within
-from workbench.classroom.store import ClassStore, RunEntry
+from workbench.classroom.store import RUN_LINK, ClassStore, RunEntry
 from workbench.moons.challenge import finished_run, not_reproducible, train_again
 from workbench.moons.settings import PRESET, TABLE
 from workbench.moons.training import TrainingSession
@@ -53,20 +53,39 @@ def test_a_posted_run_reopened_by_its_link_reproduces_its_accuracy(tmp_path):
     started = store.start_class()
     learner = store.join(started.code, "Ada")
     store.post_run(started.code, learner.token, RunEntry(
-        run_link(session), SMALL.opt, SMALL.lr, posted.test_accuracy, posted.bayes_ceiling,
+        run_link(session.settings), SMALL.opt, SMALL.lr, posted.test_accuracy, posted.bayes_ceiling,
         posted.parameter_count))
     entry = store.challenge_board(started.code, teacher_key=started.teacher_key).runs[0]
     store.dispose()
 
     link = urlsplit(entry.link)
     assert link.path == "/moons_trainer"
-    settings, problems = TABLE.read(dict(parse_qsl(link.query)))
+    settings, problems = TABLE.read(dict(parse_qsl(link.query, keep_blank_values=True)))
     assert problems == [] and settings == SMALL
     again = train_again(settings)
     assert again.test_accuracy == entry.test_accuracy
     assert again.bayes_ceiling == entry.bayes_ceiling
     # The count PyTorch gives for the model the link builds.
     assert entry.parameter_count == sum(p.numel() for p in TrainingSession(settings).model.parameters())
+
+
+def test_a_setting_changed_before_the_first_step_is_the_same_as_starting_with_it():
+    session = TrainingSession(dataclasses.replace(SMALL, lr=0.05, opt="Adam", epochs=2))
+    final = dataclasses.replace(SMALL, epochs=2)
+    session.continue_with(final)                 # as the page does when the learner edits first
+    session.run_to_end()
+    assert session.changes and not_reproducible(session) is None
+    assert finished_run(session).test_accuracy == train_again(final).test_accuracy
+
+
+@pytest.mark.parametrize("changed", [{}, {"split": "60/20/20", "noise": 0.1, "wd": 1e-5},
+                                     {"dataset": "spiral", "hidden": (), "act": "LeakyReLU",
+                                      "speed": "max", "net": True, "lr": 0.25}])
+def test_every_run_link_is_one_the_store_takes(changed):
+    link = run_link(dataclasses.replace(PRESET, **changed))
+    assert RUN_LINK.match(link), link
+    settings, problems = TABLE.read(dict(parse_qsl(urlsplit(link).query, keep_blank_values=True)))
+    assert problems == [] and settings == dataclasses.replace(PRESET, **changed)
 
 
 @pytest.mark.parametrize("spoil", ["changed", "diverged"])

@@ -303,6 +303,8 @@ def test_posted_runs_are_bounded_per_learner_and_validated(store):
     for bad in (_run(1.5), _run(float("nan")), _run(parameters=0), _run(parameters=True),
                 RunEntry("https://x/", "Adam", 0.1, 0.9, 0.9, 3),
                 RunEntry("//evil.example/x", "Adam", 0.1, 0.9, 0.9, 3),
+                RunEntry("/\\evil.example", "Adam", 0.1, 0.9, 0.9, 3),
+                RunEntry("/moons_trainer?x=<script>", "Adam", 0.1, 0.9, 0.9, 3),
                 RunEntry("/moons_trainer", "", 0.1, 0.9, 0.9, 3),
                 RunEntry("/moons_trainer", "Adam", 0.0, 0.9, 0.9, 3)):
         with pytest.raises(ClassError, match="cannot be posted"):

@@ -41,6 +41,9 @@ MAX_RUNS_PER_MEMBER = 10
 MAX_RUNS_PER_CLASS = 300
 MAX_CHALLENGE_PARAMETERS = 10**8       # above any model the moons trainer can build (4 x 256 wide)
 CHECK_KEY = re.compile(r"^[a-z0-9_]{1,80}$")
+# A posted run's link: a page of this app and its query, nothing a browser could read as another
+# site ("//host", "/\\host") or a script; the board puts it behind an "Open" link.
+RUN_LINK = re.compile(r"^/[a-z0-9_]{1,40}(\?[A-Za-z0-9_.,()\[\]:%&=+~-]*)?$")
 MAX_OPTION = 200
 MAX_LINK = 2000
 MAX_TITLE = 200
@@ -474,7 +477,7 @@ def _valid_nickname(raw: str | None) -> str:
 
 def _valid_run(run: RunEntry) -> None:
     numbers = (run.learning_rate, run.test_accuracy, run.bayes_ceiling)
-    if (not run.link.startswith("/") or run.link.startswith("//") or len(run.link) > MAX_LINK
+    if (not isinstance(run.link, str) or len(run.link) > MAX_LINK or not RUN_LINK.match(run.link)
             or not isinstance(run.optimizer, str) or not 0 < len(run.optimizer) <= 40
             or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in numbers)
             or not 0 <= run.test_accuracy <= 1 or not 0 <= run.bayes_ceiling <= 1

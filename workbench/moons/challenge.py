@@ -27,7 +27,9 @@ def not_reproducible(session: TrainingSession) -> str | None:
         return "a run whose loss stopped being a number is not posted"
     if session.loaded is not None:
         return "its weights were uploaded, and no link retraces uploaded weights"
-    if session.changes:
+    # A change before the first optimizer step (a learning rate set before Play) is the same as
+    # starting with it: only one made after training began leaves the link behind.
+    if any(change.step > 0 for change in session.changes):
         return ("its settings changed while it trained, and a link trains the final settings "
                 "from the start")
     return None
