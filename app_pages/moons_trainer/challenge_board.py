@@ -135,4 +135,11 @@ def challenge_board(code: str, *, teacher_key: str = "", token: str = "") -> Non
     })
     chart(scatter(board), key="challenge_scatter",
           label="Posted runs: learning rate (log scale) against test accuracy, by optimizer",
-          table=lambda: board_frame(board).drop(columns=["experiment"]))
+          table=lambda: scatter_table(board))
+
+
+def scatter_table(board: ChallengeBoard) -> pd.DataFrame:
+    """The scatter's numbers for its data table, an st.table, which renders Markdown: the
+    nicknames are escaped there (st.dataframe above shows text as it is)."""
+    frame = board_frame(board).drop(columns=["experiment"])
+    return frame.assign(nickname=frame["nickname"].map(md))

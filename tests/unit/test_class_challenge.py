@@ -7,9 +7,11 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
+from app_pages.moons_trainer.challenge_board import OPTIMIZER_COLOURS, scatter_table, scatter
 from app_pages.moons_trainer.class_post import run_link
+from components.plain_text import md
 from workbench.classroom.challenge import best_within, challenge_sentence, within
-from workbench.classroom.store import RUN_LINK, ClassStore, RunEntry
+from workbench.classroom.store import RUN_LINK, ChallengeBoard, ClassStore, RunEntry
 from workbench.moons.challenge import finished_run, not_reproducible, train_again
 from workbench.moons.settings import PRESET, TABLE
 from workbench.moons.training import TrainingSession
@@ -100,3 +102,18 @@ def test_a_run_its_link_cannot_retrace_is_not_posted(spoil):
         reason = "stopped being a number"
     session.run_to_end()
     assert reason in not_reproducible(session)
+
+
+def test_the_scatter_has_one_colour_per_optimizer_and_hollow_runs_over_the_limit():
+    board = ChallengeBoard([RunEntry("/moons_trainer?opt=SGD", "SGD", 0.1, 0.9, 0.95, 97, "_Bo_"),
+                            RunEntry("/moons_trainer", "AdamW", 0.003, 0.95, 0.95, 2_305, "Ada"),
+                            RunEntry("/moons_trainer?opt=SGD", "SGD", 0.3, 0.8, 0.95, 49, "Cy")], 100)
+    fig = scatter(board)
+    assert fig.layout.xaxis.type == "log"
+    assert [trace.name for trace in fig.data] == ["AdamW", "SGD"]             # the table's order
+    assert [trace.marker.color for trace in fig.data] == [OPTIMIZER_COLOURS["AdamW"],
+                                                          OPTIMIZER_COLOURS["SGD"]]
+    assert list(fig.data[0].marker.symbol) == ["circle-open"]                 # 2,305 > 100
+    assert list(fig.data[1].y) == [90.0, 80.0]
+    # The data table is an st.table, which renders Markdown: the nicknames are escaped there.
+    assert list(scatter_table(board)["nickname"]) == ["Ada", md("_Bo_"), "Cy"]
