@@ -22,6 +22,7 @@ from workbench.moons.training import TrainingSession
 # The trainer's address, from the pages' table.
 URL_PATH = next(tool.url_path for tool in TOOLS if tool.script == "app_pages/moons_trainer/page.py")
 
+
 def run_link(settings: MoonsSettings) -> str:
     """The link that opens exactly a run's experiment: /moons_trainer?<its settings>."""
     return lesson_url(URL_PATH, TABLE.write(settings))
@@ -34,6 +35,14 @@ def _seen(me: MoonsTrainerState, session: TrainingSession) -> bool:
         return False
     run, steps = me.class_post_for
     return run() is session and steps == session.steps
+
+
+def post_note(me: MoonsTrainerState, session: TrainingSession) -> tuple[str, str] | None:
+    """What became of this run's post, as (note, kind), while the run on screen is the one it is
+    about (a new run, or this one trained further, has no note yet)."""
+    if not me.class_post_note or not _seen(me, session):
+        return None
+    return me.class_post_note, me.class_post_kind
 
 
 def post_finished_run(me: MoonsTrainerState, session: TrainingSession) -> None:
@@ -57,7 +66,7 @@ def post_finished_run(me: MoonsTrainerState, session: TrainingSession) -> None:
                      learning_rate=result.settings.lr, test_accuracy=result.test_accuracy,
                      bayes_ceiling=result.bayes_ceiling, parameter_count=result.parameter_count)
     try:
-        class_store().post_run(membership.code, membership.token, entry)
+        posted = class_store().post_run(membership.code, membership.token, entry)
     except StoreUnavailable:
         note = (f"This run could not be posted to {board}: the class database cannot be reached "
                 "just now. The run itself is safe here, and its link (Share this experiment) "
@@ -68,6 +77,10 @@ def post_finished_run(me: MoonsTrainerState, session: TrainingSession) -> None:
     except ClassError as exc:
         me.class_post_note, me.class_post_kind = f"Not posted to {board}: {exc}", "warning"
         seat().notice = me.class_post_note
+        return
+    if not posted:
+        me.class_post_note, me.class_post_kind = (f"Already on {board}: you posted these settings "
+                                                  "before, and they train the same run."), "info"
         return
     me.class_post_note = (f"Posted to {board}: {100 * result.test_accuracy:.2f}% test accuracy "
                           f"with {result.parameter_count:,} parameters.")

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from app_pages.moons_trainer.class_post import post_finished_run
+from app_pages.moons_trainer.class_post import post_finished_run, post_note
 from app_pages.moons_trainer.live_canvas import KEY as LIVE_KEY
 from app_pages.moons_trainer.live_canvas import (
     NETWORK_RESOLUTION,
@@ -336,11 +336,13 @@ def live_frame() -> None:
     if me.running:
         return
     post_finished_run(me, session)
-    if me.class_post_note:
+    posted = post_note(me, session)
+    if posted is not None:
+        note, kind = posted
         alert, icon = {"success": (st.success, ":material/leaderboard:"),
                        "warning": (st.warning, ":material/cloud_off:")}.get(
-                           me.class_post_kind, (st.info, ":material/info:"))
-        alert(md(me.class_post_note), icon=icon)
+                           kind, (st.info, ":material/info:"))
+        alert(md(note), icon=icon)
     if session.diverged is not None:
         divergence_panel(session)
     if has_trained(session):

@@ -253,6 +253,12 @@ def test_a_run_finished_in_a_class_is_posted_from_the_servers_own_results():
     assert posted[0].link == "/moons_trainer?n=300&hidden=6&epochs=1"
     learner.run()                                         # seen again: not posted twice
     assert len(class_store().challenge_board(code, token=token).runs) == 1
+    settle(learner.button(key="mt_reset").click().run())  # a new run: no note until it finishes
+    assert_clean(learner)
+    assert "Posted to class" not in shown_text(learner)
+    settle(learner.button(key="mt_step").click().run())   # the same settings again: one row
+    assert "Already on class" in shown_text(learner)
+    assert len(class_store().challenge_board(code, token=token).runs) == 1
 
 
 def test_a_run_finished_while_the_database_is_away_finishes_and_says_it_was_not_posted(monkeypatch):

@@ -287,18 +287,18 @@ def test_a_send_is_numbered_and_only_to_a_page_of_this_app(store):
     assert store.current_send(started.code) == second
 
 
-def _run(accuracy: float = 0.9, parameters: int = 337) -> RunEntry:
-    return RunEntry(link="/moons_trainer?lr=0.1&opt=Adam", optimizer="Adam", learning_rate=0.1,
+def _run(accuracy: float = 0.9, parameters: int = 337, lr: float = 0.1) -> RunEntry:
+    return RunEntry(link=f"/moons_trainer?lr={lr:g}&opt=Adam", optimizer="Adam", learning_rate=lr,
                     test_accuracy=accuracy, bayes_ceiling=0.95, parameter_count=parameters)
 
 
 def test_posted_runs_are_bounded_per_learner_and_validated(store):
     started = store.start_class()
     learner = store.join(started.code, "Ada")
-    for _ in range(MAX_RUNS_PER_MEMBER):
-        store.post_run(started.code, learner.token, _run())
+    for number in range(MAX_RUNS_PER_MEMBER):
+        assert store.post_run(started.code, learner.token, _run(lr=0.1 + number / 100)) is True
     with pytest.raises(ClassError, match=f"posted {MAX_RUNS_PER_MEMBER} runs"):
-        store.post_run(started.code, learner.token, _run())
+        store.post_run(started.code, learner.token, _run(lr=0.5))
     other = store.join(started.code)
     for bad in (_run(1.5), _run(float("nan")), _run(parameters=0), _run(parameters=True),
                 RunEntry("https://x/", "Adam", 0.1, 0.9, 0.9, 3),
@@ -313,6 +313,16 @@ def test_posted_runs_are_bounded_per_learner_and_validated(store):
     assert len(posted) == MAX_RUNS_PER_MEMBER and posted[0].nickname == "Ada"
     assert posted[0] == RunEntry(**{**_run().__dict__, "nickname": "Ada",
                                     "posted_at": store.clock_for_test.now})
+
+
+def test_the_same_link_posted_again_by_a_learner_adds_no_row(store):
+    started = store.start_class()
+    ada, bo = store.join(started.code, "Ada"), store.join(started.code, "Bo")
+    assert store.post_run(started.code, ada.token, _run()) is True
+    assert store.post_run(started.code, ada.token, _run()) is False
+    assert store.post_run(started.code, bo.token, _run()) is True       # Bo's own run of it
+    board = store.challenge_board(started.code, teacher_key=started.teacher_key)
+    assert [run.nickname for run in board.runs] == ["Ada", "Bo"]
 
 
 def test_the_challenge_board_is_read_by_its_teacher_and_learners_only(store):

@@ -411,10 +411,17 @@ class ClassStore:
 
     # --- posted runs ----------------------------------------------------------------------
     @_reachable
-    def post_run(self, code: str, token: str, run: RunEntry) -> None:
+    def post_run(self, code: str, token: str, run: RunEntry) -> bool:
+        """Post the learner's finished run; False if they posted the same link before (the same
+        settings train the same run, so the board gains nothing), and nothing changes."""
         _valid_run(run)
         with self._ready().begin() as connection:
             row, member = self._member(connection, code, token)
+            posted_before = connection.execute(select(posted_runs.c.id).where(and_(
+                posted_runs.c.member_digest == member.token_digest,
+                posted_runs.c.link == run.link))).first()
+            if posted_before is not None:
+                return False
             mine = connection.execute(select(func.count()).select_from(posted_runs).where(
                 posted_runs.c.member_digest == member.token_digest)).scalar_one()
             if mine >= MAX_RUNS_PER_MEMBER:
@@ -430,6 +437,7 @@ class ClassStore:
                 test_accuracy=run.test_accuracy, bayes_ceiling=run.bayes_ceiling,
                 parameter_count=run.parameter_count, posted_at=self.clock()))
             self._touch(connection, row, force=False)
+            return True
 
     @_reachable
     def challenge_board(self, code: str, *, teacher_key: str = "", token: str = "") -> ChallengeBoard:
