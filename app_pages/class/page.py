@@ -6,6 +6,7 @@ address bar at once, so a projected screen never shows it.
 """
 import streamlit as st
 
+from app_pages.moons_trainer.challenge_board import challenge_board
 from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
 from components.class_board import (CLASS_CSS, end_class_panel, join_panel, live_board,
                                     teacher_link_panel)
@@ -55,13 +56,16 @@ with st.container(key=CLASS_PAGE.main_key):
             step = st.selectbox("Lesson step", list(STEPS), key="class_send_step")
             if st.form_submit_button("Send the class there", icon=":material/near_me:"):
                 send_class(STEPS[step], step)
+        challenge_board(started.code, teacher_key=started.teacher_key)
         teacher_link_panel(started)
         end_class_panel(started)
     else:
         if mine.membership is not None:
             st.success(f"You are in class **{mine.membership.code}** as "
                        f"**{md(mine.membership.nickname)}**. Your answers to knowledge checks "
-                       "reach your teacher's board.", icon=":material/groups:")
+                       "reach your teacher's board, and every moons trainer run you finish "
+                       "is posted to the class's challenge board below.", icon=":material/groups:")
+            challenge_board(mine.membership.code, token=mine.membership.token)
         learn_column, teach_column = st.columns(2, gap="large")
         with learn_column, st.form("class_join"):
             st.subheader("Join a class", anchor=False)

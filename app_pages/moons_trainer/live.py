@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from app_pages.moons_trainer.class_post import post_finished_run, post_note
 from app_pages.moons_trainer.live_canvas import KEY as LIVE_KEY
 from app_pages.moons_trainer.live_canvas import (
     NETWORK_RESOLUTION,
@@ -29,6 +30,7 @@ from components import frame_route
 from components.frame_route import FrameSource
 from components.guard import run_guarded
 from components.keyboard import with_shortcut
+from components.plain_text import md
 from components.state import connection_check, session_id, shared_model
 from workbench.common.errors import unexpected
 from workbench.common.jobs import SCHEDULER, SCRIPT_RUNS
@@ -333,6 +335,14 @@ def live_frame() -> None:
         st.rerun(scope="app")   # fed by reruns: a page run sets this fragment's timer
     if me.running:
         return
+    post_finished_run(me, session)
+    posted = post_note(me, session)
+    if posted is not None:
+        note, kind = posted
+        alert, icon = {"success": (st.success, ":material/leaderboard:"),
+                       "warning": (st.warning, ":material/cloud_off:")}.get(
+                           kind, (st.info, ":material/info:"))
+        alert(md(note), icon=icon)
     if session.diverged is not None:
         divergence_panel(session)
     if has_trained(session):

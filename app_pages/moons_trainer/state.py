@@ -9,6 +9,7 @@ new run, says so, and keeps the previous one in memory with a way back to it.
 from __future__ import annotations
 
 import copy
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +53,11 @@ class MoonsTrainerState:
     reload_for: tuple[int, int] | None = None
     reload_check: ReloadCheck | None = None
     pitfalls: dict[str, Any] = field(default_factory=dict)
+    # The finished run last looked at for the class's challenge board, as (a weak reference to
+    # the run, its steps), and what became of its post: each finished run is posted at most once.
+    class_post_for: tuple[weakref.ref, int] | None = None
+    class_post_note: str = ""
+    class_post_kind: str = "info"       # "success", "info" (not posted, and why), "warning"
 
 
 def state() -> MoonsTrainerState:

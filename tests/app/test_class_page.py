@@ -13,9 +13,9 @@ import pytest
 from app_pages.navigation import CLASS_PAGE, HOME
 from components.class_session import class_store
 from components.plain_text import md
-from tests.app.apptest import assert_clean, open_page, shown_text
+from tests.app.apptest import assert_clean, open_page, settle, shown_text
 from workbench.classroom import codes
-from workbench.classroom.store import StoreUnavailable
+from workbench.classroom.store import RunEntry, StoreUnavailable
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
 
 
@@ -158,3 +158,120 @@ def test_an_answer_given_while_the_database_is_away_is_sent_when_it_is_back(monk
     assert "wait for the class database" not in shown_text(learner)
     teacher.run()
     assert "**1** answered" in shown_text(teacher)
+
+
+# --- the challenge board ----------------------------------------------------------------------------
+MOONS = "app_pages/moons_trainer/page.py"
+
+
+def _post(code: str, nickname: str, accuracy: float, parameters: int, optimizer: str, lr: float,
+          hidden: str) -> None:
+    learner = class_store().join(code, nickname)
+    class_store().post_run(code, learner.token, RunEntry(
+        f"/moons_trainer?hidden={hidden}&opt={optimizer}&lr={lr:g}", optimizer, lr, accuracy, 0.955,
+        parameters))
+
+
+def _challenge_rows(at) -> list[dict]:
+    frames = [d.value for d in at.dataframe]
+    assert len(frames) == 1, frames
+    return frames[0].to_dict("records")
+
+
+def test_the_challenge_board_shows_posted_runs_and_names_the_best_within_the_limit():
+    teacher, code = _start_class()
+    assert md("No runs posted yet.") in shown_text(teacher)
+    _post(code, "Ada", 0.93, 97, "SGD", 0.1, "24")
+    _post(code, "**Bo_<b>**", 0.97, 4_353, "Adam", 0.003, "64,32")
+    _post(code, "Cy", 0.91, 3, "AdamW", 0.03, "")             # a linear model: hidden=
+    teacher.run()                                         # as the board's timer would
+    assert_clean(teacher)
+    rows = _challenge_rows(teacher)
+    assert [r["nickname"] for r in rows] == ["Bo_b", "Ada", "Cy"]     # the best first
+    bo = rows[0]
+    assert (bo["test accuracy %"], bo["best possible %"], bo["parameters"]) == (97.0, 95.5, 4_353)
+    assert (bo["optimizer"], bo["learning rate"], bo["hidden layers"]) == ("Adam", 0.003, "64, 32")
+    assert bo["experiment"] == "/moons_trainer?hidden=64,32&opt=Adam&lr=0.003"
+    assert rows[2]["hidden layers"] == "none (linear)"
+    assert teacher.get("plotly_chart"), "no scatter"
+    # No limit yet: the most accurate run wins; the name is stored cleaned and shown escaped.
+    assert md("Best test accuracy with any number of parameters: Bo_b, 97.00%") in shown_text(teacher)
+
+    teacher.number_input(key="challenge_limit").set_value(100)
+    teacher.button(key="FormSubmitter:challenge_form-Set the challenge").click().run()
+    assert_clean(teacher)
+    assert md("with at most 100 parameters: Ada, 93.00% with 97 parameters") in shown_text(teacher)
+    assert [r["challenge"] for r in _challenge_rows(teacher)] == ["over the limit", "best", "competes"]
+
+    teacher.number_input(key="challenge_limit").set_value(2)
+    teacher.button(key="FormSubmitter:challenge_form-Set the challenge").click().run()
+    text = shown_text(teacher)
+    assert md("No posted run has at most 2 parameters yet: the smallest has 3") in text
+    assert "best" not in {r["challenge"] for r in _challenge_rows(teacher)}
+    assert "Best test accuracy" not in text
+
+
+def test_a_learner_sees_their_own_class_board_without_the_challenge_form():
+    _, code = _start_class()
+    _, other_code = _start_class()
+    _post(code, "Ada", 0.93, 97, "SGD", 0.1, "24")
+    _post(other_code, "Eve", 0.99, 97, "SGD", 0.1, "24")
+    learner = open_page(CLASS_PAGE.script, query={"class": code})
+    assert_clean(learner)
+    assert [r["nickname"] for r in _challenge_rows(learner)] == ["Ada"]     # not Eve's class
+    assert not [w for w in learner.number_input if w.key == "challenge_limit"]
+    with pytest.raises(Exception, match="does not open"):
+        class_store().set_challenge(code, "", 10)
+
+
+def test_the_board_says_when_the_database_is_away_and_the_page_keeps_working(monkeypatch):
+    teacher, code = _start_class()
+
+    def away(*args, **kwargs):
+        raise StoreUnavailable("The class database cannot be reached just now.")
+
+    monkeypatch.setattr(class_store(), "challenge_board", away)
+    teacher.run()
+    assert_clean(teacher)
+    text = shown_text(teacher)
+    assert "cannot be reached" in text and "Learners in the class" in text
+
+
+def test_a_run_finished_in_a_class_is_posted_from_the_servers_own_results():
+    _, code = _start_class()
+    learner = open_page(MOONS, {"class": code, "n": "300", "epochs": "1", "hidden": "6"})
+    settle(learner.button(key="mt_step").click().run())
+    assert_clean(learner)
+    assert f"Posted to class {code}" in shown_text(learner)
+    session = learner.session_state["learner::moons_trainer"].session
+    token = learner.session_state["learner::class_seat"].membership.token
+    posted = class_store().challenge_board(code, token=token).runs
+    assert len(posted) == 1
+    report = session.test_report()
+    assert (posted[0].test_accuracy, posted[0].bayes_ceiling) == (report.accuracy, report.bayes_accuracy)
+    assert posted[0].parameter_count == sum(p.numel() for p in session.model.parameters())
+    assert posted[0].link == "/moons_trainer?n=300&hidden=6&epochs=1"
+    learner.run()                                         # seen again: not posted twice
+    assert len(class_store().challenge_board(code, token=token).runs) == 1
+    settle(learner.button(key="mt_reset").click().run())  # a new run: no note until it finishes
+    assert_clean(learner)
+    assert "Posted to class" not in shown_text(learner)
+    settle(learner.button(key="mt_step").click().run())   # the same settings again: one row
+    assert "Already on class" in shown_text(learner)
+    assert len(class_store().challenge_board(code, token=token).runs) == 1
+
+
+def test_a_run_finished_while_the_database_is_away_finishes_and_says_it_was_not_posted(monkeypatch):
+    _, code = _start_class()
+
+    def away(*args, **kwargs):
+        raise StoreUnavailable("The class database cannot be reached just now.")
+
+    monkeypatch.setattr(class_store(), "post_run", away)
+    learner = open_page(MOONS, {"class": code, "n": "300", "epochs": "1", "hidden": "6"})
+    settle(learner.button(key="mt_step").click().run())
+    assert_clean(learner)
+    text = shown_text(learner)
+    assert "could not be posted" in text and "Test accuracy" in text
+    learner.run()                                         # the sidebar's class panel says it too
+    assert any("could not be posted" in w.value for w in learner.sidebar.warning)

@@ -6,13 +6,15 @@ marker: `make check` runs the SQLite half, `make test` both.
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from tests.postgres import throwaway_postgres
 from workbench.classroom import codes
-from workbench.classroom.schema import LATEST, METADATA, answers, classes, members, migrate, schema_version
+from workbench.classroom.schema import (LATEST, METADATA, MIGRATIONS, answers, classes, members, migrate,
+                                        schema_version)
 from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, MAX_ANSWERS_WRITTEN, MAX_RUNS_PER_MEMBER,
-                                       ClassError, ClassStore, ReplayedAnswer, RunEntry, StoreUnavailable)
+                                       ChallengeBoard, ClassError, ClassStore, ReplayedAnswer, RunEntry,
+                                       StoreUnavailable)
 
 OPTIONS = ("(2, 3)", "(3, 2)", "(6,)")
 
@@ -285,24 +287,96 @@ def test_a_send_is_numbered_and_only_to_a_page_of_this_app(store):
     assert store.current_send(started.code) == second
 
 
-def _run(accuracy: float = 0.9) -> RunEntry:
-    return RunEntry(link="/moons_trainer?lr=0.1&opt=Adam", optimizer="Adam", learning_rate=0.1,
-                    test_accuracy=accuracy, bayes_ceiling=0.95, parameter_count=337)
+def _run(accuracy: float = 0.9, parameters: int = 337, lr: float = 0.1) -> RunEntry:
+    return RunEntry(link=f"/moons_trainer?lr={lr:g}&opt=Adam", optimizer="Adam", learning_rate=lr,
+                    test_accuracy=accuracy, bayes_ceiling=0.95, parameter_count=parameters)
 
 
 def test_posted_runs_are_bounded_per_learner_and_validated(store):
     started = store.start_class()
     learner = store.join(started.code, "Ada")
-    for _ in range(MAX_RUNS_PER_MEMBER):
-        store.post_run(started.code, learner.token, _run())
+    for number in range(MAX_RUNS_PER_MEMBER):
+        assert store.post_run(started.code, learner.token, _run(lr=0.1 + number / 100)) is True
     with pytest.raises(ClassError, match=f"posted {MAX_RUNS_PER_MEMBER} runs"):
-        store.post_run(started.code, learner.token, _run())
+        store.post_run(started.code, learner.token, _run(lr=0.5))
     other = store.join(started.code)
-    for bad in (_run(1.5), _run(float("nan")), RunEntry("https://x/", "Adam", 0.1, 0.9, 0.9, 3)):
+    for bad in (_run(1.5), _run(float("nan")), _run(parameters=0), _run(parameters=True),
+                RunEntry("https://x/", "Adam", 0.1, 0.9, 0.9, 3),
+                RunEntry("//evil.example/x", "Adam", 0.1, 0.9, 0.9, 3),
+                RunEntry("/\\evil.example", "Adam", 0.1, 0.9, 0.9, 3),
+                RunEntry("/moons_trainer?x=<script>", "Adam", 0.1, 0.9, 0.9, 3),
+                RunEntry("/moons_trainer", "", 0.1, 0.9, 0.9, 3),
+                RunEntry("/moons_trainer", "Adam", 0.0, 0.9, 0.9, 3)):
         with pytest.raises(ClassError, match="cannot be posted"):
             store.post_run(started.code, other.token, bad)
-    posted = store.runs(started.code)
+    posted = store.challenge_board(started.code, teacher_key=started.teacher_key).runs
     assert len(posted) == MAX_RUNS_PER_MEMBER and posted[0].nickname == "Ada"
+    assert posted[0] == RunEntry(**{**_run().__dict__, "nickname": "Ada",
+                                    "posted_at": store.clock_for_test.now})
+
+
+def test_the_same_link_posted_again_by_a_learner_adds_no_row(store):
+    started = store.start_class()
+    ada, bo = store.join(started.code, "Ada"), store.join(started.code, "Bo")
+    assert store.post_run(started.code, ada.token, _run()) is True
+    assert store.post_run(started.code, ada.token, _run()) is False
+    assert store.post_run(started.code, bo.token, _run()) is True       # Bo's own run of it
+    board = store.challenge_board(started.code, teacher_key=started.teacher_key)
+    assert [run.nickname for run in board.runs] == ["Ada", "Bo"]
+
+
+def test_the_challenge_board_is_read_by_its_teacher_and_learners_only(store):
+    started, elsewhere = store.start_class(), store.start_class()
+    ada, eve = store.join(started.code, "Ada"), store.join(elsewhere.code, "Eve")
+    store.post_run(started.code, ada.token, _run(0.91))
+    store.post_run(elsewhere.code, eve.token, _run(0.99))
+    for reader in ({"teacher_key": started.teacher_key}, {"token": ada.token}):
+        board = store.challenge_board(started.code, **reader)
+        assert [(r.nickname, r.test_accuracy) for r in board.runs] == [("Ada", 0.91)]
+        assert board.max_parameters is None
+    # A code alone, another class's key or token, a forged one: no board.
+    hostile = ({}, {"teacher_key": elsewhere.teacher_key}, {"token": eve.token},
+               {"teacher_key": "x" * 43}, {"token": "x" * 43})
+    for reader in hostile:
+        with pytest.raises(ClassError, match="does not open|not in class"):
+            store.challenge_board(started.code, **reader)
+    # Eve cannot post into Ada's class with her own class's token either.
+    with pytest.raises(ClassError, match="not in class"):
+        store.post_run(started.code, eve.token, _run(1.0))
+    assert len(store.challenge_board(started.code, token=ada.token).runs) == 1
+
+
+def test_only_the_teacher_sets_the_challenge(store):
+    started, elsewhere = store.start_class(), store.start_class()
+    ada = store.join(started.code, "Ada")
+    store.set_challenge(started.code, started.teacher_key, 500)
+    assert store.challenge_board(started.code, token=ada.token).max_parameters == 500
+    for key in ("", ada.token, elsewhere.teacher_key):
+        with pytest.raises(ClassError, match="does not open"):
+            store.set_challenge(started.code, key, 10)
+    for bad in (0, -5, 10**9, 2.5, True, "100"):
+        with pytest.raises(ClassError, match="whole number"):
+            store.set_challenge(started.code, started.teacher_key, bad)
+    assert store.challenge_board(started.code, token=ada.token).max_parameters == 500
+    store.set_challenge(started.code, started.teacher_key, None)
+    assert store.challenge_board(started.code, token=ada.token).max_parameters is None
+    assert store.challenge_board(elsewhere.code, teacher_key=elsewhere.teacher_key).max_parameters is None
+
+
+def test_a_version_1_database_gains_the_challenge_and_keeps_its_classes(store):
+    with store.engine.begin() as connection:        # the database as the first release left it
+        METADATA.create_all(connection, tables=[schema_version])
+        MIGRATIONS[0](connection)
+        connection.execute(schema_version.insert().values(version=1))
+        connection.execute(text("INSERT INTO classes (code, teacher_key_digest, created_at, "
+                                "last_activity_at, send_number, send_link, send_title) VALUES "
+                                f"('AAAAAA', '{codes.digest('k')}', {store.clock_for_test.now}, "
+                                f"{store.clock_for_test.now}, 0, '', '')"))
+    assert migrate(store.engine) == 1
+    board = store.challenge_board("AAAAAA", teacher_key="k")
+    assert board == ChallengeBoard([], None)
+    store.set_challenge("AAAAAA", "k", 1000)
+    assert store.challenge_board("AAAAAA", teacher_key="k").max_parameters == 1000
 
 
 # --- an unreachable database ---------------------------------------------------------------------

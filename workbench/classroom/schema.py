@@ -39,6 +39,9 @@ classes = Table(
     Column("send_number", Integer, nullable=False, default=0),
     Column("send_link", String(2000), nullable=False, default=""),
     Column("send_title", String(200), nullable=False, default=""),
+    # The challenge (version 2): the best test accuracy with at most this many parameters;
+    # NULL: no limit set, every posted run competes.
+    Column("challenge_max_parameters", Integer, nullable=True),
 )
 
 members = Table(
@@ -96,14 +99,34 @@ posted_runs = Table(
 CLASS_TABLES = (posted_runs, answers, reveals, members)
 
 
+# The classes table as version 1 created it: version 2 added a column to it.
+_classes_version_1 = Table(
+    "classes", MetaData(),
+    Column("code", String(12), primary_key=True),
+    Column("teacher_key_digest", String(64), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("last_activity_at", Float, nullable=False),
+    Column("send_number", Integer, nullable=False, default=0),
+    Column("send_link", String(2000), nullable=False, default=""),
+    Column("send_title", String(200), nullable=False, default=""),
+)
+
+
 def _version_1(connection: Connection) -> None:
     """The first schema: classes, members, answers, reveals, posted runs.
     (When a later migration changes one of these tables, its version-1 shape is copied here.)"""
-    METADATA.create_all(connection, tables=[classes, members, answers, reveals, posted_runs])
+    _classes_version_1.create(connection)
+    METADATA.create_all(connection, tables=[members, answers, reveals, posted_runs])
+
+
+def _version_2(connection: Connection) -> None:
+    """The challenge board's setting: the teacher's bound on a posted run's parameter count.
+    Nullable, so every existing class reads as "no limit" without rewriting its row."""
+    connection.execute(text("ALTER TABLE classes ADD COLUMN challenge_max_parameters INTEGER"))
 
 
 # In order; a migration is never edited once released, only a new one appended.
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_version_1,)
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_version_1, _version_2)
 LATEST = len(MIGRATIONS)
 
 

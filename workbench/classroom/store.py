@@ -1,4 +1,5 @@
-"""The class store's queries: start, join, answer, reveal, send, post a run, end, expire.
+"""The class store's queries: start, join, answer, reveal, send, post a run, set the challenge,
+end, expire.
 
 Every method is one transaction, and every input that reaches it from a learner (a code, a
 nickname, a check's key and option, a posted run) is validated here, whatever the page already
@@ -38,7 +39,11 @@ MAX_MEMBERS = 300                      # a lecture hall, and then some
 MAX_ANSWERS_WRITTEN = 200              # per learner and class, replaced answers included (35 checks)
 MAX_RUNS_PER_MEMBER = 10
 MAX_RUNS_PER_CLASS = 300
+MAX_CHALLENGE_PARAMETERS = 10**8       # above any model the moons trainer can build (4 x 256 wide)
 CHECK_KEY = re.compile(r"^[a-z0-9_]{1,80}$")
+# A posted run's link: a page of this app and its query, nothing a browser could read as another
+# site ("//host", "/\\host") or a script; the board puts it behind an "Open" link.
+RUN_LINK = re.compile(r"^/[a-z0-9_]{1,40}(\?[A-Za-z0-9_.,()\[\]:%&=+~-]*)?$")
 MAX_OPTION = 200
 MAX_LINK = 2000
 MAX_TITLE = 200
@@ -107,6 +112,14 @@ class RunEntry:
     parameter_count: int
     nickname: str = ""
     posted_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class ChallengeBoard:
+    """A class's posted runs, oldest first, and the teacher's challenge: the best test accuracy
+    with at most `max_parameters` parameters (None: no limit set)."""
+    runs: list[RunEntry]
+    max_parameters: int | None
 
 
 def _reachable(method: Callable) -> Callable:
@@ -398,10 +411,17 @@ class ClassStore:
 
     # --- posted runs ----------------------------------------------------------------------
     @_reachable
-    def post_run(self, code: str, token: str, run: RunEntry) -> None:
+    def post_run(self, code: str, token: str, run: RunEntry) -> bool:
+        """Post the learner's finished run; False if they posted the same link before (the same
+        settings train the same run, so the board gains nothing), and nothing changes."""
         _valid_run(run)
         with self._ready().begin() as connection:
             row, member = self._member(connection, code, token)
+            posted_before = connection.execute(select(posted_runs.c.id).where(and_(
+                posted_runs.c.member_digest == member.token_digest,
+                posted_runs.c.link == run.link))).first()
+            if posted_before is not None:
+                return False
             mine = connection.execute(select(func.count()).select_from(posted_runs).where(
                 posted_runs.c.member_digest == member.token_digest)).scalar_one()
             if mine >= MAX_RUNS_PER_MEMBER:
@@ -417,15 +437,35 @@ class ClassStore:
                 test_accuracy=run.test_accuracy, bayes_ceiling=run.bayes_ceiling,
                 parameter_count=run.parameter_count, posted_at=self.clock()))
             self._touch(connection, row, force=False)
+            return True
 
     @_reachable
-    def runs(self, code: str) -> list[RunEntry]:
+    def challenge_board(self, code: str, *, teacher_key: str = "", token: str = "") -> ChallengeBoard:
+        """The class's runs and challenge, for its teacher (`teacher_key`) or one of its learners
+        (`token`): a class code alone opens no board, so no one reads a class they are not in."""
         with self._ready().begin() as connection:
-            row = self._live_class(connection, code)
+            if teacher_key:
+                row = self._teacher_class(connection, code, teacher_key)
+            else:
+                row, _ = self._member(connection, code, token)
             found = connection.execute(select(posted_runs).where(posted_runs.c.class_code == row.code)
                                        .order_by(posted_runs.c.id)).all()
-        return [RunEntry(r.link, r.optimizer, r.learning_rate, r.test_accuracy, r.bayes_ceiling,
+        runs = [RunEntry(r.link, r.optimizer, r.learning_rate, r.test_accuracy, r.bayes_ceiling,
                          r.parameter_count, r.nickname, r.posted_at) for r in found]
+        return ChallengeBoard(runs, row.challenge_max_parameters)
+
+    @_reachable
+    def set_challenge(self, code: str, teacher_key: str, max_parameters: int | None) -> None:
+        """The teacher sets the challenge's bound on parameters (None: no limit)."""
+        if max_parameters is not None and (
+                isinstance(max_parameters, bool) or not isinstance(max_parameters, int)
+                or not 0 < max_parameters <= MAX_CHALLENGE_PARAMETERS):
+            raise ClassError(f"The challenge's parameter limit is a whole number from 1 to "
+                             f"{MAX_CHALLENGE_PARAMETERS:,}.")
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key)
+            connection.execute(update(classes).where(classes.c.code == row.code).values(
+                challenge_max_parameters=max_parameters, last_activity_at=self.clock()))
 
 
 def _delete_class(connection, code: str) -> None:
@@ -445,9 +485,11 @@ def _valid_nickname(raw: str | None) -> str:
 
 def _valid_run(run: RunEntry) -> None:
     numbers = (run.learning_rate, run.test_accuracy, run.bayes_ceiling)
-    if (not run.link.startswith("/") or len(run.link) > MAX_LINK or len(run.optimizer) > 40
+    if (not isinstance(run.link, str) or len(run.link) > MAX_LINK or not RUN_LINK.match(run.link)
+            or not isinstance(run.optimizer, str) or not 0 < len(run.optimizer) <= 40
             or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in numbers)
             or not 0 <= run.test_accuracy <= 1 or not 0 <= run.bayes_ceiling <= 1
             or not 0 < run.learning_rate <= 10
-            or not isinstance(run.parameter_count, int) or not 0 < run.parameter_count < 10**8):
+            or isinstance(run.parameter_count, bool) or not isinstance(run.parameter_count, int)
+            or not 0 < run.parameter_count <= MAX_CHALLENGE_PARAMETERS):
         raise ClassError("That run cannot be posted: its numbers are out of range.")
