@@ -264,4 +264,5 @@ def _follow(pages: dict[str, str]) -> None:
     script = pages.get(parts.path.strip("/"))
     if script is None:
         return                                # not a page of this app (the store checks links too)
-    st.switch_page(script, query_params=dict(parse_qsl(parts.query)))
+    # Blank values are values: `hidden=` is a linear model, not the default layers.
+    st.switch_page(script, query_params=dict(parse_qsl(parts.query, keep_blank_values=True)))

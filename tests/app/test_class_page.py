@@ -141,6 +141,19 @@ def test_the_teacher_sends_the_class_to_a_lesson_step_and_a_learner_can_explore_
     assert class_store().current_send(code) == sent
 
 
+def test_a_followers_page_opens_the_sent_link_with_its_blank_values():
+    """`hidden=` (no hidden layers: a linear model) is a value, not a missing parameter: the
+    follower's page gets it as the teacher's did."""
+    teacher, code = _start_class()
+    learner = open_page(query={"class": code})
+    key = next(m.value for m in teacher.code if "teacher=" in m.value).rsplit("teacher=", 1)[1]
+    class_store().send(code, key, "/moons_trainer?hidden=&epochs=3", "a linear model")
+    learner.run()
+    assert_clean(learner)
+    assert learner.query_params.get("hidden") in ("", [""]), dict(learner.query_params)
+    assert learner.text_input(key="mt_hidden").value == ""
+
+
 def test_an_answer_given_while_the_database_is_away_is_sent_when_it_is_back(monkeypatch):
     teacher, code = _start_class()
     store = class_store()
