@@ -99,6 +99,7 @@ def test_class_board_with_answers_revealed_and_a_learner_in_the_class(browser, a
     """The teacher's board (code, QR, a revealed and a hidden check) and a learner's sidebar.
     The class is made in the store the server uses (the environment tests/conftest.py sets)."""
     from components.class_session import class_store
+    from workbench.classroom.store import RunEntry
     from workbench.common.device_checks import DEVICE_MISMATCH
     from workbench.tensors.checks import VIEW_AFTER_T as HIDDEN
 
@@ -110,9 +111,16 @@ def test_class_board_with_answers_revealed_and_a_learner_in_the_class(browser, a
                             DEVICE_MISMATCH.options, 1)
         store.record_answer(started.code, learner.token, HIDDEN.key, HIDDEN.options[0],
                             HIDDEN.options, 2)
+        # The challenge board's table and scatter, with runs on both sides of the limit.
+        store.post_run(started.code, learner.token, RunEntry(
+            f"/moons_trainer?hidden={8 * (number + 1)}&opt=Adam&lr=0.01", "Adam", 0.01,
+            0.9 + number / 100, 0.955, 50 * (number + 1) ** 2))
     store.set_revealed(started.code, started.teacher_key, DEVICE_MISMATCH.key, True)
+    store.set_challenge(started.code, started.teacher_key, 200)
     page = _open(browser, app_url, f"/class?class={started.code}&teacher={started.teacher_key}", layout)
     expect(page.locator(f".st-key-class_board_{DEVICE_MISMATCH.key} table")).to_be_visible()
+    expect(page.locator(".st-key-challenge_scatter")).to_be_visible()
+    expect(page.locator("[data-testid=stDataFrame]").first).to_be_visible()
     in_both_themes(page, f"class board ({layout})")
     page.context.close()
     page = _open(browser, app_url, f"/?class={started.code}", layout)
