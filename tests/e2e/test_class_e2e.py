@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from bench.browser import open_path
+from bench.live_view import wait_live
 from tests.e2e.clean import assert_clean
 from workbench.classroom.codes import CODE_ALPHABET, CODE_LENGTH
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
@@ -94,6 +95,61 @@ def test_three_learners_answers_reach_the_teachers_board_without_a_reload(browse
         explorer.locator(".st-key-class_seat").get_by_text("Follow the teacher").click()
         expect(explorer).to_have_url(arrival)                # "back to the class"
         for page in [teacher, *learners]:
+            assert_clean(page)
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def _train_to_the_end(page, epochs: int) -> str:
+    """Play the run on the page to its last epoch; the page's test accuracy as shown ("97.33")."""
+    page.locator(".st-key-mt_play button").first.click()
+    wait_live(page, "v.status.startsWith(`Epoch ${arg} / ${arg}`) && !v.status.includes('training')",
+              arg=epochs, timeout=120_000)
+    metric = page.locator("[data-testid=stMetric]", has_text="Test accuracy")
+    expect(metric).to_be_visible()
+    return re.search(r"(\d+\.\d+)%", metric.inner_text()).group(1)
+
+
+def test_a_finished_run_reaches_the_teachers_board_and_its_link_reproduces_it(browser, app_url):
+    """A learner in the class trains a short run to its end: the server posts it (the learner is
+    told), the teacher's board, never reloaded, lists it, and the link it posted, opened by
+    someone else and trained, shows the same test accuracy."""
+    from components.class_session import class_store
+
+    store = class_store()                  # the store the server uses (tests/conftest.py)
+    started = store.start_class()
+    contexts = []
+    try:
+        context, teacher = _context_page(browser, 1280, 720)
+        contexts.append(context)
+        open_path(teacher, app_url, f"/class?class={started.code}&teacher={started.teacher_key}")
+        expect(teacher.get_by_text("Every moons trainer run a learner in the class finishes",
+                                   exact=False)).to_be_visible()
+
+        context, learner = _context_page(browser)
+        contexts.append(context)
+        open_path(learner, app_url, f"/moons_trainer?n=300&epochs=3&speed=max&class={started.code}")
+        expect(learner.get_by_text(f"In class {started.code}")).to_be_visible()
+        wait_live(learner)
+        shown = _train_to_the_end(learner, 3)
+        expect(learner.get_by_text(f"Posted to class {started.code}'s challenge board: {shown}% "
+                                   "test accuracy", exact=False)).to_be_visible()
+
+        (posted,) = store.challenge_board(started.code, teacher_key=started.teacher_key).runs
+        assert f"{100 * posted.test_accuracy:.2f}" == shown
+        scatter = teacher.locator(".st-key-challenge_scatter")
+        expect(scatter).to_be_visible()                        # arrives by itself: no reload
+        teacher.get_by_text("Data table: Posted runs", exact=False).first.click()
+        expect(teacher.locator("[data-testid=stTable]").filter(has_text=f"{shown}")
+               .first).to_be_visible()
+
+        context, other = _context_page(browser)
+        contexts.append(context)
+        open_path(other, app_url, posted.link)
+        wait_live(other)
+        assert _train_to_the_end(other, 3) == shown
+        for page in (teacher, learner, other):
             assert_clean(page)
     finally:
         for context in contexts:
