@@ -57,10 +57,11 @@ def wait_healthy(base: str, server: subprocess.Popen, timeout: float = 90) -> No
 
 
 @contextlib.contextmanager
-def serve(*, launcher: str = "streamlit") -> Iterator[str]:
+def serve(*, launcher: str = "streamlit", env: dict[str, str] | None = None) -> Iterator[str]:
     """A fresh `streamlit run streamlit_app.py` (the app's one entry, as `make run`, the
     Dockerfile and Community Cloud start it) on a free loopback port, stopped on exit.
-    `launcher`: the module `python -m` runs (tests/e2e/planted.py plants failures)."""
+    `launcher`: the module `python -m` runs (tests/e2e/planted.py plants failures); `env`:
+    variables set for the server only (a class database's URL), over this process's."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
@@ -68,7 +69,7 @@ def serve(*, launcher: str = "streamlit") -> Iterator[str]:
          "--server.address", "127.0.0.1", "--server.port", str(port),
          "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        preexec_fn=cap_address_space)
+        preexec_fn=cap_address_space, env={**os.environ, **(env or {})})
     try:
         wait_healthy(base, server)
         yield base

@@ -28,9 +28,10 @@ PLANTED = os.environ.get("E2E_PLANT", "") not in ("", "0")
 
 
 @contextlib.contextmanager
-def serve(*, planted: bool = PLANTED) -> Iterator[str]:
-    """bench/browser.py's `serve`; `planted`: every page breaks after drawing (tests/e2e/planted.py)."""
-    with _browser.serve(launcher="tests.e2e.planted" if planted else "streamlit") as base:
+def serve(*, planted: bool = PLANTED, env: dict[str, str] | None = None) -> Iterator[str]:
+    """bench/browser.py's `serve`; `planted`: every page breaks after drawing (tests/e2e/planted.py);
+    `env`: the server's own variables (a class database's URL)."""
+    with _browser.serve(launcher="tests.e2e.planted" if planted else "streamlit", env=env) as base:
         yield base
 
 
