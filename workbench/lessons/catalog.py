@@ -218,7 +218,7 @@ def in_place_error_shown() -> str:
 
 # The vanishing-gradients lesson's link: deep and narrow, with plain SGD, which (unlike Adam) moves
 # each weight by lr times its gradient, so a vanishing gradient shows as weights that stay put.
-VANISHING_SIGMOID = {"hidden": "16,16,16,16", "act": "Sigmoid", "opt": "SGD", "lr": "0.1",
+VANISHING_SIGMOID = {"hidden": "8,8,8,8", "act": "Sigmoid", "opt": "SGD", "lr": "0.1",
                      "epochs": "50"}
 
 
@@ -367,7 +367,7 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson("gradients", "Vanishing gradients", "moons_trainer",
            "A deep, narrow Sigmoid network against the same network with ReLU: how big are the "
            "gradients that reach the first layer?", (
-               Step("Deep Sigmoid", "Four hidden layers of 16 Sigmoid units, trained by plain "
+               Step("Deep Sigmoid", "Four hidden layers of 8 Sigmoid units, trained by plain "
                     "SGD. Press Play, then open the *Weights & gradients* tab: each layer's "
                     "gradient magnitudes over the epochs, first layer on top. Read the sentence "
                     "under the title: how much smaller is the first layer's gradient than the "

@@ -33,7 +33,8 @@ MAX_KEPT = 256
 
 # The first layer's mean |gradient| below this fraction of the last layer's is called vanishing:
 # a plain SGD step (lr x gradient) then moves the first layer's weights 100x less than the
-# last's. Measured on the lesson presets after 5 epochs: deep Sigmoid about 6e-4, ReLU 0.3-1.3.
+# last's. Measured on the lesson's links (8,8,8,8, SGD, lr 0.1) over 50 epochs: Sigmoid 1/150 to
+# 1/1,400 (stuck at 50% accuracy), ReLU 1/2 to 2x (93%).
 VANISHING_RATIO = 0.01
 
 
