@@ -67,7 +67,7 @@ def layer_figure(history: LayerHistory, layer: int) -> go.Figure:
     fig.update_layout(coloraxis={"colorscale": COUNT_SCALE,
                                  "colorbar": {"title": {"text": "weights"}, "thickness": 12}},
                       title={"text": layer_name(history, layer)})
-    return staged(fig, 240)
+    return staged(fig, 260)
 
 
 def layer_table(history: LayerHistory, layer: int) -> pd.DataFrame:
