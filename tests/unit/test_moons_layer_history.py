@@ -104,3 +104,15 @@ def test_the_sentence_under_adam_says_the_steps_stay_near_lr():
     verdict = lh.GradientVerdict(first=1e-6, last=1e-2, epoch=3, vanishing=True)
     said = verdict_sentence(verdict, "AdamW")
     assert "10,000x smaller" in said and "stay near lr" in said
+
+
+def test_the_lessons_check_asks_about_the_network_its_link_opens():
+    from workbench.moons.checks import VANISHING_GRADIENT
+
+    step = lesson_by_key("gradients").steps[0]
+    assert step.check is VANISHING_GRADIENT
+    settings, _ = TABLE.read(step.params)
+    arrows = " -> ".join(str(w) for w in (2, *settings.hidden, 1))
+    assert arrows in VANISHING_GRADIENT.question and settings.act in VANISHING_GRADIENT.question
+    assert f"build_model({settings.hidden}, act" in VANISHING_GRADIENT.code
+    assert VANISHING_GRADIENT.answer().correct_option == "100 times smaller or less"

@@ -372,7 +372,7 @@ LESSONS: tuple[Lesson, ...] = (
                     "gradient magnitudes over the epochs, first layer on top. Read the sentence "
                     "under the title: how much smaller is the first layer's gradient than the "
                     "last layer's?", "moons_trainer", VANISHING_SIGMOID,
-                    tab="Weights & gradients"),
+                    training.VANISHING_GRADIENT, tab="Weights & gradients"),
                Step("The same with ReLU", "Only the activation changes. Sigmoid's slope is at "
                     "most 0.25, so each layer the gradient passes back through shrinks it; "
                     "ReLU's slope is 1 wherever a unit is active. Train again and compare the "
