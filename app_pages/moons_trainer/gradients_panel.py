@@ -13,6 +13,7 @@ from plotly.subplots import make_subplots
 
 from app_pages.moons_trainer.figures import staged
 from components.accessible_chart import chart
+from components.figures import graph_scale
 from workbench.moons import layer_history as lh
 from workbench.moons.layer_history import LayerHistory, gradient_verdict, verdict_sentence
 from workbench.moons.training import TrainingSession
@@ -30,6 +31,12 @@ def layer_name(history: LayerHistory, layer: int) -> str:
     if layer == 0:
         return name + ", the first layer"
     return name + (", the output layer" if layer == history.layers - 1 else "")
+
+
+def power_of_ten(exponent: float) -> str:
+    """10 ** exponent as an axis reads it: 1e-6, 3e-5 (not Python's 1e-06)."""
+    mantissa, power = f"{10 ** exponent:.0e}".split("e")
+    return f"{mantissa}e{int(power)}"
 
 
 def _occupied(counts: np.ndarray) -> slice:
@@ -59,15 +66,20 @@ def layer_figure(history: LayerHistory, layer: int) -> go.Figure:
                                                   len(epochs), axis=1),
                              hovertemplate="epoch %{x}<br>|gradient| near %{customdata}<br>"
                                            "%{z} weights<extra></extra>"), row=1, col=2)
-    decades = np.arange(np.ceil(exponents[0]), np.floor(exponents[-1]) + 1)
+    # Ticks at whole decades (1e-6, 1e-5, ...); a range narrower than two decades gets a tick
+    # at every other bin instead, so the axis is never unlabelled.
+    ticks = np.arange(np.ceil(exponents[0]), np.floor(exponents[-1]) + 1)
+    if ticks.size < 2:
+        ticks = np.round(exponents[::2], 3)
     fig.update_yaxes(title_text="weight", row=1, col=1)
-    fig.update_yaxes(title_text="|gradient|", tickvals=decades.tolist(),
-                     ticktext=[f"1e{int(d)}" for d in decades], row=1, col=2)
+    fig.update_yaxes(title_text="|gradient|", tickvals=ticks.tolist(),
+                     ticktext=[power_of_ten(t) for t in ticks], row=1, col=2)
     fig.update_xaxes(title_text="epoch")
     fig.update_layout(coloraxis={"colorscale": COUNT_SCALE,
-                                 "colorbar": {"title": {"text": "weights"}, "thickness": 12}},
-                      title={"text": layer_name(history, layer)})
-    return staged(fig, 260)
+                                 "colorbar": {"title": {"text": "weights"}, "thickness": 12}})
+    # The layer's name is written above the chart (the page's markdown): a figure title and
+    # the subplot titles would share the same top margin.
+    return staged(fig, 260).update_layout(margin={"t": 36 * graph_scale()})
 
 
 def layer_table(history: LayerHistory, layer: int) -> pd.DataFrame:
@@ -116,6 +128,7 @@ def gradients_panel(session: TrainingSession) -> None:
     if history.stride > 1:
         st.caption(f"Every {history.stride}th epoch is kept, so the record stays bounded.")
     for layer in range(history.layers):
+        st.markdown(f"**{layer_name(history, layer)}**")
         chart(layer_figure(history, layer), key=f"mt_wg_layer{layer}",
               label=(f"{layer_name(history, layer)}: weight values and gradient magnitudes per "
                      f"epoch, epochs {history.epochs[0]} to {history.epochs[-1]}"),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 import zipfile
 
 import pytest
@@ -520,6 +521,9 @@ def test_the_weights_and_gradients_tab_draws_each_layer_and_says_whether_the_gra
             traces = json.loads(found[0].proto.spec)["data"]
             assert [t["type"] for t in traces] == ["heatmap", "heatmap"]
             assert traces[0]["x"] == [1, 2]
+            # The gradient axis reads in powers of ten: 1e-6, not a log10 exponent or 1e-06.
+            ticks = json.loads(found[0].proto.spec)["layout"]["yaxis2"]["ticktext"]
+            assert ticks and all(re.fullmatch(r"[1-9]e-?[1-9]\d*|1e0", t) for t in ticks), ticks
         verdict = gradient_verdict(history)
         said = verdict_sentence(verdict, session.settings.opt)
         assert said in [b.value for b in getattr(at, box)], act
