@@ -116,3 +116,18 @@ def test_the_lessons_check_asks_about_the_network_its_link_opens():
     assert arrows in VANISHING_GRADIENT.question and settings.act in VANISHING_GRADIENT.question
     assert f"build_model({settings.hidden}, act" in VANISHING_GRADIENT.code
     assert VANISHING_GRADIENT.answer().correct_option == "100 times smaller or less"
+
+
+def test_the_docs_paragraph_states_the_modules_own_bins_bounds_and_the_lessons_link():
+    from pathlib import Path
+    from urllib.parse import urlencode
+
+    from workbench.lessons.catalog import VANISHING_SIGMOID
+
+    text = " ".join(Path("docs/lesson-links.md").read_text().split())
+    assert f"{lh.WEIGHT_BINS} fixed bins over {lh.WEIGHT_LOW:g} to {lh.WEIGHT_HIGH:g}" in text
+    assert (f"{lh.GRADIENT_BINS} bins from 1e{lh.GRADIENT_LOW:.0f} to "
+            f"{10 ** lh.GRADIENT_HIGH:g}") in text
+    assert f"at most {lh.MAX_KEPT} epochs" in text
+    assert f"vanishing below 1/{1 / lh.VANISHING_RATIO:.0f}" in text
+    assert "/moons_trainer?" + urlencode(VANISHING_SIGMOID, safe=",") in text
