@@ -111,7 +111,9 @@ def gradients_panel(session: TrainingSession) -> None:
         "are spread, epoch by epoch. Right: the size of their gradients, `|weight.grad|`, on a "
         "log scale, taken at the **last batch of each epoch** (what `.grad` holds after the "
         "epoch's last `backward()`). Brighter means more weights in that bin. Bins are fixed, "
-        f"and a long run keeps at most {lh.MAX_KEPT} epochs, evenly spaced.")
+        f"and a long run keeps at most {lh.MAX_KEPT} epochs, evenly spaced. The pictures are "
+        "drawn when the page runs (opening this tab, Pause, Step), not frame by frame while the "
+        "run plays.")
     if not history.epochs:
         st.info("Nothing recorded yet: train at least one epoch (Play or Step), then come back.",
                 icon=":material/hourglass_empty:")
