@@ -7,6 +7,7 @@ the tabs below.
 import streamlit as st
 
 from app_pages.moons_trainer.controls import notice_panel, settings_panel
+from app_pages.moons_trainer.gradients_panel import gradients_panel
 from app_pages.moons_trainer.live import PAUSE_KEY, keep_playing, live_view
 from app_pages.moons_trainer.losses_panel import losses_and_hooks
 from app_pages.moons_trainer.model_panel import (
@@ -71,7 +72,8 @@ with main_column:
 st.divider()
 # Lazy tabs: only the open one's heavy content runs; switching tabs reruns the page. The
 # uploader and the knowledge check are always drawn, so their state survives a tab switch.
-tabs = st.tabs(["Checkpoints", "Model", "Losses & hooks", "Code", "Pitfall lab", "Check yourself"],
+tabs = st.tabs(["Checkpoints", "Model", "Losses & hooks", "Weights & gradients", "Code", "Pitfall lab",
+               "Check yourself"],
                key="mt_tabs", on_change="rerun")
 with tabs[0]:
     checkpoint_panel(session, me)
@@ -89,12 +91,15 @@ if tabs[2].open:
         losses_and_hooks(session)
 if tabs[3].open:
     with tabs[3]:
-        code_panel(script, filename="moons_trainer.py", key="mt_code", expanded=True,
-                   caption=script_caption(session))
+        gradients_panel(session)
 if tabs[4].open:
     with tabs[4]:
+        code_panel(script, filename="moons_trainer.py", key="mt_code", expanded=True,
+                   caption=script_caption(session))
+if tabs[5].open:
+    with tabs[5]:
         pitfall_lab(me, device)
-with tabs[5]:
+with tabs[6]:
     knowledge_check(ZERO_GRAD)
     knowledge_check(FORWARD_HOOK)
 

@@ -143,3 +143,20 @@ def test_the_pitfall_chart_is_named_and_its_table_has_both_runs():
         column = next(c for c in table.columns if c == f"{_panel(figure, trace)}: {trace['name']}")
         assert [v for v in table[column] if v == v and v is not None][:len(trace["y"])] == \
             pytest.approx(trace["y"])
+
+
+def test_the_weights_and_gradients_charts_are_named_with_each_epoch_in_a_table():
+    from tests.app.apptest import settle
+
+    at = open_page(MOONS, QUICK)
+    settle(at.button(key="mt_step").click().run())
+    settle(at.button(key="mt_step").click().run())
+    at.session_state["mt_tabs"] = "Weights & gradients"
+    at.run()
+    assert_clean(at)
+    _labelled_with_tables(at)
+    table = _open_table(at, "mt_wg_layer0")
+    figure = json.loads(_charts(at)["mt_wg_layer0"].proto.spec)
+    assert list(table["epoch"]) == figure["data"][0]["x"] == [1, 2]
+    first = at.session_state["learner::moons_trainer"].session.model.net[0]
+    assert table["mean |gradient|"].iloc[-1] == f"{float(first.weight.grad.abs().mean()):.2e}"

@@ -71,7 +71,8 @@ def _moons_everything(at) -> None:
     at.toggle(key="mt_show_test").set_value(True).run()
     at.toggle(key="mt_show_bayes").set_value(True).run()
     settle(at.button(key="mt_step").click().run())
-    for tab in ("Model", "Losses & hooks", "Code", "Pitfall lab", "Check yourself"):
+    for tab in ("Model", "Losses & hooks", "Weights & gradients", "Code", "Pitfall lab",
+                "Check yourself"):
         at.session_state["mt_tabs"] = tab
         at.run()
 

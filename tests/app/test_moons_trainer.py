@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 import zipfile
 
 import pytest
@@ -223,6 +224,7 @@ def test_each_lazy_tab_draws_when_opened_and_keeps_the_upload_and_check_drawn():
     at = open_page(PAGE, QUICK)
     assert at.file_uploader(key="mt_upload") is not None
     for tab, marker in (("Model", "parameters"), ("Losses & hooks", "BCEWithLogitsLoss"),
+                        ("Weights & gradients", "Nothing recorded yet"),
                         ("Code", "The whole pipeline for the current settings"),
                         ("Pitfall lab", "Run both side by side"), ("Check yourself", "zero_grad")):
         at.session_state["mt_tabs"] = tab
@@ -493,3 +495,37 @@ def test_a_link_with_hidden_controls_names_what_it_fixed_under_the_title():
                      "Learning rate **0.01**"], [i.value for i in at.info]
     plain = open_page(PAGE, query={"act": "tanh"})
     assert not [i for i in plain.info if i.value.startswith("**This link fixes**")]
+
+
+def test_the_weights_and_gradients_tab_draws_each_layer_and_says_whether_the_gradient_vanishes():
+    """The vanishing-gradients lesson's links, shortened: two epochs, then the tab."""
+    import json
+
+    from workbench.lessons.catalog import VANISHING_SIGMOID
+    from workbench.moons.layer_history import gradient_verdict, verdict_sentence
+
+    for act, box in (("Sigmoid", "warning"), ("ReLU", "success")):
+        at = open_page(PAGE, {**VANISHING_SIGMOID, "act": act, "n": "300", "epochs": "2"})
+        settle(at.button(key="mt_step").click().run())
+        settle(at.button(key="mt_step").click().run())
+        at.session_state["mt_tabs"] = "Weights & gradients"
+        at.run()
+        assert_clean(at)
+        session = at.session_state["learner::moons_trainer"].session
+        history = session.layer_history
+        assert history.epochs == [1, 2] and history.layers == 5
+        charts = {c.proto.id: c for c in at.get("plotly_chart")}
+        for layer in range(history.layers):
+            found = [c for key, c in charts.items() if f"mt_wg_layer{layer}" in key]
+            assert len(found) == 1, layer
+            traces = json.loads(found[0].proto.spec)["data"]
+            assert [t["type"] for t in traces] == ["heatmap", "heatmap"]
+            assert traces[0]["x"] == [1, 2]
+            # The gradient axis reads in powers of ten: 1e-6, not a log10 exponent or 1e-06.
+            ticks = json.loads(found[0].proto.spec)["layout"]["yaxis2"]["ticktext"]
+            assert ticks and all(re.fullmatch(r"[1-9]e-?[1-9]\d*|1e0", t) for t in ticks), ticks
+        verdict = gradient_verdict(history)
+        said = verdict_sentence(verdict, session.settings.opt)
+        assert said in [b.value for b in getattr(at, box)], act
+        assert verdict.vanishing == (act == "Sigmoid")
+        assert "last batch of each epoch" in shown_text(at)

@@ -88,6 +88,7 @@ EXPLAINED_OUTCOMES = {
     'training_loop_order': 'zero_grad, forward, backward, step',
     'training_state_dict_round_trip': 'identical predictions',
     'mt_forward_hook': 'Only model(x): forward() skips the hooks',
+    'mt_vanishing_gradient': '100 times smaller or less',
     'ti_stride': '(3, 1)',
     'ti_t_stride': '(1, 3)',
     'ti_view': 'No: PyTorch raises a RuntimeError',

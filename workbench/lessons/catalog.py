@@ -216,6 +216,12 @@ def in_place_error_shown() -> str:
     return "no error"
 
 
+# The vanishing-gradients lesson's link: deep and narrow, with plain SGD, which (unlike Adam) moves
+# each weight by lr times its gradient, so a vanishing gradient shows as weights that stay put.
+VANISHING_SIGMOID = {"hidden": "8,8,8,8", "act": "Sigmoid", "opt": "SGD", "lr": "0.1",
+                     "epochs": "50"}
+
+
 def pitfall_title(key: str) -> str:
     return next(p.title for p in PITFALLS if p.key == key)
 
@@ -358,6 +364,29 @@ LESSONS: tuple[Lesson, ...] = (
                     "the optimizer does the update: the same zero_grad, forward, backward, step, "
                     "now over batches from a DataLoader. The `state_dict` is every parameter and "
                     "persistent buffer by name, and a fresh model that loads it computes the same function."),
+    Lesson("gradients", "Vanishing gradients", "moons_trainer",
+           "A deep, narrow Sigmoid network against the same network with ReLU: how big are the "
+           "gradients that reach the first layer?", (
+               Step("Deep Sigmoid", "Four hidden layers of 8 Sigmoid units, trained by plain "
+                    "SGD. Press Play, then open the *Weights & gradients* tab: each layer's "
+                    "gradient magnitudes over the epochs, first layer on top. Read the sentence "
+                    "under the title: how much smaller is the first layer's gradient than the "
+                    "last layer's?", "moons_trainer", VANISHING_SIGMOID,
+                    training.VANISHING_GRADIENT, tab="Weights & gradients"),
+               Step("The same with ReLU", "Only the activation changes. Sigmoid's slope is at "
+                    "most 0.25, so each layer the gradient passes back through shrinks it; "
+                    "ReLU's slope is 1 wherever a unit is active. Train again and compare the "
+                    "first layer's gradients and weights with the Sigmoid run's.",
+                    "moons_trainer", {**VANISHING_SIGMOID, "act": "ReLU"},
+                    tab="Weights & gradients"),
+           ),
+           takeaway="Backpropagation multiplies, layer by layer, by each activation's slope and "
+                    "each layer's weights. Sigmoid's slope is at most 0.25, so in a deep Sigmoid "
+                    "network the gradient that reaches the first layer is orders of magnitude "
+                    "smaller than the last layer's, and plain SGD, which moves a weight by lr "
+                    "times its gradient, leaves the first layers almost where they started. ReLU "
+                    "passes the gradient through unchanged wherever a unit is active, which is "
+                    "one reason deep networks use it."),
     Lesson("batching", "DataLoader batching", "batch_iterator",
            "How a DataLoader turns a dataset into batches, epoch after epoch.", (
                Step("Batches per epoch", "20 samples in batches of 6.", "batch_iterator",

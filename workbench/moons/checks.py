@@ -145,3 +145,38 @@ FORWARD_HOOK = Check(
     forward_hook_calls)
 
 CHECKS = (ZERO_GRAD, LOOP_ORDER, STATE_DICT_ROUND_TRIP, FORWARD_HOOK)
+
+
+VANISHING_OPTIONS = ("about the same size", "about 10 times smaller", "100 times smaller or less",
+                     "larger")
+
+
+def vanishing_gradient_demo() -> Answer:
+    from workbench.moons.model import build_model
+    x = torch.randn(256, 2, generator=torch.Generator().manual_seed(0))
+    y = (x[:, 0] * x[:, 1] > 0).float()          # XOR-like labels
+    ratio = {}
+    for act in ("Sigmoid", "ReLU"):              # the same deep, narrow network, the same weights
+        model = build_model((8, 8, 8, 8), act, 0.0, torch.device("cpu"),
+                            torch.Generator().manual_seed(42))
+        nn.BCEWithLogitsLoss()(model(x), y).backward()
+        first, last = model.net[0].weight.grad, model.net[-1].weight.grad
+        ratio[act] = (first.abs().mean() / last.abs().mean()).item()
+    sigmoid = ratio["Sigmoid"]
+    option = (VANISHING_OPTIONS[3] if sigmoid > 3 else VANISHING_OPTIONS[0] if sigmoid > 0.3
+              else VANISHING_OPTIONS[1] if sigmoid > 0.01 else VANISHING_OPTIONS[2])
+    return Answer(
+        option,
+        f"first / last mean |grad|: Sigmoid {ratio['Sigmoid']:.1e}, ReLU {ratio['ReLU']:.2g}",
+        "Backpropagation multiplies the gradient, layer by layer, by the activation's slope and "
+        "the layer's weights. Sigmoid's slope is at most 0.25, so after four Sigmoid layers "
+        "little is left for the first layer; ReLU's slope is 1 wherever a unit is active. With "
+        "plain SGD a weight moves by lr times its gradient, so the first layers barely move.")
+
+
+VANISHING_GRADIENT = Check(
+    "mt_vanishing_gradient",
+    "A 2 -> 8 -> 8 -> 8 -> 8 -> 1 network with Sigmoid between the layers, one batch, one "
+    "`backward()`. The first layer's mean |gradient|, next to the last layer's, is...",
+    VANISHING_OPTIONS,
+    vanishing_gradient_demo)

@@ -32,6 +32,7 @@ from workbench.moons.data import (
     read_only,
     split_and_scale,
 )
+from workbench.moons.layer_history import LayerHistory
 from workbench.moons.model import MLP, apply_changes, build_model, build_optimizer
 from workbench.moons.network import NetworkPicture, network_picture
 from workbench.moons.settings import MAX_STEPS_PER_RUN, MoonsSettings
@@ -396,6 +397,7 @@ class TrainingSession:
         self.diverged: Divergence | None = None
         self.best_val_loss = math.inf
         self.history = History()
+        self.layer_history = LayerHistory()     # weights and gradients per layer, per epoch
         self._batches: Iterator | None = None
         self._epoch_loss_sum = 0.0
         self._epoch_seen = 0
@@ -429,6 +431,8 @@ class TrainingSession:
         h.val_loss.append(val.loss)
         h.val_acc.append(val.accuracy)
         self.best_val_loss = min(self.best_val_loss, val.loss)
+        # The epoch's last batch's gradients are still in .grad (zero_grad runs at a step's start).
+        self.layer_history.record(self.epoch, self.model)
         self._batches = None
 
     def run_for(self, max_steps: int, max_seconds: float, stop_at_epoch_end: bool = False) -> SliceReport:
@@ -564,6 +568,7 @@ class TrainingSession:
         self.diverged = None
         # Neither file holds the curves: the history before now is unknown either way.
         self.history, self.changes = History(), []
+        self.layer_history = LayerHistory()
         # A bare state_dict starts this page's count again; a resume checkpoint carries on from
         # its epoch, counting the steps those epochs would have taken here.
         self.epoch = min(epoch, self.settings.epochs) if epoch is not None else 0
