@@ -158,6 +158,12 @@ def test_moons_trainer_playing_and_finished(browser, app_url, layout):
     wait_live(page, "v.epoch === 40 && !v.status.includes('training')", timeout=120_000)
     expect(page.locator("[data-testid=stMain]")).to_contain_text("Finished")
     in_both_themes(page, f"moons trainer, finished ({layout})")
+    # The finished run's weights and gradients over the epochs: a heatmap pair per layer.
+    page.get_by_role("tab", name="Weights & gradients").click()
+    charts = page.locator("[data-testid=stTabs] [data-testid=stPlotlyChart]")
+    expect(charts.first).to_be_visible()
+    expect(charts).to_have_count(3)       # one figure per layer (64, 32 and the output)
+    in_both_themes(page, f"moons trainer, weights and gradients ({layout})")
     page.context.close()
 
 
