@@ -35,7 +35,7 @@ from app_pages.navigation import HOME, TOOLS
 from tests.e2e.clean import assert_clean
 from bench.browser import ROOT, free_port, open_path, stop
 from tests.e2e.conftest import serve
-from tests.postgres import throwaway_postgres
+from bench.postgres import throwaway_postgres
 from workbench.classroom.store import URL_SETTING, ClassStore
 from workbench.common.device_checks import DEVICE_MISMATCH
 from bench.live_view import LIVE_VIEW

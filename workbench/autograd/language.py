@@ -32,6 +32,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.common.source import parse
 from workbench.autograd.catalog import (BINARY_OPERATORS, GRAD_MODES, IN_PLACE_OPERATORS, KEYWORDS,
                                         TENSOR_ATTRIBUTES, TENSOR_METHODS, TORCH_CONSTANTS,
                                         TORCH_FUNCTIONS)
@@ -139,7 +140,7 @@ def parse_program(source: str, limits: Limits = DEFAULT_LIMITS) -> ast.Module:
         raise ProgramRefused(limits.max_lines, f"the program has more than {limits.max_lines} lines",
                              col=1, kind="limit")
     try:
-        tree = ast.parse(source, mode="exec")
+        tree = parse(source, mode="exec")
     except SyntaxError as exc:
         raise ProgramRefused(exc.lineno or 1, f"this is not valid Python: {exc.msg}",
                              col=exc.offset or 1) from None

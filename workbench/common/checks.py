@@ -7,10 +7,9 @@ tools' checks by importing them; nothing is written twice.
 """
 from __future__ import annotations
 
-import inspect
-import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
+from workbench.common.source import source_of
 
 
 @dataclass(frozen=True)
@@ -33,7 +32,7 @@ class Check:
     @property
     def code(self) -> str:
         """The source of `compute`, as the learner reads it."""
-        return textwrap.dedent(inspect.getsource(self.compute)).strip()
+        return source_of(self.compute)
 
     def answer(self) -> Answer:
         answer = self.compute()

@@ -13,10 +13,9 @@ settings, the split, the loop, the test and the schedule of mid-run changes) is 
 from __future__ import annotations
 
 import dataclasses
-import inspect
-import textwrap
 from collections.abc import Sequence
 
+from workbench.common.source import source_of
 from workbench.moons.data import GAUSSIAN_CENTRES, GENERATORS
 from workbench.moons.model import MLP, SeededDropout, apply_changes, build_model, build_optimizer
 from workbench.moons.settings import MoonsSettings
@@ -29,7 +28,7 @@ CHANGES = apply_changes         # pasted where settings changed mid-run
 
 def shown(obj: object) -> str:
     """The source of `obj` exactly as the page runs it, for pasting into the script."""
-    return textwrap.dedent(inspect.getsource(obj)).strip()
+    return source_of(obj)
 
 
 _CHANGE_KEYS = {"lr": "lr", "wd": "weight_decay", "opt": "optimizer"}

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from workbench.common.source import parse
 
 # The layout ops of the lesson, plus a few neighbours worth comparing (flip, clone, movedim...).
 ALLOWED_METHODS: dict[str, str] = {
@@ -96,7 +97,7 @@ def parse_chain(text: str) -> tuple[Step, ...]:
         text = text[1:]
     source = "x" + (text if text[0] in ".[" else "." + text)
     try:
-        tree = ast.parse(source, mode="eval")
+        tree = parse(source, mode="eval")
     except SyntaxError as exc:
         raise ChainSyntaxError(f"this is not a chain of calls such as transpose(0, 1).reshape(-1) "
                                f"(Python could not read it: {exc.msg})") from None

@@ -1,8 +1,10 @@
-"""A throwaway PostgreSQL server for the class store's tests: Debian's binaries, a fresh cluster
-in a temporary folder, listening on a free port of 127.0.0.1 only, stopped and deleted after.
+"""A throwaway PostgreSQL server for the class store's tests and bench/class.py: Debian's
+binaries, a fresh cluster in a temporary folder, listening on a free port of 127.0.0.1 only,
+stopped and deleted after.
 
 `make test` installs Debian's postgresql (the `postgresql` target), as it does nginx; where the
-binaries are missing the tests that need them fail with a message naming that target, never skip.
+binaries are missing, starting one fails with a message naming that target (a test fails, never
+skips).
 As root, PostgreSQL refuses to run: the server runs as the `postgres` user the package creates.
 """
 from __future__ import annotations
@@ -16,8 +18,6 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 MISSING = ("PostgreSQL's initdb and pg_ctl are missing: `make postgresql` (part of `make test`) "
            "installs Debian's postgresql")
@@ -40,7 +40,7 @@ def throwaway_postgres() -> Iterator[str]:
     """Yields a SQLAlchemy URL of an empty database on a server started for the caller."""
     bindir = binaries()
     if bindir is None:
-        pytest.fail(MISSING)
+        raise RuntimeError(MISSING)
     as_root = os.geteuid() == 0
     # Not pytest's tmp_path: its folders are private to root, and the server runs as postgres.
     folder = Path(tempfile.mkdtemp(prefix="workbench-pg-"))
