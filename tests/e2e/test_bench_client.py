@@ -53,3 +53,20 @@ def test_the_bench_client_opens_a_page_trains_and_follows_the_frames():
     assert seen["first"].has_text("Epoch 0 / 200")
     assert seen["poll_url"] and seen["poll_url"].startswith("api/frames/")
     assert max(map(_epoch, seen["statuses"])) >= 2, seen["statuses"][-3:]
+
+
+def test_the_class_benchmark_runs_a_small_class_end_to_end():
+    """bench/class.py with three learners on SQLite: every answer counted by the board, every
+    follower arrived at both sends, every learner's run posted, no error."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "bench/class.py", "--learners", "3", "--databases",
+                           "sqlite", "--follow-seconds", "2", "--after", "0"], cwd=root,
+                          capture_output=True, text=True, timeout=280)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    assert "== class of 3 learners, sqlite" in out, out
+    assert "runs posted: 3 learners told, 3 on the board" in out, out
+    assert "errors: 0, answers or arrivals never seen: 0" in out, out
+    assert re.search(r"board counted them: p50 [\d.]+ s", out), out

@@ -2,7 +2,7 @@
 
 The teacher starts a class on /class; the learners join by the join link (`/?class=<code>`), each
 commits a different option of the home page's knowledge check, and the teacher's board, never
-reloaded, counts them exactly: the board's fragment runs again by itself every second. Then the
+reloaded, counts them exactly: the board's fragment runs again by itself twice a second. Then the
 teacher sends the class to a lesson step: the two learners who follow arrive by themselves, the
 one exploring on their own stays, and arrives when they go back to the class.
 """

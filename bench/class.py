@@ -1,0 +1,305 @@
+"""A class on one server: a teacher's board and N learners at once, on SQLite and on PostgreSQL.
+
+Every learner is a browser tab of its own (bench/st_client.py: Streamlit's websocket protocol,
+as a browser speaks it, with each run_every fragment ticked at its interval as the browser's
+timer does). The class runs as a 50-minute lesson would, compressed:
+
+1. The teacher starts a class (the store the server uses) and opens its board on /class.
+2. N learners open the join link (`/?class=<code>`) and are in the class.
+3. Every learner commits an answer to the home page's knowledge check within the same second.
+   Measured: for each answer, the time from its commit until the teacher's board (its
+   fragment, ticking every second) counts it.
+4. The teacher sends the class to a lesson step, twice. Measured: for each learner and send,
+   the time until the learner's page (its follow fragment) has switched to the step.
+5. Everyone then waits on that step for a while, following: the server's CPU time over that
+   window, per learner and second, is what following the teacher costs.
+6. Every learner trains a one-epoch moons run (Step), which the server posts to the challenge
+   board; the board must list one run per learner.
+
+Prints each figure with its percentiles, errors, and the server's memory before, at peak and
+after the learners left. A fresh server (and, for PostgreSQL, a throwaway database server from
+bench/postgres.py) is started for each database and class size.
+
+Run: .venv/bin/python bench/class.py [--learners 30 60] [--databases sqlite postgresql]
+     [--follow-seconds 20] [--after 30] [--save]   (docs/figures/class.json)
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import psutil  # noqa: E402
+
+from bench.figures import Run  # noqa: E402
+from bench.postgres import throwaway_postgres  # noqa: E402
+from st_client import (  # noqa: E402
+    MemorySampler,
+    RunResult,
+    Server,
+    Session,
+    follow_frames,
+    mib,
+    percentile,
+    rss_bytes,
+    string_state,
+)
+from workbench.classroom.store import URL_SETTING, ClassStore  # noqa: E402
+from workbench.common.device_checks import DEVICE_MISMATCH as CHECK  # noqa: E402
+from workbench.lessons.catalog import LESSONS  # noqa: E402
+
+ANSWERED = re.compile(r"\*\*(\d+)\*\* answered")
+# Where the teacher sends the class: two steps of the first lesson, as the Class page's send does.
+SENDS = [(f"/lessons?lesson={LESSONS[0].key}&step={number}", LESSONS[0].steps[number - 1].title)
+         for number in (1, 2)]
+TRAINER = "moons_trainer"
+ONE_EPOCH_RUN = "n=200&epochs=1&hidden=8"
+
+
+@dataclass
+class Learner:
+    index: int
+    session: Session
+    answered_at: float = 0.0
+    arrivals: list[float] = field(default_factory=list)    # seconds after each send
+    errors: list[str] = field(default_factory=list)
+    posted: bool = False
+    addresses: list[tuple[float, str]] = field(default_factory=list)   # (when, query) the tab showed
+
+    def saw(self, result: RunResult) -> None:
+        now = time.monotonic()
+        self.addresses += [(now, query) for query in result.query_strings]
+
+    def check(self, result: RunResult, what: str) -> RunResult:
+        if result.error or result.exceptions or result.guard_panel:
+            self.errors.append(f"{what}: {result.error or result.exceptions or result.guard_text[:200]}")
+        return result
+
+
+async def tick_fragments(session: Session, until: float, stop: asyncio.Event,
+                         on_result=None) -> None:
+    """Run the page's run_every fragments at their intervals, as the browser's timers do, until
+    `until` or `stop`; `on_result(result)` sees each run."""
+    due: dict[str, float] = {}
+    while time.monotonic() < until and not stop.is_set() and not session.closed:
+        now = time.monotonic()
+        for fragment, interval in list(session.fragments.items()):
+            due.setdefault(fragment, now + interval)
+            if now >= due[fragment]:
+                due[fragment] = now + interval
+                result = await session.tick(fragment)
+                if on_result is not None:
+                    on_result(result)
+        await asyncio.sleep(0.05)
+
+
+async def answer(learner: Learner) -> None:
+    session = learner.session
+    option = CHECK.options[learner.index % len(CHECK.options)]
+    choice = f"kc_{CHECK.key}_choice"
+    learner.check(await session.set_value(choice, string_state(option)), "choose")
+    learner.answered_at = time.monotonic()
+    learner.check(await session.click(f"kc_{CHECK.key}_commit"), "commit")
+
+
+def arrival(learner: Learner, link: str, since: float) -> float | None:
+    """When the tab's address first held every parameter of the sent link after `since`: the
+    page the follow fragment switched to (the lessons page then writes its link again without
+    its defaults, so the address is read as it was at the switch)."""
+    wanted = dict(parse_qsl(link.split("?", 1)[1]))
+    for when, query in learner.addresses:
+        shown = dict(parse_qsl(query))
+        if when >= since and all(shown.get(name) == value for name, value in wanted.items()):
+            return when
+    return None
+
+
+async def post_a_run(learner: Learner, code: str) -> None:
+    session = learner.session
+    result = learner.check(await session.navigate(TRAINER, f"{ONE_EPOCH_RUN}&class={code}"), "trainer")
+    if result.error:
+        return
+    learner.check(await session.click("mt_step"), "step")
+    # The epoch trains in the background; its last frame says the run ended, and the page runs
+    # again (the live view's trigger), which posts the finished run. A busy server may end the
+    # frames before the run has finished (a lapsed lease): the view asks again, as here.
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        await follow_frames(session, deadline, lambda status: False)
+        result = learner.check(await session.rerun(), "after the run")
+        if result.has_text("Posted to class"):
+            learner.posted = True
+            return
+        said = next((t for t in result.texts if "posted to class" in t.lower()
+                     or "Already on class" in t), None)
+        if said is not None:
+            learner.errors.append(f"post: {said[:160]}")
+            return
+        await asyncio.sleep(0.5)          # not finished yet: look again, as the view would
+    learner.errors.append("post: the run did not finish within 120 s")
+
+
+def cpu_seconds(pid: int) -> float:
+    process = psutil.Process(pid)
+    total = sum(process.cpu_times()[:2])
+    for child in process.children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            total += sum(child.cpu_times()[:2])
+    return total
+
+
+async def lesson(url: str, pid: int, database: str, store: ClassStore, size: int,
+                 args: argparse.Namespace) -> tuple[str, str]:
+    before = rss_bytes(pid)
+    sampler = MemorySampler(pid).start()
+    started = store.start_class()
+    teacher = Session(url, "class", f"class={started.code}&teacher={started.teacher_key}",
+                      run_timeout=args.run_timeout)
+    errors: list[str] = []
+    board_counts: list[tuple[float, int]] = []      # (time, answers the board showed)
+
+    def board_saw(result: RunResult) -> None:
+        for text in result.texts:
+            match = ANSWERED.search(text)
+            if match:
+                board_counts.append((time.monotonic(), int(match[1])))
+
+    result = await teacher.open()
+    if result.error or result.guard_panel:
+        errors.append(f"teacher: {result.error or result.guard_text[:200]}")
+    learners = [Learner(i, Session(url, "", f"class={started.code}", run_timeout=args.run_timeout))
+                for i in range(size)]
+    joined = await asyncio.gather(*(learner.session.open() for learner in learners))
+    for learner, result in zip(learners, joined, strict=True):
+        learner.check(result, "join")
+        if not result.has_text(f"In class {started.code}"):
+            learner.errors.append("join: the sidebar does not say the learner is in the class")
+
+    stop = asyncio.Event()
+    board = asyncio.create_task(tick_fragments(teacher, time.monotonic() + 600, stop, board_saw))
+    # Everyone answers within the same second.
+    answering = time.monotonic()
+    await asyncio.gather(*(answer(learner) for learner in learners))
+    answered_within = time.monotonic() - answering
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and max((n for _, n in board_counts), default=0) < size:
+        await asyncio.sleep(0.1)
+    # An answer is counted once the board shows as many answers as had been committed by then.
+    order = sorted(learners, key=lambda x: x.answered_at)
+    counted = []
+    for rank, learner in enumerate(order, start=1):
+        seen = next((t for t, n in board_counts if n >= rank and t >= learner.answered_at), None)
+        counted.append(seen - learner.answered_at if seen is not None else float("inf"))
+
+    # The teacher sends the class twice; each learner's follow fragment moves its page.
+    followers = [asyncio.create_task(tick_fragments(x.session, time.monotonic() + 600, stop, x.saw))
+                 for x in learners]
+    for link, title in SENDS:
+        sent = time.monotonic()
+        store.send(started.code, started.teacher_key, link, title)
+        waiting = {x.index for x in learners}
+        while waiting and time.monotonic() - sent < 30:
+            for learner in learners:
+                when = arrival(learner, link, sent) if learner.index in waiting else None
+                if when is not None:
+                    learner.arrivals.append(when - sent)
+                    waiting.discard(learner.index)
+            await asyncio.sleep(0.05)
+        for learner in learners:
+            if learner.index in waiting:
+                learner.arrivals.append(float("inf"))
+    # Following costs the server a run of each follow fragment every 1.5 s: measured while the
+    # class sits on the step.
+    cpu_start, window_start = cpu_seconds(pid), time.monotonic()
+    await asyncio.sleep(args.follow_seconds)
+    follow_cpu = (cpu_seconds(pid) - cpu_start) / (time.monotonic() - window_start) / size
+    stop.set()
+    await asyncio.gather(board, *followers)
+
+    await asyncio.gather(*(post_a_run(learner, started.code) for learner in learners))
+    board_runs = len(store.challenge_board(started.code, teacher_key=started.teacher_key).runs)
+
+    for session in (teacher, *(x.session for x in learners)):
+        await session.close()
+    closed = time.monotonic()
+    while time.monotonic() - closed < args.after:
+        await asyncio.sleep(1)
+    await sampler.stop()
+    after = rss_bytes(pid)
+    store.end_class(started.code, started.teacher_key)
+
+    arrivals = [a for x in learners for a in x.arrivals]
+    errors += [f"#{x.index} {e}" for x in learners for e in x.errors]
+    lost = sum(1 for a in counted if a == float("inf")) + sum(1 for a in arrivals if a == float("inf"))
+    print(f"\n== class of {size} learners, {database}")
+    print(f"answers committed within {answered_within:.2f} s; board counted them: "
+          f"p50 {percentile(counted, 50):.2f} s, p95 {percentile(counted, 95):.2f} s, "
+          f"max {max(counted):.2f} s")
+    print(f"followers arrived after a send: p50 {percentile(arrivals, 50):.2f} s, "
+          f"p95 {percentile(arrivals, 95):.2f} s, max {max(arrivals):.2f} s ({len(SENDS)} sends)")
+    print(f"server CPU while the class follows: {1000 * follow_cpu:.1f} ms per learner per second")
+    print(f"runs posted: {sum(x.posted for x in learners)} learners told, {board_runs} on the board")
+    print(f"server memory: before {mib(before)}, peak {mib(sampler.peak)}, {args.after:.0f} s "
+          f"after the class left {mib(after)}")
+    print(f"errors: {len(errors)}, answers or arrivals never seen: {lost}")
+    for error in errors[:20]:
+        print(f"  {error}")
+    return (
+        f"a class of {size} learners on one server, {database}",
+        f"board counts every answer: p50 {percentile(counted, 50):.2f} s, p95 "
+        f"{percentile(counted, 95):.2f} s; followers arrive: p50 {percentile(arrivals, 50):.2f} s, "
+        f"p95 {percentile(arrivals, 95):.2f} s; following costs {1000 * follow_cpu:.1f} ms of server "
+        f"CPU per learner per second; {board_runs} of {size} runs on the board; memory "
+        f"{mib(before)} -> {mib(sampler.peak)} (peak) -> {mib(after)}; {len(errors)} errors, "
+        f"{lost} never seen",
+    )
+
+
+@contextlib.contextmanager
+def database_url(database: str) -> Iterator[str]:
+    if database == "postgresql":
+        with throwaway_postgres() as url:
+            yield url
+        return
+    with tempfile.TemporaryDirectory(prefix="workbench-class-bench-") as folder:
+        yield f"sqlite:///{folder}/classroom.sqlite3"
+
+
+def main() -> None:
+    run = Run("class", "A class on one server: the teacher's board, following, posted runs")
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--learners", type=int, nargs="+", default=[30, 60])
+    parser.add_argument("--databases", nargs="+", default=["sqlite", "postgresql"],
+                        choices=["sqlite", "postgresql"])
+    parser.add_argument("--follow-seconds", type=float, default=20,
+                        help="how long the class sits following, for the CPU it costs")
+    parser.add_argument("--after", type=float, default=30, help="seconds after, for memory")
+    parser.add_argument("--run-timeout", type=float, default=60)
+    args = parser.parse_args()
+    rows = []
+    for database in args.databases:
+        for size in args.learners:
+            with database_url(database) as url:
+                os.environ[URL_SETTING] = url         # the server's class store, and this one's
+                store = ClassStore(url)
+                with Server(log_path=f"/tmp/class_server_{database}_{size}.log") as server:
+                    rows.append(asyncio.run(lesson(server.url, server.pid, database, store, size,
+                                                   args)))
+    run.save(rows)
+
+
+if __name__ == "__main__":
+    main()
