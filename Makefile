@@ -33,7 +33,7 @@ chromium:
 nginx:
 	@test -x /usr/sbin/nginx || (apt-get update -qq && apt-get install -y -qq nginx)
 
-# The class store's tests run against SQLite and a throwaway PostgreSQL server (tests/postgres.py
+# The class store's tests run against SQLite and a throwaway PostgreSQL server (bench/postgres.py
 # starts Debian's initdb/pg_ctl in a temporary folder; no system service is started or needed).
 postgresql:
 	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq postgresql)
