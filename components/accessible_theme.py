@@ -26,9 +26,9 @@ in both themes (axe-core finds nothing: tests/e2e/test_accessibility.py; docs/ac
 
 Which theme is active is the learner's choice in the app menu, and Streamlit marks it nowhere CSS
 can read; a small script reads the app's background colour (as the moons trainer's live view
-does), marks `<html>` with `data-wb-theme="dark"` or `"light"`, and repairs the markup, twice a
-second (a theme change repaints without a rerun, and Streamlit redraws the sidebar on a page
-change).
+does), marks `<html>` with `data-wb-theme="dark"` or `"light"`, and repairs the markup: as soon as
+Streamlit adds elements, and twice a second (a theme change repaints without a rerun, and a code
+block can start to scroll without a new element).
 """
 from __future__ import annotations
 
@@ -98,6 +98,10 @@ _REPAIR = f"""<script>
   }};
   const repair = () => {{ markTheme(); repairNav(); focusableCode(); focusableGraphs(); }};
   repair();
+  // At once when Streamlit draws (a revealed answer's code block is reachable before anything,
+  // axe included, can look at it), and twice a second for what changes without a new element
+  // (a block that starts to scroll when its column narrows, the theme).
+  new MutationObserver(repair).observe(document.body, {{childList: true, subtree: true}});
   setInterval(repair, 500);
 }})();
 </script>"""
