@@ -9,13 +9,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components.class_session import CLASS_PARAM, TEACHER_PARAM, class_store, seat
+from components.class_session import CLASS_PARAM, TEACHER_PARAM, class_store, read_class, seat
 from components.classroom import app_root
 from components.figures import presenting
 from components.plain_text import md
 from workbench.classroom.catalog import all_checks
 from workbench.classroom.qr import qr_svg
-from workbench.classroom.store import ClassError, CheckTally, StartedClass, StoreUnavailable
+from workbench.classroom.store import ClassError, CheckTally, StartedClass
 
 # Counts within 2 s of a learner's click: every second missed it for a class of 30 on SQLite
 # (bench/class.py, p95 2.2 s); a run costs one query.
@@ -93,15 +93,11 @@ def _tally_card(started: StartedClass, tally: CheckTally) -> None:
 
 @st.fragment(run_every=BOARD_SECONDS)
 def live_board(started: StartedClass) -> None:
-    try:
-        view = class_store().find_class(started.code)
-        tallies = class_store().tallies(started.code, started.teacher_key)
-    except StoreUnavailable as exc:
-        st.warning(md(str(exc)), icon=":material/cloud_off:")
+    read = read_class(lambda: (class_store().find_class(started.code),
+                               class_store().tallies(started.code, started.teacher_key)))
+    if read is None:
         return
-    except ClassError as exc:
-        st.error(md(str(exc)), icon=":material/error:")
-        return
+    view, tallies = read
     st.metric("Learners in the class", view.members)
     known = [tally for tally in tallies if tally.check_key in all_checks()]
     if not known:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import streamlit as st
@@ -44,6 +46,21 @@ def class_store() -> ClassStore:
         if url not in _STORES:
             _STORES[url] = ClassStore(url) if url else ClassStore.from_environment()
         return _STORES[url]
+
+
+T = TypeVar("T")
+
+
+def read_class(read: Callable[[], T]) -> T | None:
+    """What `read` gets from the class store, or None after saying why on the page: the
+    database away (a warning: the tools keep working) or the class ended or not to be read."""
+    try:
+        return read()
+    except StoreUnavailable as exc:
+        st.warning(md(str(exc)), icon=":material/cloud_off:")
+    except ClassError as exc:
+        st.error(md(str(exc)), icon=":material/error:")
+    return None
 
 
 @dataclass(frozen=True)

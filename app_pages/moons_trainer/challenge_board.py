@@ -17,12 +17,11 @@ import streamlit as st
 
 from app_pages.moons_trainer.figures import staged
 from components.accessible_chart import chart
-from components.class_session import class_store
+from components.class_session import class_store, read_class
 from components.classroom import app_root
 from components.plain_text import md
 from workbench.classroom.challenge import best_within, challenge_sentence, within
-from workbench.classroom.store import (MAX_CHALLENGE_PARAMETERS, ChallengeBoard, ClassError, RunEntry,
-                                       StoreUnavailable)
+from workbench.classroom.store import (MAX_CHALLENGE_PARAMETERS, ChallengeBoard, ClassError, RunEntry)
 from workbench.common.palette import OKABE_ITO
 from workbench.moons.settings import OPTIMIZERS, TABLE
 
@@ -109,13 +108,9 @@ def challenge_board(code: str, *, teacher_key: str = "", token: str = "") -> Non
     """The board for the class's teacher (`teacher_key`: with the challenge's form) or for one
     of its learners (`token`)."""
     st.subheader(":material/leaderboard: Challenge board", anchor=False)
-    try:
-        board = class_store().challenge_board(code, teacher_key=teacher_key, token=token)
-    except StoreUnavailable as exc:
-        st.warning(md(str(exc)), icon=":material/cloud_off:")
-        return
-    except ClassError as exc:
-        st.error(md(str(exc)), icon=":material/error:")
+    board = read_class(lambda: class_store().challenge_board(code, teacher_key=teacher_key,
+                                                           token=token))
+    if board is None:
         return
     if teacher_key:
         _challenge_form(code, teacher_key, board)
