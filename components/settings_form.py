@@ -23,6 +23,7 @@ import streamlit as st
 
 from components.classroom import visible
 from components.plain_text import code_span, md
+from components.state import resend_widget_value
 from workbench.common.links import (
     BoolParam,
     ChoiceParam,
@@ -101,11 +102,9 @@ class SettingsForm(Generic[Settings]):
 
     def _widget(self, p: Param, **overrides: Any) -> Any:
         kind, key, w = p.kind, self.key(p.name), p.widget
-        if key not in st.session_state:
-            # Streamlit dropped the widget's state after this form was made: a fragment's rerun
-            # does not run __init__ again, and a text box created without state reads "" (for
-            # a shape, a scalar). The last good value stands in, as it does for a bad entry.
-            st.session_state[key] = self._widget_value(p, self._last_good(p))
+        # Streamlit drops a widget's state when a run does not draw it (a fragment's rerun does
+        # not run __init__ again to seed it): the last good value stands in, as for a bad entry.
+        resend_widget_value(key, self._widget_value(p, self._last_good(p)))
         common: dict[str, Any] = {"key": key, "help": p.help or None, **overrides}
         label = common.pop("label", p.label)
         if isinstance(p, ChoiceParam):

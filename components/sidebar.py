@@ -8,7 +8,7 @@ from components.device import learner_device, server_device
 from components.figures import PRESENTER_KEY, presenting
 from components.stage import presenter_styles
 from components.lesson_link import problem_markdown
-from components.state import device_choice
+from components.state import device_choice, resend_widget_value
 from workbench.common.device import AUTO, device_choices
 from workbench.common.links import BoolParam, LinkProblem
 
@@ -56,6 +56,7 @@ def draw_sidebar(page_path: str = "", pages: dict[str, str] | None = None) -> No
                     "every page. Chosen once per server: CUDA, then MPS, then CPU.")
         if server.type == "cpu":
             st.caption("No GPU on this server: everything runs on the CPU.")
+        resend_widget_value(PRESENTER_KEY, False)
         st.toggle("Presenter mode", key=PRESENTER_KEY, on_change=_write_presenter_to_url,
                   help="For a projector: larger text, thicker lines, bigger markers, a "
                   "colour-blind-safe palette. `present=1` in a link turns it on.")

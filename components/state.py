@@ -39,6 +39,19 @@ def connection_check() -> Callable[[], bool]:
     return lambda: runtime.is_active_session(session)
 
 
+def resend_widget_value(key: str, value_if_unset: Any) -> None:
+    """Call right before drawing the widget keyed `key`: its stored value (`value_if_unset` the
+    first time, or after Streamlit dropped it) goes into this run's message to the browser.
+
+    Streamlit sends a value set through session state only with the run that set it; later runs
+    send the widget's default and leave the value to the browser. A browser that draws the widget
+    first from a later run's message starts it at that default and sends it back with the next
+    click. A busy one does: it draws an element once the element's code has loaded, and the
+    learner may click meanwhile (CI saw a shape box seeded with 4,6 come back as "", a scalar;
+    tests/e2e/test_tensor_inspector.py holds the text box's code to show it)."""
+    st.session_state[key] = st.session_state[key] if key in st.session_state else value_if_unset
+
+
 def fragment_rerun() -> bool:
     """Whether this script run is a fragment's own rerun (a button inside `st.fragment`), not a
     run of the whole page. Streamlit says so only in its script-run context; its

@@ -31,7 +31,7 @@ from components.frame_route import FrameSource
 from components.guard import run_guarded
 from components.keyboard import with_shortcut
 from components.plain_text import md
-from components.state import connection_check, session_id, shared_model
+from components.state import connection_check, resend_widget_value, session_id, shared_model
 from workbench.common.errors import unexpected
 from workbench.common.jobs import SCHEDULER, SCRIPT_RUNS
 from workbench.moons.pace import Pace
@@ -196,7 +196,7 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
                                      "epoch 0.", "0"))
         for key, (label, help_text) in VIEW_TOGGLES.items():
             # Streamlit drops a widget's state on another page; the learner's choice is kept.
-            st.session_state.setdefault(key, me.view.get(key, False))
+            resend_widget_value(key, me.view.get(key, False))
             me.view[key] = st.toggle(label, key=key, help=help_text)
     ended = None if me.running else end_note(session)
     if ended is not None:

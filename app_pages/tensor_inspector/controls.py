@@ -12,6 +12,7 @@ from streamlit.delta_generator import DeltaGenerator
 from components.classroom import visible
 from components.plain_text import code_span, md
 from components.settings_form import SettingsForm
+from components.state import resend_widget_value
 from workbench.tensors.chain import ALLOWED_METHODS, ChainSyntaxError, format_chain, parse_chain
 from workbench.tensors.presets import PRESETS
 from workbench.tensors.settings import MAX_RANK, RANDOM_FILLS, TABLE, VALUE_FILLS, TensorSettings
@@ -166,8 +167,8 @@ def op_chain(form: SettingsForm, *, typed_on_stage: bool = False) -> DeltaGenera
         if not visible("ops"):
             return problem_slot
     method_col, args_col = st.columns(2)
-    if "ti_add_method" not in ss:
-        ss["ti_add_method"], ss["ti_add_args"] = "transpose", ARG_TEMPLATES["transpose"]
+    resend_widget_value("ti_add_method", "transpose")
+    resend_widget_value("ti_add_args", ARG_TEMPLATES.get(ss["ti_add_method"], ""))
     method_col.selectbox("Op", [*ALLOWED_METHODS, INDEXING], key="ti_add_method",
                          on_change=_method_picked,
                          format_func=lambda m: "indexing [ ]" if m == INDEXING else m)

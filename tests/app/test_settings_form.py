@@ -111,3 +111,17 @@ def test_a_text_widget_whose_state_streamlit_dropped_keeps_the_last_good_value()
     at.run()
     assert at.text_input(key="demo_hidden").value == "32,16"
     assert "hidden=(32, 16)" in _shown(at) and at.query_params["hidden"] == "32,16"
+
+
+def test_every_run_tells_the_browser_each_widgets_value():
+    """Not only the run that seeded a widget: a browser that first draws the widget from a later
+    run's message would otherwise start it at its default (a link's 100 samples at 4, a typed
+    shape at "") and send that back with the next click."""
+    at = _run(n="100", hidden="8")
+    at.text_input(key="demo_hidden").input("32,16").run()
+    at.run()                                   # nothing changed: the run after the seeding one
+    for widget, value in ((at.number_input(key="demo_n"), 100.0),
+                          (at.number_input(key="demo_lr"), 0.003),
+                          (at.text_input(key="demo_hidden"), "32,16")):
+        assert widget.proto.set_value and widget.proto.value == value, widget.key
+    assert at.radio(key="demo_act").proto.set_value

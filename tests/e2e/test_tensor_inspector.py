@@ -124,3 +124,32 @@ def test_append_reruns_only_the_chain_not_the_tabs(page, app_url):
     expect(page.locator("[data-testid=stMetric]").filter(has_text="x (4, 6, 1) takes")) \
         .to_contain_text("96 B", timeout=WAIT_MS)
     assert_clean(page, "after a new dimension under the dtypes tab")
+
+
+def test_a_click_before_the_text_boxes_are_drawn_keeps_the_shape(page, app_url):
+    """A busy browser draws an element only once its code has loaded; a learner may click Append
+    before that. The shape box, seeded from the link by the page's first run, must still show
+    (and send back) 4,6 when it is finally drawn after the fragment's rerun, not its default ""
+    (a scalar). Held here: the text box's code, until Append has run."""
+    held = []
+    text_box_code = re.compile(r"/static/js/TextInput\.[^/]*\.js$")
+    page.route(text_box_code, lambda route: held.append(route))
+    stream_of_page = collect_sockets(page)
+    open_path(page, app_url, "/tensor_inspector?shape=4,6")
+    stream = stream_of_page()
+    with stream.expect_event("framereceived", timeout=WAIT_MS,
+                             predicate=lambda p: run_finished(p) is not None):
+        page.locator(".st-key-ti_chain_buttons").get_by_role("button", name="Append step").click()
+    assert held, "the text box's code was not requested before Append: nothing was held"
+    assert not page.locator(".st-key-ti_shape input").count(), "the shape box was drawn early"
+    for route in held:
+        route.continue_()
+    page.unroute(text_box_code)
+    expect(page.locator(".st-key-ti_shape input")).to_have_value("4,6", timeout=WAIT_MS)
+    expect(page.locator(".st-key-ti_ops input")).to_have_value("transpose(0, 1)", timeout=WAIT_MS)
+    page.locator(".st-key-ti_chain_buttons").get_by_role("button", name="Undo last step").click()
+    expect(page.locator(".st-key-ti_ops input")).to_have_value("", timeout=WAIT_MS)
+    expect(_metric(page, "stride")).to_have_text(str(torch.zeros(4, 6).stride()), timeout=WAIT_MS)
+    # 4,6 is the default shape, which the link leaves out; a scalar would be `shape=`.
+    assert "shape" not in parse_qs(urlparse(page.url).query, keep_blank_values=True), page.url
+    assert_clean(page)
