@@ -8,6 +8,8 @@ every picture without page-specific code.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
@@ -64,6 +66,55 @@ def style_figure(fig: go.Figure, *, uirevision: str | None = None) -> go.Figure:
                 elif size is None:
                     trace.marker.size = 6 * scale
     return fig
+
+
+def styled_figure(data: list[dict[str, Any]], layout: dict[str, Any], *,
+                  uirevision: str | None = None) -> go.Figure:
+    """The figure `style_figure` makes of these traces and layout, built from plain dicts in
+    one go: Plotly checks each property once when the figure is made, while every
+    `update_layout` or `update_xaxes` call walks the figure again (a py-spy profile of the tensor
+    inspector's Append: building its three charts by updates was two thirds of the server's
+    time, and from dicts they take a fifth of that). `layout` wins over the template's values."""
+    scale = graph_scale()
+    name = "workbench_presenter" if presenting() else "workbench"
+    # As in style_figure: the template's values are also written into the figure's own layout.
+    merged = _merged(_TEMPLATE_LAYOUTS[name], layout)
+    merged["template"] = pio.templates[name]
+    if merged.get("title", {}).get("text") and "t" not in layout.get("margin", {}):
+        merged["margin"] = {**merged.get("margin", {}), "t": 40 * scale}
+    if uirevision is not None:
+        merged["uirevision"] = uirevision
+    if scale != 1.0:
+        data = [_scaled_trace(trace, scale) for trace in data]
+    return go.Figure(data=data, layout=merged)
+
+
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = (_merged(out[key], value) if isinstance(value, dict)
+                    and isinstance(out.get(key), dict) else value)
+    return out
+
+
+def _scaled_trace(trace: dict[str, Any], scale: float) -> dict[str, Any]:
+    """style_figure's presenter sizes for a scatter trace's line and markers."""
+    if trace.get("type") not in ("scatter", "scattergl"):
+        return trace
+    trace = dict(trace)
+    line, marker = dict(trace.get("line", {})), dict(trace.get("marker", {}))
+    line["width"] = (line.get("width") or 2) * scale
+    size = marker.get("size")
+    if isinstance(size, int | float):
+        marker["size"] = size * scale
+    elif size is None:
+        marker["size"] = 6 * scale
+    trace["line"], trace["marker"] = line, marker
+    return trace
+
+
+_TEMPLATE_LAYOUTS = {name: pio.templates[name].layout.to_plotly_json()
+                     for name in ("workbench", "workbench_presenter")}
 
 
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}

@@ -10,9 +10,8 @@ import math
 
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from components.figures import graph_scale, style_figure
+from components.figures import graph_scale, style_figure, styled_figure
 from workbench.common.palette import (
     CELL_SCALE_COLOURS,
     GREY_150,
@@ -61,16 +60,12 @@ def _beside_axis(chars: int, *, titled: bool = False) -> int:
     return _scaled((TICKS_AND_TITLE_PX if titled else TICKS_PX) + DIGIT_PX * chars)
 
 
-def fixed_margins(fig: go.Figure, *, left: int, top: int, right: int = 10,
-                  bottom: int = 10) -> go.Figure:
-    """Margins worked out here from the labels' lengths instead of Plotly's automargin, which
-    draws a figure, measures its labels and then draws it all again: the second drawing was a
-    third of the browser's work for each chart of the inspector (a Chromium profile of Append),
-    and every Append or Undo draws three charts anew."""
-    fig.update_xaxes(automargin=False)
-    fig.update_yaxes(automargin=False)
-    fig.update_layout(margin={"l": left, "t": top, "r": right, "b": bottom})
-    return fig
+def _margins(left: int, top: int, right: int = 10, bottom: int = 10) -> dict[str, int]:
+    """Margins worked out here from the labels' lengths, with automargin off on every axis:
+    Plotly's automargin draws a figure, measures its labels and then draws it all again, and
+    that second drawing was a third of the browser's work for each chart of the inspector (a
+    Chromium profile of Append), which draws three charts anew each time."""
+    return {"l": left, "t": top, "r": right, "b": bottom}
 
 
 def _text_size(cells: list[list[str]], base: int, cell_px: float | None = None) -> int:
@@ -120,6 +115,27 @@ def grid_size(picture: LayoutPicture, n_cols: int) -> tuple[int, int]:
     return n_cols * (cols_drawn * cell_width() + 24) + 60, height
 
 
+def _subplot_axes(n_rows: int, n_cols: int, vertical_spacing: float,
+                  horizontal_spacing: float = 0.05) -> list[tuple[str, dict, str, dict]]:
+    """The axes of an n_rows x n_cols grid of subplots, row by row from the top, as
+    plotly.subplots.make_subplots lays them out: (x axis name, its layout, y axis name, its
+    layout) for each cell, their domains in paper coordinates."""
+    # Summed as make_subplots sums them, so the domains are the same floats to the last bit.
+    widths = [(1.0 - horizontal_spacing * (n_cols - 1)) / n_cols] * n_cols
+    heights = [(1.0 - vertical_spacing * (n_rows - 1)) / n_rows] * n_rows
+    axes = []
+    for number in range(n_rows * n_cols):
+        row, col = divmod(number, n_cols)
+        from_bottom = n_rows - 1 - row
+        left = sum(widths[:col]) + col * horizontal_spacing
+        bottom = sum(heights[:from_bottom]) + from_bottom * vertical_spacing
+        suffix = str(number + 1) if number else ""
+        axes.append((f"xaxis{suffix}", {"anchor": f"y{suffix}", "domain": [left, left + widths[col]]},
+                     f"yaxis{suffix}", {"anchor": f"x{suffix}",
+                                        "domain": [bottom, bottom + heights[from_bottom]]}))
+    return axes
+
+
 def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str,
                 n_cols: int | None = None, cell_px: float | None = None) -> go.Figure:
     """The logical view: one grid (rank <= 2) or small multiples of 2-D slices (rank 3-5),
@@ -131,11 +147,9 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str,
     titles = [p.title for p in panels] if picture.rank > 2 else None
     gap = _panel_gap(picture)
     width, height = grid_size(picture, n_cols)
-    fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=titles,
-                        horizontal_spacing=0.05,
-                        vertical_spacing=min(0.3, gap / height) if n_rows > 1 else 0.0)
+    axes = _subplot_axes(n_rows, n_cols, min(0.3, gap / height) if n_rows > 1 else 0.0)
+    traces = []
     for number, panel in enumerate(panels):
-        row, col = number // n_cols + 1, number % n_cols + 1
         hover, text = [], []
         for r in range(panel.rows):
             hover_row, text_row = [], []
@@ -149,35 +163,40 @@ def grid_figure(picture: LayoutPicture, *, label: str, show: str, key: str,
                                 else panel.values[r][c])
             hover.append(hover_row)
             text.append(text_row)
-        fig.add_trace(go.Heatmap(
-            z=panel.colours, text=text, customdata=hover, texttemplate="%{text}",
-            hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE,
-            zmin=picture.colour_min, zmax=picture.colour_max, showscale=False, xgap=2, ygap=2,
-            textfont={"color": TEXT_ON_LIGHT, "size": _text_size(text, 13, cell_px)}),
-            row=row, col=col)
-    fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False,
-                     tickmode="linear", dtick=1, title_text=None)
-    fig.update_xaxes(showgrid=False, zeroline=False, tickmode="linear", dtick=1, side="top")
-    if picture.rank < 2:
-        fig.update_yaxes(showticklabels=False)
-    if picture.rank > 2:
+        suffix = str(number + 1) if number else ""
+        traces.append({
+            "type": "heatmap", "z": panel.colours, "text": text, "customdata": hover,
+            "texttemplate": "%{text}", "hovertemplate": "%{customdata}<extra></extra>",
+            "colorscale": CELL_SCALE, "zmin": picture.colour_min, "zmax": picture.colour_max,
+            "showscale": False, "xgap": 2, "ygap": 2,
+            "textfont": {"color": TEXT_ON_LIGHT, "size": _text_size(text, 13, cell_px)},
+            "xaxis": f"x{suffix}", "yaxis": f"y{suffix}"})
+    layout: dict = {"height": height, "width": width, "plot_bgcolor": TRANSPARENT}
+    for number, (x_name, x_axis, y_name, y_axis) in enumerate(axes):
         # Small multiples: the slice titles say where each panel is; row numbers on the left
         # column only, so labels never run into the neighbouring panel.
-        fig.update_xaxes(showticklabels=False)
-        for number in range(len(panels)):
-            if number % n_cols:
-                fig.update_yaxes(showticklabels=False, row=number // n_cols + 1,
-                                 col=number % n_cols + 1)
-    fig.update_layout(height=height, width=width, plot_bgcolor=TRANSPARENT)
-    style_figure(fig, uirevision=key)
+        rows_labelled = picture.rank == 2 or (picture.rank > 2 and number % n_cols == 0)
+        layout[y_name] = {**y_axis, "autorange": "reversed", "showgrid": False,
+                          "zeroline": False, "tickmode": "linear", "dtick": 1,
+                          "title": {"text": None}, "automargin": False,
+                          **({} if rows_labelled else {"showticklabels": False})}
+        layout[x_name] = {**x_axis, "showgrid": False, "zeroline": False, "tickmode": "linear",
+                          "dtick": 1, "side": "top", "automargin": False,
+                          **({"showticklabels": False} if picture.rank > 2 else {})}
     rows_drawn = max((panel.rows for panel in panels), default=1)
     left = _beside_axis(len(str(rows_drawn - 1))) if picture.rank >= 2 else _scaled(10)
     if titles:
         # The first row's slice titles sit above its panels, in the top margin: room for them.
         title_px = round(14 * graph_scale())
-        fig.update_annotations(font_size=title_px)
-        return fixed_margins(fig, left=left, top=title_px + 14)
-    return fixed_margins(fig, left=left, top=_scaled(TOP_TICKS_PX))
+        layout["annotations"] = [
+            {"font": {"size": title_px}, "showarrow": False, "text": title,
+             "x": sum(x_axis["domain"]) / 2.0, "xanchor": "center",
+             "xref": "paper", "y": y_axis["domain"][1], "yanchor": "bottom", "yref": "paper"}
+            for title, (_, x_axis, _, y_axis) in zip(titles, axes, strict=False)]
+        layout["margin"] = _margins(left, title_px + 14)
+    else:
+        layout["margin"] = _margins(left, _scaled(TOP_TICKS_PX))
+    return styled_figure(traces, layout, uirevision=key)
 
 
 def strip_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> go.Figure:
@@ -200,49 +219,53 @@ def strip_figure(picture: LayoutPicture, *, label: str, show: str, key: str) -> 
         else:
             hover[r][c] = (f"storage position {p}" + (f"<br>value {value}" if value else "")
                            + (f"<br>read by {label}{reader}" if reader else ""))
-    fig = go.Figure(go.Heatmap(
-        z=z, text=text, customdata=hover, texttemplate="%{text}", hoverongaps=False,
-        hovertemplate="%{customdata}<extra></extra>", colorscale=CELL_SCALE, zmin=picture.colour_min,
-        zmax=picture.colour_max, showscale=False, xgap=2, ygap=2,
-        textfont={"color": TEXT_ON_LIGHT, "size": _text_size(text, 12)}))
+    read = {
+        "type": "heatmap", "z": z, "text": text, "customdata": hover, "texttemplate": "%{text}",
+        "hoverongaps": False, "hovertemplate": "%{customdata}<extra></extra>",
+        "colorscale": CELL_SCALE, "zmin": picture.colour_min, "zmax": picture.colour_max,
+        "showscale": False, "xgap": 2, "ygap": 2,
+        "textfont": {"color": TEXT_ON_LIGHT, "size": _text_size(text, 12)}}
     # Cells this view does not read stay grey, labelled with their position.
     unread = [[(text[r][c] if z[r][c] is None and r * width + c < n else None)
                for c in range(width)] for r in range(n_rows)]
-    fig.add_trace(go.Heatmap(
-        z=[[0 if unread[r][c] is not None else None for c in range(width)] for r in range(n_rows)],
-        text=[[u or "" for u in row] for row in unread], customdata=hover, texttemplate="%{text}",
-        hovertemplate="%{customdata}<extra></extra>", colorscale=[[0, GREY_300], [1, GREY_300]],
-        showscale=False, xgap=2, ygap=2, hoverongaps=False,
-        textfont={"color": GREY_600, "size": round(12 * graph_scale())}))
-    fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False, tickmode="array",
-                     tickvals=list(range(n_rows)), ticktext=[f"{r * width}" for r in range(n_rows)],
-                     title_text="position")
-    fig.update_xaxes(showgrid=False, zeroline=False, tickmode="linear", dtick=1, side="top",
-                     title_text=None)
-    fig.update_layout(height=n_rows * _cell_height() + 70, width=width * round(44 * graph_scale()) + 90,
-                      plot_bgcolor=TRANSPARENT)
-    style_figure(fig, uirevision=key)
-    return fixed_margins(fig, left=_beside_axis(len(str((n_rows - 1) * width)), titled=True),
-                         top=_scaled(TOP_TICKS_PX))
+    not_read = {
+        "type": "heatmap",
+        "z": [[0 if unread[r][c] is not None else None for c in range(width)] for r in range(n_rows)],
+        "text": [[u or "" for u in row] for row in unread], "customdata": hover,
+        "texttemplate": "%{text}", "hovertemplate": "%{customdata}<extra></extra>",
+        "colorscale": [[0, GREY_300], [1, GREY_300]], "showscale": False, "xgap": 2, "ygap": 2,
+        "hoverongaps": False, "textfont": {"color": GREY_600, "size": round(12 * graph_scale())}}
+    layout = {
+        "yaxis": {"autorange": "reversed", "showgrid": False, "zeroline": False,
+                  "tickmode": "array", "tickvals": list(range(n_rows)),
+                  "ticktext": [f"{r * width}" for r in range(n_rows)],
+                  "title": {"text": "position"}, "automargin": False},
+        "xaxis": {"showgrid": False, "zeroline": False, "tickmode": "linear", "dtick": 1,
+                  "side": "top", "title": {"text": None}, "automargin": False},
+        "height": n_rows * _cell_height() + 70, "width": width * round(44 * graph_scale()) + 90,
+        "plot_bgcolor": TRANSPARENT,
+        "margin": _margins(_beside_axis(len(str((n_rows - 1) * width)), titled=True),
+                           _scaled(TOP_TICKS_PX))}
+    return styled_figure([read, not_read], layout, uirevision=key)
 
 
 def walk_figure(picture: LayoutPicture, *, key: str) -> go.Figure:
     """Storage position of each element in the order the view reads them (row-major)."""
     walk = picture.walk
-    fig = go.Figure(go.Scatter(
-        x=list(range(len(walk))), y=walk, mode="lines+markers",
-        line={"color": OKABE_ITO[0], "width": 2}, marker={"size": 5},
-        hovertemplate="element %{x} in reading order<br>storage position %{y}<extra></extra>"))
+    trace = {"type": "scatter", "x": list(range(len(walk))), "y": walk, "mode": "lines+markers",
+             "line": {"color": OKABE_ITO[0], "width": 2}, "marker": {"size": 5},
+             "hovertemplate": "element %{x} in reading order<br>storage position %{y}"
+                              "<extra></extra>"}
     # The axis titles stay short: at presenter scale a longer one ran past a half-page
     # column and was cut. The caption above the walk says how it reads the tensor.
-    fig.update_layout(height=round(260 * graph_scale()),
-                      xaxis_title="element number (row by row)",
-                      yaxis_title="storage position")
-    style_figure(fig, uirevision=key)
     # Plotly writes a large position with an SI suffix ("12.3k"): five characters at most.
     longest = min(len(str(max(walk, default=0))), 5)
-    return fixed_margins(fig, left=_beside_axis(longest, titled=True), top=_scaled(14),
-                         bottom=_scaled(BOTTOM_TICKS_AND_TITLE_PX))
+    layout = {"height": round(260 * graph_scale()),
+              "xaxis": {"title": {"text": "element number (row by row)"}, "automargin": False},
+              "yaxis": {"title": {"text": "storage position"}, "automargin": False},
+              "margin": _margins(_beside_axis(longest, titled=True), _scaled(14),
+                                 bottom=_scaled(BOTTOM_TICKS_AND_TITLE_PX))}
+    return styled_figure([trace], layout, uirevision=key)
 
 
 # Matching sizes, stretched ones, a mismatch, matmul's matrix dimensions and no size: five
