@@ -48,7 +48,7 @@ from components.guard import GUARD_KEY  # noqa: E402
 # painted. `want` is a JavaScript expression over `t` (the text of `where`, or the live view's
 # counter) and `before` (that text before the click).
 _CLICK_JS = """
-async ({button, where, want, live}) => {
+async ({button, where, want, live, disables}) => {
   const app = document.querySelector('[data-testid=stApp]');
   const liveView = LIVE_VIEW;
   const text = () => live ? ((liveView() || {}).status || '')
@@ -70,12 +70,20 @@ async ({button, where, want, live}) => {
   if (!target) throw new Error('no ' + button);
   const started = performance.now();
   target.click();
-  // A fragment run of a few tens of milliseconds can start and finish within one of React's
-  // batched renders: the attribute then never reads "running". New text in the watched element
-  // (outside the live view, whose counter moves by itself) shows that the run's output arrived.
-  const delivered = () => !live && text() !== before;
+  // A run of a few tens of milliseconds can start and finish within one of React's batched
+  // renders: the attribute then never reads "running". New text in the watched element shows
+  // that the run's output arrived; in the live view, whose counter moves by itself, only the
+  // state the click asks for does (Play's "training…" cannot show before Play's run has started
+  // the job, nor Pause's end of it before Pause's run has stopped it). Play's page run was
+  // such a run: the benchmark waited out its 60 s with the model training.
+  const delivered = () => live ? judge(text(), before) : text() !== before;
+  // Play and Pause: the live view stops drawing "training…" the moment Pause is pressed, before
+  // the server has heard of it; the answer is there once the page run has also greyed out the
+  // button pressed (Pause when the run is still, Play while it trains).
+  const pressedOff = () => !disables || [...document.querySelectorAll(button)].every(
+      (b) => !b.checkVisibility() || b.disabled);
   const answered = () => (ran || delivered()) && app.dataset.testScriptState === 'notRunning'
-      && !document.querySelector('[data-stale="true"]') && judge(text(), before);
+      && !document.querySelector('[data-stale="true"]') && judge(text(), before) && pressedOff();
   await new Promise((resolve, reject) => {
     const look = () => {
       if (answered()) return resolve();
@@ -98,6 +106,7 @@ class Press:
     button: str       # CSS selector of the button
     want: str         # JavaScript over t (the text watched) and before (it before the click)
     prepare: str = ""  # CSS selector clicked (and waited for) before the timed click, untimed
+    disables: bool = False  # answered only once the page has greyed out the button pressed
 
 
 @dataclass(frozen=True)
@@ -140,8 +149,8 @@ CASES = {
         (Press(_key("mt_step"), "t !== before && !t.includes('training')"),)),
     "moons trainer: Play, then Pause": Case(
         "/moons_trainer?epochs=500", LEARNER,
-        (Press(_key("mt_play"), "t.includes('training')"),
-         Press(_key("mt_pause"), "!t.includes('training')"))),
+        (Press(_key("mt_play"), "t.includes('training')", disables=True),
+         Press(_key("mt_pause"), "!t.includes('training')", disables=True))),
     "batch iterator: Next": Case(
         "/batch_iterator?n=200&batch=4&epochs=2", LEARNER,
         (Press(_key("bi_next"), _CHANGED),), where=".st-key-batch_iterator_main"),
@@ -199,7 +208,8 @@ def measure(page, case: Case, clicks: int, runs_file: Path) -> list[Click]:
                                arg=press.button, timeout=60_000)
         clicked = time.monotonic()
         painted, finished = page.evaluate(_CLICK_JS, {"button": press.button, "where": case.where,
-                                                      "want": press.want, "live": not case.where})
+                                                      "want": press.want, "live": not case.where,
+                                                      "disables": press.disables})
         runs = _server_runs(runs_file, clicked, time.monotonic())
         times.append(Click(painted, finished, sum(r["wall_ms"] for r in runs),
                            sum(r["cpu_ms"] for r in runs)))
