@@ -63,7 +63,10 @@ def training_work(me: MoonsTrainerState, session: TrainingSession) -> Callable[[
                 return False            # paused while this slice waited for its turn or the lock
             if pace.epochs_per_second != session.settings.epochs_per_second:
                 pace.restart(session.settings.epochs_per_second)    # Speed changed mid-run
-            allowed = pace.allowed(session.steps, session.steps_per_epoch)
+            # Speed paces Play, for watching; Step trains its one epoch at once (at speed 1 a
+            # paced Step took a second to answer its click).
+            stepping = me.stop_at_epoch is not None
+            allowed = None if stepping else pace.allowed(session.steps, session.steps_per_epoch)
             if allowed == 0:
                 return pace.wait(session.steps_per_epoch)
             epoch_before = session.epoch

@@ -78,6 +78,23 @@ def test_step_trains_one_epoch_shows_results_and_publishes_the_model():
     assert shared.labels.shape == (shared.features.shape[0],)
 
 
+def test_step_trains_its_epoch_at_once_whatever_the_speed(monkeypatch):
+    """Speed paces Play only: a clock that never allows a step would hold a paced Step forever."""
+    from workbench.common.jobs import SCHEDULER
+    from workbench.moons.pace import Pace
+
+    asked = []
+    monkeypatch.setattr(Pace, "allowed", lambda self, *args: asked.append(args) or 0)
+    at = open_page(PAGE, {**QUICK, "speed": "1"})
+    try:
+        settle(at.button(key="mt_step").click().run(), timeout=20)
+    finally:                     # a held Step must not outlive its test
+        for owner in SCHEDULER.owners():
+            SCHEDULER.stop(owner, wait=1.0)
+    assert_clean(at)
+    assert live_view(at)[0]["frame"]["epoch"] == 1 and not asked
+
+
 def test_play_trains_in_the_background_and_pause_stops_it():
     from components.state import session_id
     from workbench.common.jobs import SCHEDULER
