@@ -167,7 +167,7 @@ def grid_rows(picture: LayoutPicture, n_cols: int = 1) -> int:
     rows = panels[0].rows if panels else 1
     if picture.rank <= 2:
         return rows + (1 if picture.rank >= 1 else 0)
-    return -(-len(panels) // max(n_cols, 1)) * (rows + 2)
+    return max(1, -(-len(panels) // max(n_cols, 1))) * (rows + 2)
 
 
 def grid_html(picture: LayoutPicture, *, label: str, show: str, caption: str,

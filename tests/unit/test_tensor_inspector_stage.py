@@ -60,3 +60,14 @@ def test_the_stage_draws_two_rows_of_storage_and_says_so():
     assert len(picture.strip_positions) == 2 * tables.STRIP_WIDTH
     assert picture.panels[0].rows == stage.STAGE_PICTURE["max_rows"]
     assert any("strip shows storage positions 0-47 of 192" in note for note in picture.truncated)
+
+
+def test_a_tensor_without_elements_still_gets_a_stage():
+    """A size of 0 leaves no slice to draw (the fuzzed links found a division by zero here)."""
+    for shape in ((2, 0, 3), (0, 4), (3, 0)):
+        picture = _picture(shape)
+        assert picture.panels == []
+        n_cols = stage.stage_columns(picture)
+        assert stage.grid_fit(tables.grid_rows(picture, n_cols), tables.strip_rows(picture)).min_px > 0
+        assert "<td" not in tables.grid_html(picture, label="x", show="values", caption="c",
+                                              n_cols=n_cols)
