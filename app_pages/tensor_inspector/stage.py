@@ -158,7 +158,7 @@ def stage_pictures(stage: Stage, drawn: StepView, picture: LayoutPicture, *, sho
   max-width: {MAX_GRID_SHARE * 100:.0f}%; }}
 [data-testid=stLayoutWrapper]:has(> .st-key-ti_stage_facts) {{ flex: 1 1 0; min-width: 0; }}
 .st-key-ti_grid div.{GRID_CLASS} {{ height: {fit.height_css()}; }}
-.st-key-ti_grid table.{GRID_CLASS} {{ height: 100%; }}
+.st-key-ti_grid div.{GRID_CLASS} > table.{GRID_CLASS} {{ height: 100%; }}
 .st-key-ti_grid table.{GRID_CLASS} td {{ height: auto; }}
 </style>""")
         with st.container(horizontal=True, gap="large", key="ti_stage_row"):

@@ -42,6 +42,9 @@ CELL_WIDTH_REM, CELL_HEIGHT_REM, STRIP_CELL_WIDTH_REM = 3.25, 2.125, 2.75
 ROW_HEADER_REM, STRIP_ROW_HEADER_REM = 2.0, 4.5
 LABEL_REM = 0.8125
 PANEL_GAP_REM = 1.25
+# A slice's title above its table, one line: a table's height leaves its caption out, so a
+# slice that fills its share of the stage's grid is this much shorter than the share.
+CAPTION_REM = 1.3          # its line (1.1rem) and the space under it (0.2rem)
 
 
 def grid_label(name: str, shape: tuple[int, ...]) -> str:
@@ -94,7 +97,8 @@ def _css(kind: str) -> str:
 div.{kind} {{ container-type: inline-size; }}
 table.{kind} {{ border-collapse: separate; border-spacing: 2px; table-layout: fixed; width: 100%;
   margin: 0; font-variant-numeric: tabular-nums; line-height: 1.1; }}
-table.{kind} caption {{ caption-side: top; text-align: left; font-size: 0.8rem; padding: 0 0 0.2rem; }}
+table.{kind} caption {{ caption-side: top; text-align: left; font-size: 0.8rem; white-space: nowrap;
+  line-height: 1.1rem; padding: 0 0 0.2rem; }}
 .{kind} .wb-visually-hidden {{ position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip-path: inset(50%); white-space: nowrap; padding: 0; margin: -1px; }}
 table.{kind} th, table.{kind} td {{ padding: 0 1px; text-align: center; overflow: hidden;
@@ -197,7 +201,8 @@ def grid_html(picture: LayoutPicture, *, label: str, show: str, caption: str,
                   f"figure.{GRID_CLASS} > table {{ width: {grid_width_rem(picture):.3f}rem;")
     else:
         layout = (f"display: grid; grid-template-columns: repeat({n_cols}, minmax(0, 1fr)); "
-                  f"grid-auto-rows: minmax(0, 1fr); gap: 0.3rem {PANEL_GAP_REM}rem; height: 100%;")
+                  f"grid-auto-rows: 1fr; gap: 0.3rem {PANEL_GAP_REM}rem; height: 100%; }}\n"
+                  f"figure.{GRID_CLASS} > table {{ height: calc(100% - {CAPTION_REM}rem);")
     return (f"{_css(GRID_CLASS)}<style>figure.{GRID_CLASS} {{ margin: 0; {layout} }}</style>"
             f'<div class="{GRID_CLASS}"><figure class="{GRID_CLASS}">'
             f'<figcaption class="wb-visually-hidden">{html.escape(caption)}</figcaption>'
