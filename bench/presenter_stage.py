@@ -29,7 +29,7 @@ FIRST_DRAW_MS = 120_000
 # page, link, the key figure, the element whose text is measured, the driving control
 PAGES = (
     ("tensor inspector", "/tensor_inspector?shape=4,6&ops=t()[1:5]", ".st-key-ti_grid",
-     ".st-key-ti_grid .main-svg", ".st-key-ti_draw"),
+     ".st-key-ti_grid table", ".st-key-ti_draw"),
     ("autograd graph", "/autograd_graph", ".wb-graph svg",
      ".wb-graph svg", "div[class*='st-key-ag_step_'][class*='_next'] button"),
     ("moons trainer", "/moons_trainer", ".st-key-mt_live figure.boundary canvas.plane",

@@ -12,12 +12,12 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from app_pages.tensor_inspector.controls import apply_changes
-from app_pages.tensor_inspector.figures import (grid_figure, grid_label, grid_table, strip_figure,
-                                                strip_label, strip_table, walk_figure)
+from app_pages.tensor_inspector.figures import walk_figure
 from app_pages.tensor_inspector.stage import STAGE_PICTURE, Stage, stage_pictures
+from app_pages.tensor_inspector.tables import grid_html, grid_label, strip_html, strip_label
 from components.error_panel import error_panel
 from components.accessible_chart import chart
-from components.plain_text import code_span, md, plotly_text
+from components.plain_text import code_span, md
 from components.settings_form import SettingsForm
 from components.state import learner_state
 from workbench.common.formatting import human_bytes
@@ -257,11 +257,11 @@ def pictures_section(report: Inspection, stage: Stage | None = None) -> None:
                                alone_note="**Step drawn**: x itself; add ops to the chain to "
                                           "step through them.")
         show = learner_state("tensor_inspector", DrawnStep).cell_labels
-        facts, label = drawn.facts, plotly_text(drawn.label)
+        facts = drawn.facts
         picture = layout_picture(drawn, colour_max=report.views[0].facts.numel - 1,
                                  **(STAGE_PICTURE if stage is not None else {}))
         if stage is not None:
-            stage_pictures(stage, drawn, picture, label=label, show=show,
+            stage_pictures(stage, drawn, picture, show=show,
                            whose=_whose_storage(drawn, report, short=True),
                            failure_shown=report.chain_failure is not None
                            or report.build_failure is not None)
@@ -278,18 +278,20 @@ def pictures_section(report: Inspection, stage: Stage | None = None) -> None:
         with grid_col:
             st.markdown(f"**Logical view** of {code_span(drawn.label)}: what indexing sees"
                         + (", one 2-D slice per panel" if wide_grid else ""))
-            chart(grid_figure(picture, label=label, show=show, key="ti_grid"), key="ti_grid",
-                  label=grid_label(drawn.label, facts.shape), table=lambda: grid_table(picture),
-                  width="content")
+            # The table is the grid's text alternative: its caption names it, its headers
+            # and each cell's title say what the picture shows.
+            with st.container(key="ti_grid"):
+                st.html(grid_html(picture, label=drawn.label, show=show,
+                                  caption=grid_label(drawn.label, facts.shape)))
         with walk_col:
             _walk(picture, drawn.label)
         whose = _whose_storage(drawn, report)
         st.markdown(f"**Storage** of {code_span(drawn.label)} ({whose}): the flat memory "
                     "underneath, in address order; the row label is the position of its first "
                     "cell. Grey cells are not read by this view.")
-        chart(strip_figure(picture, label=label, show=show, key="ti_strip"), key="ti_strip",
-              label=strip_label(drawn.label, whose), width="content",
-              table=lambda: strip_table(picture, label=drawn.label))
+        with st.container(key="ti_strip"):
+            st.html(strip_html(picture, label=drawn.label, show=show,
+                               caption=strip_label(drawn.label, whose)))
         if facts.numel and len(facts.stride):
             terms = " + ".join(f"i{d}·{s}" for d, s in enumerate(facts.stride))
             st.caption(f"Element `[i0, i1, ...]` of {code_span(drawn.label)} is read from storage "

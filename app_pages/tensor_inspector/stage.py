@@ -7,58 +7,57 @@ opens with one compact row (the chain as typed, the step drawn, how cells are la
 the grid with the step's strides beside it, then the storage strip across the page; everything
 else follows below.
 
-The server never knows the projector's size: the grid's height is `100vh` less what sits above
-and below it (`fit_to_viewport`), and its width follows from that height and the grid's own
-proportions (CSS), so cells stay about as wide as they are tall at 720 and at 1080 px.
+The server never knows the projector's size: the grid's box is `100vh` tall less what sits
+above and below it (CSS), clamped so that its rows neither squeeze their labels nor grow into
+empty slabs, and the grid's table fills the box, its rows sharing the height. Its width is what
+the table is drawn at (in `rem`, which presenter mode enlarges), at most MAX_GRID_SHARE of the
+row: a wide grid's cells, and their labels, narrow to fit.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from app_pages.tensor_inspector.figures import (
+from app_pages.tensor_inspector.tables import (
+    CELL_HEIGHT_REM,
+    GRID_CLASS,
     STRIP_WIDTH,
-    cell_width,
-    grid_figure,
+    grid_html,
     grid_label,
-    grid_size,
-    grid_table,
-    strip_figure,
+    grid_rows,
+    grid_width_rem,
+    strip_html,
     strip_label,
-    strip_table,
+    strip_rows,
 )
-from components.accessible_chart import chart, data_table
 from components.plain_text import code_span
-from components.stage import fit_to_viewport
 from workbench.tensors.factory import shape_text
 from workbench.tensors.facts import StepView
 from workbench.tensors.layout import LayoutPicture
 
+# One `rem` in presenter mode: the browser's 16 px at the 140% that components/stage.py sets.
+PRESENTER_REM_PX = 16 * 1.4
 # What sits above the grid at presenter mode's 1.4x text, in CSS pixels: the main block's top
 # padding, the title row, the compact row of controls and the gaps between them (measured in
 # Chromium: the grid's top edge is at 206 px at 1280x720, 1366x768 and 1920x1080 alike).
 ABOVE_GRID_PX = 215
 # The strip's one-line caption, the gaps above and below it, and a little room at the bottom.
 AROUND_STRIP_PX = 90
-# The grid never squeezes its rows below MIN_SHRINK of their drawn height (about 33 px a row at
-# presenter scale, room for 20 px labels) and never grows past MAX_GROWTH: the labels keep
-# their size, so bigger cells would only be emptier.
+# A table row, as the grid is drawn (CELL_HEIGHT_REM and the 2 px between rows), at presenter
+# scale; the grid's rows never squeeze below MIN_SHRINK of it (room for their labels) and never
+# grow past MAX_GROWTH: the labels keep their size, so bigger cells would only be emptier.
+ROW_PX = CELL_HEIGHT_REM * PRESENTER_REM_PX + 2
 MIN_SHRINK, MAX_GROWTH = 0.65, 1.6
 # A failed step's line (with PyTorch's message in a popover) and its one-click fixes, above the
 # grid (measured in Chromium: the grid starts 157 px lower at 1280x720, 1366x768 and 1920x1080).
 # The grid may then squeeze its rows further: the error is the lesson on that screen.
 FAILURE_PX = 157
 MIN_SHRINK_WITH_FAILURE = 0.5
-# Margins and axis labels of the grid figure that do not scale with its rows (grid_size).
-GRID_FIXED_PX = 60
-# The grid leaves the rest of its row to the step's facts, and at 1280 px that share is about
-# this wide: the narrowest the grid's cells can be is worked out from it.
+# The grid leaves the rest of its row to the step's facts.
 MAX_GRID_SHARE = 0.68
-NARROWEST_GRID_PX = 820
 # The shape of the grid's box at 1280x720 (width / height): small multiples are laid out in
 # as many columns as bring the grid closest to it.
 STAGE_ASPECT = 2.5
@@ -74,47 +73,32 @@ class GridFit:
     leave_px: int
     min_px: int
     max_px: int
-    aspect: float          # the grid figure's drawn width / height, kept on every screen
 
     def height_css(self) -> str:
         return f"min({self.max_px}px, max({self.min_px}px, calc(100vh - {self.leave_px}px)))"
 
-    def width_css(self) -> str:
-        return f"calc({self.height_css()} * {self.aspect:.3f})"
 
-
-def grid_fit(grid_size: tuple[int, int], strip_height: int, *, failure_shown: bool = False) -> GridFit:
-    """The grid's share of the viewport, from the sizes the figures were drawn at (`grid_size`
-    = width, height of the grid figure; `strip_height` of the strip figure, which keeps its own
-    height: its rows are one cell tall each). With `failure_shown` the failed step's line and
-    its fixes sit above the grid, which gives up their height and may squeeze harder."""
-    width, height = grid_size
-    rows_px = max(height - GRID_FIXED_PX, 1)
+def grid_fit(grid_rows: int, strip_rows: int, *, failure_shown: bool = False) -> GridFit:
+    """The grid's share of the viewport, from its table rows (`grid_rows`) and the strip's,
+    which keeps its own height: its rows are one cell tall each. With `failure_shown` the failed
+    step's line and its fixes sit above the grid, which gives up their height and may squeeze
+    harder."""
     above = ABOVE_GRID_PX + (FAILURE_PX if failure_shown else 0)
-    return GridFit(leave_px=above + AROUND_STRIP_PX + strip_height,
-                   min_px=round(GRID_FIXED_PX + rows_px * (MIN_SHRINK_WITH_FAILURE if failure_shown
-                                                           else MIN_SHRINK)),
-                   max_px=round(height * MAX_GROWTH),
-                   aspect=width / max(height, 1))
+    shrink = MIN_SHRINK_WITH_FAILURE if failure_shown else MIN_SHRINK
+    return GridFit(leave_px=round(above + AROUND_STRIP_PX + strip_rows * ROW_PX),
+                   min_px=round(grid_rows * ROW_PX * shrink),
+                   max_px=round(grid_rows * ROW_PX * MAX_GROWTH))
 
 
 def stage_columns(picture: LayoutPicture) -> int:
-    """Panels side by side on the stage: the count whose grid is closest in shape to the box
+    """Slices side by side on the stage: the count whose grid is closest in shape to the box
     the stage gives it (a wide, short box: the strip sits below)."""
     def mismatch(n_cols: int) -> float:
-        width, height = grid_size(picture, n_cols)
+        width = grid_width_rem(picture, n_cols)
+        height = grid_rows(picture, n_cols) * CELL_HEIGHT_REM
         return abs(math.log(width / height / STAGE_ASPECT))
 
     return min(range(1, min(4, max(len(picture.panels), 1)) + 1), key=mismatch)
-
-
-def narrowest_cell_px(picture: LayoutPicture, n_cols: int) -> float:
-    """The narrowest a grid cell gets on the stage: its rows squeezed to MIN_SHRINK, or its
-    width held to the grid's share of a 1280 px screen, whichever is narrower."""
-    width, _ = grid_size(picture, n_cols)
-    cells_across = n_cols * (picture.panels[0].cols if picture.panels else 1)
-    fixed = width - cells_across * cell_width()
-    return min(cell_width() * MIN_SHRINK, (NARROWEST_GRID_PX - fixed) / max(cells_across, 1))
 
 
 @dataclass(frozen=True)
@@ -138,10 +122,6 @@ def stage_slots() -> Stage:
     return Stage(chain, picker, labels, failure, pictures)
 
 
-def _size(fig: go.Figure) -> tuple[int, int]:
-    return int(fig.layout.width), int(fig.layout.height)
-
-
 def _step_facts(drawn: StepView, picture: LayoutPicture, *, tight: bool = False) -> None:
     """The numbers a teacher points at next to the grid: shape, stride, offset, and the rule
     that turns an index into a storage position. Four short lines, so that the row stays as
@@ -163,37 +143,31 @@ def _step_facts(drawn: StepView, picture: LayoutPicture, *, tight: bool = False)
         st.caption(":material/crop: **Drawn in part**: " + "; ".join(picture.truncated) + ".")
 
 
-def stage_pictures(stage: Stage, drawn: StepView, picture: LayoutPicture, *, label: str,
-                   show: str, whose: str, failure_shown: bool = False) -> None:
+def stage_pictures(stage: Stage, drawn: StepView, picture: LayoutPicture, *, show: str,
+                   whose: str, failure_shown: bool = False) -> None:
     """The grid (sized from the viewport) with the step's facts beside it, then the strip."""
     n_cols = stage_columns(picture)
-    grid = grid_figure(picture, label=label, show=show, key="ti_grid", n_cols=n_cols,
-                       cell_px=narrowest_cell_px(picture, n_cols))
-    strip = strip_figure(picture, label=label, show=show, key="ti_strip")
-    fit = grid_fit(_size(grid), _size(strip)[1], failure_shown=failure_shown)
+    fit = grid_fit(grid_rows(picture, n_cols), strip_rows(picture), failure_shown=failure_shown)
     with stage.pictures:
-        fit_to_viewport("ti_stage_grid", leave_px=fit.leave_px, min_px=fit.min_px,
-                        max_px=fit.max_px)
-        # The grid's column takes the width its proportions ask for at this height; the facts
-        # take the rest of the row. (Streamlit wraps each container of a horizontal row in a
-        # layout wrapper: the wrapper is the flex item.)
+        # The grid's column takes the width its table is drawn at, the facts the rest of the
+        # row. (Streamlit wraps each container of a horizontal row in a layout wrapper: the
+        # wrapper is the flex item.) The table fills its box, its rows sharing the height.
         st.html(f"""<style>
 [data-testid=stLayoutWrapper]:has(> .st-key-ti_stage_grid) {{
-  flex: 0 0 auto; width: {fit.width_css()}; max-width: {MAX_GRID_SHARE * 100:.0f}%; }}
+  flex: 0 1 auto; width: {grid_width_rem(picture, n_cols):.3f}rem;
+  max-width: {MAX_GRID_SHARE * 100:.0f}%; }}
 [data-testid=stLayoutWrapper]:has(> .st-key-ti_stage_facts) {{ flex: 1 1 0; min-width: 0; }}
+.st-key-ti_grid div.{GRID_CLASS} {{ height: {fit.height_css()}; }}
+.st-key-ti_grid div.{GRID_CLASS} > table.{GRID_CLASS} {{ height: 100%; }}
+.st-key-ti_grid table.{GRID_CLASS} td {{ height: auto; }}
 </style>""")
         with st.container(horizontal=True, gap="large", key="ti_stage_row"):
-            with st.container(key="ti_stage_grid"):
-                # Alone in its box (the box is sized to the viewport): its table goes under
-                # the strip, below the first screen.
-                chart(grid, key="ti_grid", label=grid_label(drawn.label, drawn.facts.shape),
-                      table_below=False, width="stretch", height="stretch")
+            with st.container(key="ti_stage_grid"), st.container(key="ti_grid"):
+                st.html(grid_html(picture, label=drawn.label, show=show, n_cols=n_cols,
+                                  caption=grid_label(drawn.label, drawn.facts.shape)))
             with st.container(key="ti_stage_facts"):
                 _step_facts(drawn, picture, tight=failure_shown)
         st.markdown(f"**Storage** of {code_span(drawn.label)}: {whose}. Grey: not read.")
-        chart(strip, key="ti_strip", label=strip_label(drawn.label, whose), table_below=False,
-              width="stretch")
-        data_table(lambda: grid_table(picture), key="ti_grid_table",
-                   label=grid_label(drawn.label, drawn.facts.shape))
-        data_table(lambda: strip_table(picture, label=drawn.label), key="ti_strip_table",
-                   label=strip_label(drawn.label, whose))
+        with st.container(key="ti_strip"):
+            st.html(strip_html(picture, label=drawn.label, show=show,
+                               caption=strip_label(drawn.label, whose)))

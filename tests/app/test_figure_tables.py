@@ -1,6 +1,8 @@
 """Every Plotly chart of the tensor inspector and the moons trainer has an accessible name and a
 data table a learner can open, with the figure's own numbers (components/accessible_chart.py).
-The tables are built only when opened: a closed one sends nothing."""
+The tables are built only when opened: a closed one sends nothing. The tensor inspector's grid
+and strip are HTML tables, their own text alternative: their captions and cells are checked
+here too."""
 from __future__ import annotations
 
 import json
@@ -8,7 +10,9 @@ import json
 import pytest
 import torch
 
+from app_pages.tensor_inspector.tables import GRID_CLASS, STRIP_CLASS
 from tests.app.apptest import assert_clean, open_page
+from tests.html_tables import read_tables
 
 TENSORS = "app_pages/tensor_inspector/page.py"
 MOONS = "app_pages/moons_trainer/page.py"
@@ -46,41 +50,51 @@ def _labelled_with_tables(at) -> None:
     assert not built, f"closed data tables were built and sent: {built}"
 
 
+def _drawn_table(at, css_class: str) -> list:
+    """The tables of the page's st.html block that draws `css_class` (grid or strip)."""
+    return read_tables(next(e.proto.body for e in at.get("html") if css_class in e.proto.body))
+
+
 def test_every_tensor_inspector_chart_is_named_and_has_a_closed_table():
+    """The walk and the broadcasting chart are Plotly charts with their tables; the grid and
+    the strip are tables themselves, named by their captions, with no second table."""
     at = open_page(TENSORS, query={"shape": "4,6", "ops": "t()"})
     assert_clean(at)
-    assert {"ti_grid", "ti_walk", "ti_strip"} <= set(_charts(at))
+    assert "ti_walk" in _charts(at)
+    assert not {"ti_grid", "ti_strip"} & set(_charts(at))
     _labelled_with_tables(at)
-    assert _charts(at)["ti_grid"].proto.alt == "Logical view of x.t(), shape (6, 4)"
+    assert not {"ti_grid_table", "ti_strip_table"} & set(_table_expanders(at))
+    [grid] = _drawn_table(at, GRID_CLASS)
+    assert grid.caption == "Logical view of x.t(), shape (6, 4)"
+    [strip] = _drawn_table(at, STRIP_CLASS)
+    assert strip.caption == "Storage of x.t(): x's own storage, shared by this view"
 
 
 def test_the_grid_table_holds_each_cells_value_and_storage_position():
     at = open_page(TENSORS, query={"shape": "4,6", "ops": "t()"})
     view = torch.arange(24.0).reshape(4, 6).t()
     positions = torch.as_strided(torch.arange(24), view.shape, view.stride(), view.storage_offset())
-    table = _open_table(at, "ti_grid")
-    assert list(table.columns) == ["row"] + [f"column {c}" for c in range(view.shape[1])]
+    [table] = _drawn_table(at, GRID_CLASS)
+    assert [c.text for c in table.head[0] if c.tag == "th"] == [str(c) for c in range(view.shape[1])]
+    cells = table.data_cells()
+    assert len(cells) == view.shape[0]
     for r in range(view.shape[0]):
         for c in range(view.shape[1]):
-            assert table.iloc[r][f"column {c}"] == \
-                f"{int(view[r, c].item())} (position {int(positions[r, c])})"
-    # The same numbers as the picture: the figure's cell labels are the table's values.
-    figure = json.loads(_charts(at)["ti_grid"].proto.spec)
-    shown = figure["data"][0]["text"]
-    assert [[cell.split(" ")[0] for cell in table.iloc[r, 1:]] for r in range(len(table))] == shown
+            assert cells[r][c].text == str(int(view[r, c].item()))
+            assert cells[r][c].title.endswith(f"storage position {int(positions[r, c])}")
 
 
 def test_the_strip_table_names_the_index_that_reads_each_position():
     at = open_page(TENSORS, query={"shape": "4,6", "ops": "t()"})
-    table = _open_table(at, "ti_strip")
+    [table] = _drawn_table(at, STRIP_CLASS)
     view = torch.arange(24.0).reshape(4, 6).t()
     positions = torch.as_strided(torch.arange(24), view.shape, view.stride(), view.storage_offset())
-    assert list(table["storage position"]) == list(range(24))
+    cells = [cell for row in table.data_cells() for cell in row]
+    assert [cell.text for cell in cells] == [str(p) for p in range(24)]
     for position in (1, 6, 23):
         index = tuple(int(i) for i in (positions == position).nonzero()[0])
-        row = table[table["storage position"] == position].iloc[0]
-        assert row["read by"] == f"x.t()[{', '.join(map(str, index))}]"
-        assert row["value"] == str(int(torch.as_strided(view, (24,), (1,), 0)[position]))
+        assert cells[position].title == (f"storage position {position} · value {position} · "
+                                         f"read by x.t()[{', '.join(map(str, index))}]")
 
 
 def test_the_walk_table_is_the_figures_line():

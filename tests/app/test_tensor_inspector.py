@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import torch
 
+from app_pages.tensor_inspector.tables import GRID_CLASS, STRIP_CLASS
 from tests.app.apptest import assert_clean, open_page, shown_text
+from tests.html_tables import read_tables
 from workbench.common.formatting import human_bytes
 
 PAGE = "app_pages/tensor_inspector/page.py"
@@ -11,6 +13,12 @@ PAGE = "app_pages/tensor_inspector/page.py"
 
 def _metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
+
+
+def _tables(at, css_class: str):
+    """The tables of the st.html block that draws the grid or the strip (`css_class`)."""
+    return read_tables(next(e.proto.body for e in at.get("html") if f'<table class="{css_class}'
+                            in e.proto.body))
 
 
 def _param(at, name: str) -> str | None:
@@ -30,7 +38,9 @@ def test_lesson_link_shows_exactly_that_tensor_and_chain():
     assert at.text_input(key="ti_ops").value == "t()"
     assert at.text_input(key="ti_shape").value == "4,6"
     assert _param(at, "ops") == "t()"
-    assert len(at.get("plotly_chart")) >= 3
+    assert len(at.get("plotly_chart")) >= 2          # the memory walk, the broadcasting chart
+    assert _tables(at, GRID_CLASS)[0].caption == "Logical view of x.t(), shape (6, 4)"
+    assert _tables(at, STRIP_CLASS)[0].caption.startswith("Storage of x.t(): ")
 
 
 def test_view_error_is_content_and_a_fix_is_one_click():
@@ -205,29 +215,26 @@ def test_drawing_an_earlier_step_shows_its_facts():
 
 
 def test_grid_cells_are_labelled_with_pytorchs_storage_positions():
-    import json
-
     at = open_page(PAGE, query={"ops": "t()"})
     at.segmented_control(key="ti_cell_labels").set_value("positions").run()
-    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    [grid] = _tables(at, GRID_CLASS)
     x = torch.arange(24.0).reshape(4, 6)
     view = x.t()
     positions = torch.as_strided(torch.arange(24), view.shape, view.stride(), view.storage_offset())
-    assert figure["data"][0]["text"] == [[str(p) for p in row] for row in positions.tolist()]
+    assert [[c.text for c in row] for row in grid.data_cells()] == \
+        [[str(p) for p in row] for row in positions.tolist()]
 
 
-def test_storage_strip_hover_names_the_index_that_reads_each_position():
-    import json
-
+def test_storage_strip_titles_name_the_index_that_reads_each_position():
     at = open_page(PAGE, query={"ops": "t()"})
-    strip = json.loads(at.get("plotly_chart")[2].proto.spec)
-    hover = strip["data"][0]["customdata"][0]
+    [strip] = _tables(at, STRIP_CLASS)
+    titles = [cell.title for cell in strip.data_cells()[0]]
     view = torch.arange(24.0).reshape(4, 6).t()
     positions = torch.as_strided(torch.arange(24), view.shape, view.stride(), view.storage_offset())
     for position in (1, 6, 23):
         index = tuple(int(i) for i in (positions == position).nonzero()[0])
-        assert f"storage position {position}<br>" in hover[position]
-        assert f"read by x.t()[{', '.join(map(str, index))}]" in hover[position]
+        assert titles[position].startswith(f"storage position {position} · ")
+        assert f"read by x.t()[{', '.join(map(str, index))}]" in titles[position]
 
 
 def test_the_widgets_follow_the_settings_table():

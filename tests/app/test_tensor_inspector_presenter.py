@@ -3,11 +3,11 @@ step picker come first, the pictures of the drawn step follow, a failure is comp
 and switching presenter mode on or off keeps the learner's chain and step."""
 from __future__ import annotations
 
-import json
-
 import torch
 
+from app_pages.tensor_inspector.tables import GRID_CLASS, STRIP_CLASS
 from tests.app.apptest import assert_clean, open_page, shown_text
+from tests.html_tables import read_tables
 
 PAGE = "app_pages/tensor_inspector/page.py"
 LESSON = {"shape": "4,6", "ops": "t()[1:5]"}
@@ -18,9 +18,14 @@ def _charts(at) -> list[str]:
     return [chart.proto.id.rsplit("-", 1)[-1] for chart in at.get("plotly_chart")]
 
 
-def _spec(at, key: str) -> dict:
-    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}"))
-    return json.loads(chart.proto.spec)
+def _page_elements(node):
+    """The page's elements in page order (AppTest's tree, depth first)."""
+    children = getattr(node, "children", None)
+    if not children:
+        yield node
+        return
+    for key in sorted(children):
+        yield from _page_elements(children[key])
 
 
 def test_presenter_mode_opens_with_the_chain_the_step_picker_and_the_pictures():
@@ -33,11 +38,17 @@ def test_presenter_mode_opens_with_the_chain_the_step_picker_and_the_pictures():
     picker = at.radio(key="ti_draw")
     assert picker.label == "Step drawn"
     assert picker.value == "x.t()[1:5]"
-    # The grid and the strip come before every other picture: the memory walk follows below.
-    assert _charts(at)[:3] == ["ti_grid", "ti_strip", "ti_walk"]
-    grid = _spec(at, "ti_grid")
+    # The grid and the strip (tables) come before every other picture: the memory walk, the
+    # page's first chart, follows below.
+    drawn_in_order = [e.proto.body if e.type == "html" else e.type for e in _page_elements(at.main)
+                      if e.type in ("html", "plotly_chart")]
+    grid_at = next(i for i, e in enumerate(drawn_in_order) if f'<table class="{GRID_CLASS}' in e)
+    strip_at = next(i for i, e in enumerate(drawn_in_order) if f'<table class="{STRIP_CLASS}' in e)
+    assert grid_at < strip_at < drawn_in_order.index("plotly_chart")
+    assert _charts(at)[0] == "ti_walk"
+    [grid] = read_tables(drawn_in_order[grid_at])
     drawn = torch.arange(24.0).reshape(4, 6).t()[1:5]
-    cells = [[int(float(v)) for v in row] for row in grid["data"][0]["text"]]
+    cells = [[int(float(c.text)) for c in row] for row in grid.data_cells()]
     assert cells == drawn.int().tolist()
     text = shown_text(at)
     assert str(drawn.stride()) in text and "storage offset" in text

@@ -22,8 +22,8 @@ pytestmark = pytest.mark.e2e
 # storage offset to 1, so the strip has unread (grey) cells on both sides.
 LESSON = "/tensor_inspector?shape=4,6&ops=t()[1:5]"
 X = torch.arange(24.0).reshape(4, 6)
-# A fresh browser context loads and parses Plotly's bundle before the first chart is drawn: on
-# a machine shared by several test runs that alone took over 40 s after the script run ended.
+# A fresh browser context loads the app's bundle before the first table is drawn: on a machine
+# shared by several test runs that alone took over 40 s after the script run ended.
 FIRST_DRAW_MS = 3 * WAIT_MS
 
 
@@ -33,18 +33,17 @@ def _stage(page: Page) -> dict:
 
 
 def _drawn(page: Page, cell_text: str) -> None:
-    """Wait until the grid and the strip are drawn by Plotly, the grid holding `cell_text`."""
+    """Wait until the grid and the strip tables are drawn, the grid holding `cell_text`."""
     for name in ("ti_grid", "ti_strip"):
-        expect(page.locator(f".st-key-{name} .main-svg").first) \
-            .to_be_visible(timeout=FIRST_DRAW_MS)
+        expect(page.locator(f".st-key-{name} table").first).to_be_visible(timeout=FIRST_DRAW_MS)
     cell = re.compile(rf"^{re.escape(cell_text)}$")
-    expect(page.locator(".st-key-ti_grid text").filter(has_text=cell).first) \
+    expect(page.locator(".st-key-ti_grid td").filter(has_text=cell).first) \
         .to_be_visible(timeout=WAIT_MS)
 
 
 def _resize(page, size: tuple[int, int]) -> None:
     page.set_viewport_size({"width": size[0], "height": size[1]})
-    wait_drawn(page)            # every Plotly chart fitted to its new box
+    wait_drawn(page)            # every chart fitted to its new box
 
 
 def test_the_first_screen_holds_the_chain_the_picker_the_grid_and_the_strip(browser, app_url):
@@ -76,7 +75,7 @@ def test_the_first_screen_holds_the_chain_the_picker_the_grid_and_the_strip(brow
         assert_on_first_screen(page, facts, f"the drawn step's facts at {size}")
         assert clipped_texts(facts) == [], size
         # The grid takes the viewport's height, less what sits above and below it: more room
-        # on a taller screen, never the fixed 264 px it is drawn at.
+        # on a taller screen than the rows it is drawn with in normal mode.
         assert boxes["grid"]["height"] > 0.35 * size[1], (size, boxes["grid"])
         assert boxes["grid"]["y"] > boxes["chain"]["y"] + boxes["chain"]["height"], size
         assert boxes["strip"]["y"] > boxes["grid"]["y"] + boxes["grid"]["height"], size

@@ -34,6 +34,10 @@ def test_lesson_link_strides_are_on_the_page(page, app_url):
     expect(table).to_contain_text(str(x.t().stride()), timeout=WAIT_MS)
     assert_clean(page)
     expect(page.locator("[data-testid=stPlotlyChart]").first).to_be_visible()
+    # The grid's cell 0, 1 of x.t() is x's element 1, 0: storage position 6.
+    cell = page.locator(".st-key-ti_grid tbody tr").first.locator("td").nth(1)
+    expect(cell).to_have_text("6", timeout=WAIT_MS)
+    expect(cell).to_have_attribute("title", "x.t()[0, 1] = 6 · storage position 6")
 
 
 def test_one_click_fix_in_the_browser(page, app_url):
@@ -111,7 +115,13 @@ def test_append_reruns_only_the_chain_not_the_tabs(page, app_url):
         expect(_metric(page, "stride")).to_have_text(str(stride), timeout=WAIT_MS)
         page.wait_for_function("(ops) => (new URLSearchParams(location.search).get('ops') || '')"
                                " === ops", arg=ops, timeout=WAIT_MS)
-    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(4, timeout=WAIT_MS)
+    # The memory walk and the broadcasting chart; the grid and the strip are one table each,
+    # the grid x's own again after Undo: 4 rows of 6 cells.
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(2, timeout=WAIT_MS)
+    expect(page.locator(".st-key-ti_grid table")).to_have_count(1, timeout=WAIT_MS)
+    expect(page.locator(".st-key-ti_grid tbody tr")).to_have_count(x.shape[0], timeout=WAIT_MS)
+    expect(page.locator(".st-key-ti_grid tbody tr").first.locator("td")).to_have_count(x.shape[1])
+    expect(page.locator(".st-key-ti_strip table")).to_have_count(1, timeout=WAIT_MS)
     assert_clean(page, "after Append and Undo")
 
     page.get_by_role("tab", name="Dtypes").click()

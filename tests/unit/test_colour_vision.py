@@ -54,7 +54,7 @@ def _rule_colours() -> tuple[str, ...]:
 
 
 def _cell_scale() -> tuple[str, ...]:
-    from app_pages.tensor_inspector.figures import CELL_SCALE
+    from app_pages.tensor_inspector.tables import CELL_SCALE
     return tuple(colour for _, colour in CELL_SCALE)
 
 

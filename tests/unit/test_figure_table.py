@@ -1,17 +1,11 @@
-"""A figure's data table is read from its own traces (components/accessible_chart.py), and the
-tensor inspector's grid and strip tables from the same LayoutPicture as the pictures."""
+"""A figure's data table is read from its own traces (components/accessible_chart.py). (The
+tensor inspector's grid and strip are tables themselves: tests/unit/test_tensor_tables.py.)"""
 from __future__ import annotations
 
 import plotly.graph_objects as go
-import torch
 from plotly.subplots import make_subplots
 
-from app_pages.tensor_inspector.figures import grid_table, strip_table
 from components.accessible_chart import figure_table
-from workbench.tensors.facts import StepView
-from workbench.tensors.layout import layout_picture
-from workbench.tensors.report import inspect
-from workbench.tensors.settings import TensorSettings
 
 
 def test_lines_sharing_x_become_one_row_per_x_named_after_the_axis_and_traces():
@@ -71,39 +65,3 @@ def test_horizontal_bars_are_keyed_by_their_category():
     fig = go.Figure([go.Bar(x=[1], y=["bits"], orientation="h", name="sign"),
                      go.Bar(x=[8], y=["bits"], orientation="h", name="exponent")])
     assert figure_table(fig).to_dict("list") == {"y": ["bits"], "sign": [1], "exponent": [8]}
-
-
-def _picture(shape: tuple[int, ...], ops: str):
-    report = inspect(TensorSettings(shape=shape, ops=ops))
-    view: StepView = report.views[-1]
-    return view, layout_picture(view, colour_max=report.views[0].facts.numel - 1)
-
-
-def test_the_grid_table_is_the_grid_with_each_value_and_the_position_pytorch_reports():
-    view, picture = _picture((2, 3), "t()")
-    table = grid_table(picture)
-    t = view.tensor
-    positions = torch.as_strided(torch.arange(6), t.shape, t.stride(), t.storage_offset())
-    assert len(table) == t.shape[0]
-    for r in range(t.shape[0]):
-        assert list(table.iloc[r, 1:]) == [f"{int(t[r, c])} (position {int(positions[r, c])})"
-                                           for c in range(t.shape[1])]
-
-
-def test_a_rank_3_grid_table_names_the_slice_of_each_row():
-    view, picture = _picture((2, 2, 3), "")
-    table = grid_table(picture)
-    assert list(table.columns[:2]) == ["slice", "row"]
-    assert list(table["slice"]) == ["x[0, :, :]", "x[0, :, :]", "x[1, :, :]", "x[1, :, :]"]
-    assert table.iloc[3]["column 2"] == f"{int(view.tensor[1, 1, 2])} (position 11)"
-
-
-def test_the_strip_table_says_which_positions_a_slice_does_not_read():
-    view, picture = _picture((2, 3), "[:, 1]")
-    table = strip_table(picture, label="x[:, 1]")
-    read = set(torch.as_strided(torch.arange(6), view.tensor.shape, view.tensor.stride(),
-                                view.tensor.storage_offset()).tolist())
-    assert len(read) == 2                      # the slice reads 2 of the 6 positions
-    for position, reader in zip(table["storage position"], table["read by"], strict=True):
-        assert (reader != "not read by this view") == (position in read)
-    assert list(table["value"]) == [str(v) for v in range(6)]
