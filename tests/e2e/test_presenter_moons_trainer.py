@@ -1,10 +1,11 @@
 """The moons trainer on a projector (presenter mode, Chromium): the decision boundary, Play, Pause,
 Step, Reset, the epoch counter and the loss/accuracy curves on the first screen, no text cut,
 the figures' text at least 1.3x the normal view's; the tabs' legends off their axis titles in
-light and dark themes."""
+light and dark themes; the network view (net=1) within a projector's width."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from bench.browser import wait_drawn, wait_settled
 from bench.live_view import wait_live, wait_styled
@@ -135,5 +136,29 @@ def test_the_plane_follows_the_windows_height(browser, app_url):
                  return plane.getBoundingClientRect().height < before - 50; }""",
             arg=tall, timeout=WAIT_MS)
         assert_on_first_screen(page, page.locator(BOUNDARY), "the boundary at 1280x620")
+    finally:
+        page.context.close()
+
+
+def test_the_network_view_fits_a_projector_in_both_themes(browser, app_url):
+    """With net=1 on a 1280x720 projector: every hidden layer's strongest units, the inputs, the
+    output and the "Show all" buttons lie within the window's width, each unit's map is at
+    least 32 px across (readable from the back of a room), and nothing scrolls sideways."""
+    page = first_screen(browser, app_url, "/moons_trainer?n=300&epochs=3&net=1", PROJECTORS[0])
+    try:
+        for theme in ("light", "dark"):
+            page.emulate_media(color_scheme=theme)
+            _laid_out(page)
+            units = page.locator(".st-key-mt_live button.unit:visible")
+            expect(units.first).to_be_visible(timeout=WAIT_MS)
+            boxes = units.evaluate_all("(all) => all.map((b) => b.getBoundingClientRect().toJSON())")
+            more = page.locator(".st-key-mt_live button.more:visible").evaluate_all(
+                "(all) => all.map((b) => b.getBoundingClientRect().toJSON())")
+            assert len(boxes) == 2 + 12 + 12 + 1 and len(more) == 2, (theme, len(boxes), len(more))
+            for box in boxes + more:
+                assert box["x"] >= 0 and box["x"] + box["width"] <= PROJECTORS[0][0], (theme, box)
+            assert min(min(b["width"], b["height"]) for b in boxes) >= 32, (theme, boxes)
+            assert page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollWidth"
+                                 " <= innerWidth"), theme
     finally:
         page.context.close()
