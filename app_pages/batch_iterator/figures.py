@@ -1,41 +1,63 @@
 """The batch iterator's pictures: class counts per batch and the pipeline's stages (the
 index grid is a table: grid.py; the dataset an SVG picture: dataset_picture.py).
 
-Each function turns a `LoaderRun` (plain records from a real DataLoader) into a Plotly figure or
-the pipeline's words; nothing here computes what PyTorch decides.
+Each function turns a `LoaderRun` (plain records from a real DataLoader) into HTML or the
+pipeline's words; nothing here computes what PyTorch decides.
 """
 from __future__ import annotations
 
-import plotly.graph_objects as go
+import html
 
-from components.figures import graph_scale, style_figure
 from workbench.batches.runs import BatchRecord, LoaderRun
 from workbench.batches.story import short_list
-from workbench.common.palette import (
-    BLACK,
-    OKABE_ITO,
-    TRANSPARENT,
-)
+from workbench.common.palette import OKABE_ITO
 
 
-def class_counts_figure(run: LoaderRun, current: BatchRecord | None) -> go.Figure:
-    """Class 0 and class 1 in every batch, stacked: what WeightedRandomSampler changes."""
-    labels = [f"e{r.epoch}·b{r.number}" for r in run.records]
-    fig = go.Figure()
-    for cls, colour in enumerate((OKABE_ITO[0], OKABE_ITO[1])):
-        fig.add_trace(go.Bar(x=labels, y=[r.class_counts()[cls] for r in run.records],
-                             name=f"class {cls}", marker_color=colour,
-                             hovertemplate=f"%{{x}}: %{{y}} of class {cls}<extra></extra>"))
-    if current is not None:
-        position = run.records.index(current)
-        fig.add_vrect(x0=position - 0.5, x1=position + 0.5, line_width=2 * graph_scale(),
-                      line_color=BLACK, fillcolor=TRANSPARENT)
-    fig.update_layout(barmode="stack", height=260,
-                      xaxis={"title": {"text": "batch (epoch · number)"},
-                             "showticklabels": len(labels) <= 40, "type": "category"},
-                      yaxis={"title": {"text": "samples in the batch"}},
-                      legend={"traceorder": "normal"})
-    return style_figure(fig, uirevision="batch_class_counts")
+CLASS_COUNTS_CLASS = "wb-class-counts"
+CLASS_COLOURS = (OKABE_ITO[0], OKABE_ITO[1])      # class 0 blue, class 1 orange, as everywhere
+
+
+def class_counts_html(run: LoaderRun) -> str:
+    """Class 0 and class 1 in every batch, stacked, in the order the loader yields them: what
+    WeightedRandomSampler changes. HTML bars, not a Plotly chart: the page's only Plotly
+    figure made every new tab load and compile Plotly's 4.7 MB before Streamlit drew any of the
+    page (bench/page_open.py, side by side: the first screen at 3.8 s with it and the page's
+    st.dataframe tables, 2.3 s with neither). The bars are
+    one picture to assistive technology (`role="img"`, named); their numbers are in the page's
+    data table, and each bar's title says them on hover."""
+    tallest = max((r.size for r in run.records), default=1) or 1
+    bars = []
+    for epoch in range(run.settings.epochs):
+        columns = []
+        for record in run.epoch_records(epoch):
+            counts = record.class_counts()
+            parts = "".join(
+                f'<span style="height:{100 * count / tallest:.2f}%;background:{colour}"></span>'
+                for count, colour in zip(counts, CLASS_COLOURS, strict=True) if count)
+            title = (f"epoch {epoch}, batch {record.number}: {counts[0]} of class 0, "
+                     f"{counts[1]} of class 1")
+            columns.append(f'<div class="bar" title="{html.escape(title)}">{parts}</div>')
+        bars.append(f'<div class="epoch" title="epoch {epoch}">{"".join(columns)}</div>')
+    legend = "".join(f'<span class="key"><span style="background:{colour}"></span>class {cls}</span>'
+                     for cls, colour in enumerate(CLASS_COLOURS))
+    label = (f"Class 0 and class 1 samples in each of the {len(run.records)} batches, in the "
+             "order the loader yields them, one group per epoch")
+    return f"""<style>
+figure.{CLASS_COUNTS_CLASS} {{ margin: 0; }}
+figure.{CLASS_COUNTS_CLASS} .plot {{ display: flex; gap: 0.5rem; height: 10rem; align-items: stretch;
+  border-bottom: 1px solid currentColor; border-left: 1px solid currentColor; padding-left: 2px; }}
+figure.{CLASS_COUNTS_CLASS} .epoch {{ display: flex; flex: 1 1 0; gap: 1px; align-items: flex-end; }}
+figure.{CLASS_COUNTS_CLASS} .bar {{ flex: 1 1 0; height: 100%; display: flex;
+  flex-direction: column-reverse; min-width: 1px; }}
+figure.{CLASS_COUNTS_CLASS} .bar > span {{ display: block; width: 100%; }}
+figure.{CLASS_COUNTS_CLASS} figcaption {{ font-size: 0.8rem; display: flex; gap: 1.2rem;
+  flex-wrap: wrap; margin-top: 0.3rem; }}
+figure.{CLASS_COUNTS_CLASS} .key > span {{ display: inline-block; width: 0.8rem; height: 0.8rem;
+  margin-right: 0.3rem; vertical-align: -0.1rem; }}
+</style><figure class="{CLASS_COUNTS_CLASS}">
+<div class="plot" role="img" aria-label="{html.escape(label)}">{"".join(bars)}</div>
+<figcaption>{legend}<span>height: samples in the batch (the tallest is {tallest}); one group
+of bars per epoch, left to right</span></figcaption></figure>"""
 
 
 def pipeline_stages(run: LoaderRun, current: BatchRecord | None, sampler_text: str,

@@ -9,11 +9,11 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.batch_iterator.cards import pipeline_html
-from app_pages.batch_iterator.figures import class_counts_figure, pipeline_stages
+from app_pages.batch_iterator.figures import class_counts_html, pipeline_stages
 from app_pages.batch_iterator.listings import items_listing, tensor_listing
 from app_pages.batch_iterator.state import BatchPageState, Moons
 from components.error_panel import error_panel
-from components.accessible_chart import chart
+from components.accessible_chart import data_table
 from components.state import SharedModel
 from workbench.batches import runs
 from workbench.batches.accumulation import AccumulationResult, accumulation_data, compare_accumulation
@@ -60,11 +60,12 @@ def epochs_section(run: LoaderRun, s: BatchSettings) -> None:
     # Drawn once per DataLoader run, outside the batch view: a step leaves the counts as they are
     # (the current batch's own counts are in its box above).
     st.markdown("**Classes in each batch**, in the order the loader yields them")
-    chart(class_counts_figure(run, None), key="bi_class_counts",
-          label="Class 0 and class 1 samples in each batch, in the order the loader yields them",
-          table=lambda: pd.DataFrame([{"epoch": r.epoch, "batch": r.number,
-                                       "class 0": r.class_counts()[0],
-                                       "class 1": r.class_counts()[1]} for r in run.records]))
+    st.html(class_counts_html(run))
+    data_table(lambda: pd.DataFrame([{"epoch": r.epoch, "batch": r.number,
+                                      "class 0": r.class_counts()[0],
+                                      "class 1": r.class_counts()[1]} for r in run.records]),
+               key="bi_class_counts_table",
+               label="Class 0 and class 1 samples in each batch, in the order the loader yields them")
     table = pd.DataFrame([{
         "epoch": e.epoch, "batches": e.batches, "samples seen": e.samples_seen,
         "unique samples": e.unique, "repeats": e.repeats, "dropped by drop_last": e.dropped,
@@ -74,7 +75,9 @@ def epochs_section(run: LoaderRun, s: BatchSettings) -> None:
         "batch sizes": " ".join(str(b) for b in e.batch_sizes[:20])
         + (" …" if len(e.batch_sizes) > 20 else ""),
     } for e in run.summaries()])
-    st.dataframe(table, hide_index=True, key="bi_epochs_table", width="stretch")
+    # st.table, here and below: an HTML table. st.dataframe's grid brings 1.2 MB of code (its
+    # canvas grid and Arrow) that every new tab compiles before Streamlit draws the first screen.
+    st.table(table, hide_index=True)
     dataset_share = run.labels.count(1) / run.dataset_size
     st.markdown(f"Class 1 is **{dataset_share:.0%}** of the dataset. "
                 + ("`WeightedRandomSampler` draws each sample with weight 1 / (size of its "
@@ -131,7 +134,7 @@ def pitfall_section(page: BatchPageState, settings: BatchSettings, run: LoaderRu
         st.markdown(f"**This run** ({settings.num_workers} workers, `worker_init_fn` "
                     f"{'on' if settings.worker_init else 'off'}): repeated noise streams: "
                     f"**{'yes' if verdict else 'no'}**.")
-        st.dataframe(_noise_table(run), hide_index=True, key="bi_noise_current")
+        st.table(_noise_table(run), hide_index=True)
     st.button("Show it: 2 workers, without and with worker_init_fn", key="bi_pitfall_run",
               on_click=_run_pitfall, args=(page,), icon=":material/play_arrow:")
     if page.pitfall_error:
@@ -144,8 +147,7 @@ def pitfall_section(page: BatchPageState, settings: BatchSettings, run: LoaderRu
             with column:
                 same = identical_streams(result)
                 st.markdown(f"**{title}**: repeated streams: **{'yes' if same else 'no'}**")
-                st.dataframe(_noise_table(result), hide_index=True,
-                             key=f"bi_noise_{'with' if result is with_fn else 'without'}")
+                st.table(_noise_table(result), hide_index=True)
     st.subheader("A last batch smaller than the rest")
     st.markdown(
         "When N is not a multiple of `batch_size`, the last batch is short (see the batch sizes "
@@ -221,13 +223,13 @@ def accumulation_section(run: LoaderRun | None, settings: BatchSettings,
         features, labels, micro_batches=4, model=model, seed=settings.seed,
         model_name=f"your trained moons model ({type(model).__name__})" if model is not None
         else None)
-    st.dataframe(pd.DataFrame([{
+    st.table(pd.DataFrame([{
         "parameter": p.name, "shape": str(list(p.shape)),
         "‖grad‖ one batch of 32": f"{p.full_norm:.6f}",
         "‖grad‖ 4 × 8 accumulated": f"{p.accumulated_norm:.6f}",
         "max |difference|": f"{p.max_abs_difference:.2e}",
         "‖grad‖ if loss not scaled": f"{p.unscaled_norm:.6f}",
-    } for p in result.parameters]), hide_index=True, key="bi_accumulation")
+    } for p in result.parameters]), hide_index=True)
     sizes = " + ".join(str(s) for s in result.micro_batch_sizes)
     st.markdown(
         f"Model: {result.model_name}; data: {source}; micro-batches {sizes}. "

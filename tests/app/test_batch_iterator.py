@@ -6,6 +6,7 @@ import re
 import pytest
 import torch
 
+from app_pages.batch_iterator.figures import CLASS_COUNTS_CLASS
 from app_pages.batch_iterator.grid import GRID_CLASS
 from tests.app.apptest import assert_clean, open_page, shown_text
 from workbench.batches.codegen import record_line
@@ -38,7 +39,10 @@ def test_default_page_shows_the_first_batch_dataloader_yields():
     first = run_loader(BatchSettings()).records[0]
     assert grid.count("<tr>") == 1 + 1 + BatchSettings().epochs
     assert len(re.findall(r'<td class="[^"]*\bnow\b', grid)) == 2 * len(set(first.indices))
-    assert len(at.get("plotly_chart")) >= 1     # the class counts, drawn once per run
+    # The class counts, drawn once per run: a bar per batch, as HTML (no Plotly on this page).
+    counts = next(e.proto.body for e in at.get("html") if CLASS_COUNTS_CLASS in e.proto.body)
+    assert counts.count('<div class="bar"') == len(run_loader(BatchSettings()).records)
+    assert not at.get("plotly_chart") and not at.dataframe
 
 
 def test_lesson_link_sets_the_controls_and_the_batches():

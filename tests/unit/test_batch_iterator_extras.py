@@ -1,11 +1,14 @@
 """Gradient accumulation, the cost of batching, and the pictures drawn from a run."""
 from __future__ import annotations
 
+import re
+
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app_pages.batch_iterator.figures import class_counts_figure, pipeline_stages
+from app_pages.batch_iterator.figures import class_counts_html, pipeline_stages
 from workbench.batches.accumulation import (
     AccumulationResult,
     ParameterGradients,
@@ -126,11 +129,19 @@ def test_the_bare_loop_is_called_the_floor_only_when_it_measured_fastest():
     assert "floor" not in noisy.bare_loop_words() and "slower" in noisy.bare_loop_words()
 
 
-def test_class_counts_figure_adds_up_to_each_batch():
-    run = run_loader(BatchSettings(n=30, sampler="weighted", shuffle=False))
-    fig = class_counts_figure(run, run.records[0])
-    totals = [a + b for a, b in zip(fig.data[0].y, fig.data[1].y, strict=True)]
-    assert totals == [r.size for r in run.records]
+def test_class_counts_bars_add_up_to_each_batch_and_stand_as_tall_as_it():
+    run = run_loader(BatchSettings(n=30, batch_size=4, epochs=2, sampler="weighted", shuffle=False))
+    markup = class_counts_html(run)
+    bars = re.findall(r'<div class="bar" title="epoch (\d+), batch (\d+): (\d+) of class 0, '
+                      r'(\d+) of class 1">(.*?)</div>', markup)
+    assert [(int(e), int(b), int(c0) + int(c1)) for e, b, c0, c1, _ in bars] == \
+        [(r.epoch, r.number, r.size) for r in run.records]
+    tallest = max(r.size for r in run.records)
+    for (_, _, c0, c1, parts), record in zip(bars, run.records, strict=True):
+        heights = [float(h) for h in re.findall(r"height:([\d.]+)%", parts)]
+        assert sum(heights) == pytest.approx(100 * record.size / tallest, abs=0.02)
+        assert len(heights) == (int(c0) > 0) + (int(c1) > 0)
+    assert 'role="img"' in markup and "aria-label=" in markup
 
 
 def test_pipeline_names_every_stage_with_the_current_values():
