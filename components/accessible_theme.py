@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.code_block import CODE_CLASS, COPY_CLASS
 from components.graph_view import GRAPH_CLASS
 from components.keyboard import KEYBOARD_SCRIPT, RING_ATTRIBUTE, SKIP_LINK_ID
 from workbench.common.palette import BLUE, GREEN, PURPLE, VERMILION
@@ -71,7 +72,7 @@ _REPAIR = f"""<script>
   }};
   // A code block wider than its column scrolls: a keyboard user must be able to reach it.
   const focusableCode = () => {{
-    for (const box of document.querySelectorAll('[data-testid="stCode"] > pre')) {{
+    for (const box of document.querySelectorAll('[data-testid="stCode"] > pre, .{CODE_CLASS} > pre')) {{
       if (box.hasAttribute("tabindex") || box.scrollWidth <= box.clientWidth + 1) continue;
       box.setAttribute("tabindex", "0");
       box.setAttribute("role", "region");
@@ -102,6 +103,30 @@ _REPAIR = f"""<script>
   // axe included, can look at it), and twice a second for what changes without a new element
   // (a block that starts to scroll when its column narrows, the theme).
   new MutationObserver(repair).observe(document.body, {{childList: true, subtree: true}});
+  // A code block's Copy button (components/code_block.py): the code's text, without the line
+  // numbers (drawn by CSS, so not part of innerText). The clipboard API needs a secure page
+  // (https or this machine); elsewhere the selection is copied the old way.
+  document.addEventListener("click", (event) => {{
+    const button = event.target.closest && event.target.closest(".{COPY_CLASS}");
+    if (!button) return;
+    const code = button.parentElement.querySelector("pre code");
+    const text = code ? code.innerText : "";
+    const done = () => {{
+      button.textContent = "Copied";
+      setTimeout(() => {{ button.textContent = "Copy code"; }}, 1500);
+    }};
+    if (navigator.clipboard && window.isSecureContext) {{
+      navigator.clipboard.writeText(text).then(done, () => {{}});
+    }} else {{
+      const range = document.createRange();
+      range.selectNodeContents(code);
+      const selection = getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      if (document.execCommand("copy")) done();
+      selection.removeAllRanges();
+    }}
+  }});
   setInterval(repair, 500);
 }})();
 </script>"""
@@ -125,13 +150,35 @@ SKIP_LINK_CSS = f"""
 }}
 #{SKIP_LINK_ID}:focus {{ transform: none; }}"""
 
-# Prism's token classes (Streamlit's code blocks) and the hue each kind is drawn in.
+# Prism's token classes (Streamlit's code blocks) and the hue each kind is drawn in; the
+# workbench's own blocks (components/code_block.py) name their tokens `tok-<kind>` with the
+# first kind of each group.
 SYNTAX_HUES = {
     ("keyword", "function", "class-name"): BLUE,
     ("string", "char", "regex"): GREEN,
     ("number", "boolean", "constant"): PURPLE,
     ("operator",): VERMILION,
 }
+
+# The workbench's code blocks, laid out as Streamlit's: its monospace font and size, a box in
+# the theme's second background, a Copy button in the top right corner.
+CODE_BLOCK_CSS = f"""
+.{CODE_CLASS} {{ position: relative; margin-bottom: 1rem; }}
+.{CODE_CLASS} > pre {{
+  margin: 0; padding: 1rem 4.5rem 1rem 1rem; border-radius: 0.5rem; overflow-x: auto;
+  font-family: "Source Code Pro", monospace; font-size: 0.875rem; line-height: 1.6;
+  white-space: pre; counter-reset: line;
+}}
+.{CODE_CLASS} > pre > code {{ font-family: inherit; background: none; padding: 0; font-size: inherit; }}
+.{CODE_CLASS}.wrapped > pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
+.{CODE_CLASS}.numbered .line::before {{
+  counter-increment: line; content: counter(line); display: inline-block; width: 2.2em;
+  margin-right: 1em; text-align: right; user-select: none;
+}}
+.{CODE_CLASS} > .{COPY_CLASS} {{
+  position: absolute; top: 0.5rem; right: 0.5rem; padding: 0.1rem 0.6rem; border-radius: 0.4rem;
+  border: 1px solid; font-family: "Source Sans", sans-serif; font-size: 0.8rem; cursor: pointer;
+}}"""
 
 
 def _theme_rules(theme) -> str:
@@ -142,9 +189,14 @@ def _theme_rules(theme) -> str:
 {mark} [data-testid="stCaptionContainer"],
 {mark} [data-testid="stCaptionContainer"] code,
 {code} .token.comment, {code} .token.punctuation {{ color: {muted}; opacity: 1; }}"""]
+    block = f"{mark} .{CODE_CLASS}"
+    rules.append(f"""
+{block} > pre {{ background: {theme.secondary_background}; color: {theme.text}; }}
+{block} .tok-comment, {block} .tok-punctuation, {block}.numbered .line::before {{ color: {muted}; }}
+{block} > .{COPY_CLASS} {{ color: {theme.text}; background: {theme.background}; border-color: {muted}; }}""")
     for kinds, hue in SYNTAX_HUES.items():
         selectors = ", ".join(f"{code} .token.{kind}" for kind in kinds)
-        rules.append(f"\n{selectors} {{ color: {readable(hue, theme)}; }}")
+        rules.append(f"\n{selectors}, {block} .tok-{kinds[0]} {{ color: {readable(hue, theme)}; }}")
     ring = focus_ring(theme)
     focused = ", ".join(f"{mark} {selector}" for selector in FOCUSED)
     rules.append(f"""
@@ -157,7 +209,7 @@ ACCESSIBLE_CSS = f"""<style>
 html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"]:not(:disabled),
 html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"]:not(:disabled) * {{
   color: {DARK.background};
-}}{SKIP_LINK_CSS}{_theme_rules(LIGHT)}{_theme_rules(DARK)}
+}}{SKIP_LINK_CSS}{CODE_BLOCK_CSS}{_theme_rules(LIGHT)}{_theme_rules(DARK)}
 </style>"""
 
 

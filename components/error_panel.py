@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.code_block import code_block
 from workbench.common.errors import ExplainedError, explain
 
 REFUSED = "Refused"
@@ -17,7 +18,7 @@ def error_panel(error: ExplainedError | BaseException, *, key: str | None = None
             st.markdown("The workbench checked it and refused:")
         else:
             st.markdown(f"{explained.kind} from {explained.origin}:")
-        st.code(explained.message, language="text", wrap_lines=True)
+        code_block(explained.message, language="text", wrap_lines=True)
         st.markdown(explained.explanation)
         if explained.fixes:
             st.markdown("**How to fix it**\n" + "\n".join(f"- {fix}" for fix in explained.fixes))

@@ -33,6 +33,8 @@ import re
 
 import streamlit as st
 
+from components.code_block import COPY_CLASS
+
 SKIP_PROPERTY = "--wb-skip-to"
 SKIP_LINK_ID = "wb-skip-to-controls"
 SKIP_LINK_TEXT = "Skip to the controls"
@@ -178,7 +180,9 @@ KEYBOARD_SCRIPT = f"""<script>
     }}
     for (let box = start; box && box !== document.body; box = box.parentElement) {{
       if (box.matches('[data-testid="stMain"], [data-testid="stSidebar"]')) return;
-      const next = firstUsable(box, "button", element) || firstUsable(box, FOCUSABLE, element);
+      // A code block's Copy button is no next step: the check's Try again, not the answer's Copy.
+      const next = firstUsable(box, "button:not(.{COPY_CLASS})", element)
+        || firstUsable(box, FOCUSABLE, element);
       if (next) {{ next.focus(); return; }}
     }}
   }};

@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.class_session import record_answer
+from components.code_block import code_block
 from components.plain_text import md
 from workbench.common.checks import Answer, Check
 
@@ -42,7 +43,7 @@ def knowledge_check(check: Check, *, key: str | None = None) -> Answer | None:
             st.warning(f"You chose **{md(choice)}**; PyTorch says **{md(revealed.correct_option)}**.",
                        icon=":material/lightbulb:")
         st.caption(f"{check.computed_by} computed it with this function, just now:")
-        st.code(check.code + f"\n\n# {check.compute.__name__}() saw: {revealed.shown_value}",
+        code_block(check.code + f"\n\n# {check.compute.__name__}() saw: {revealed.shown_value}",
                 language="python")
         if revealed.explanation:
             st.markdown(revealed.explanation)

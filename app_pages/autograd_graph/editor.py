@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from components.code_keys import code_keys
 from components.classroom import visible
+from components.code_block import code_block
+from components.code_keys import code_keys
 from components.settings_form import SettingsForm
 from components.state import learner_state
 from workbench.autograd.catalog import KEYWORDS, TENSOR_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
@@ -98,7 +99,7 @@ def program_editor(form: SettingsForm[AutogradSettings], mine: AutogradWork) -> 
     if visible("code"):
         code_keys(form.key("code"))
     else:
-        st.code(code, language="python", line_numbers=True)
+        code_block(code, language="python", line_numbers=True)
     _replaced_notice(form, mine, code)
     preset = matching_preset(code)
     if preset is not None and preset.lesson:

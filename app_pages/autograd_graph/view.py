@@ -8,22 +8,28 @@ import json
 import pandas as pd
 import streamlit as st
 
-from components import graph_view
-from components.graph_view import GRAPH_SVG, layout_svg, show_graph
-
 from app_pages.autograd_graph.drawing import dot_text, drawing, to_dot
 from app_pages.autograd_graph.editor import AutogradWork
-from app_pages.autograd_graph.stage_plan import (DESIGN_VIEWPORT, MIN_TEXT_PX, SCROLL_TEXT_PX,
-                                                 STAGE_BOTTOM_PX, STAGE_TOP_PX, StagePlan, plan_stage)
+from app_pages.autograd_graph.stage_plan import (
+    DESIGN_VIEWPORT,
+    MIN_TEXT_PX,
+    SCROLL_TEXT_PX,
+    STAGE_BOTTOM_PX,
+    STAGE_TOP_PX,
+    StagePlan,
+    plan_stage,
+)
+from components import graph_view
 from components.accessible_chart import when_open
+from components.code_block import code_block
 from components.error_panel import error_panel
-from components.plain_text import code_span, md
+from components.graph_view import GRAPH_SVG, layout_svg, show_graph
 from components.keyboard import skip_to_controls, with_shortcut
+from components.plain_text import code_span, md
 from workbench.autograd.backward_steps import BackwardTrace, same_gradients
 from workbench.autograd.graph import SMALL_TENSOR, GraphModel, Overlay, format_tensor, saved_label
 from workbench.autograd.outline import OutlineItem, graph_name, graph_outline, walk_outline
 from workbench.autograd.session import SessionResult
-
 
 # Largest drawing (inches at 72 dpi) before Graphviz shrinks it: the graph column on a laptop,
 # the whole page width in presenter mode. Smaller graphs keep their natural size.
@@ -93,7 +99,7 @@ def run_problems(result: SessionResult, code: str) -> None:
     error_panel(error, key="ag_error")
     source_lines = code.splitlines()
     if result.error_line and 0 < result.error_line <= len(source_lines):
-        st.code(source_with_caret(source_lines[result.error_line - 1], result.error_line,
+        code_block(source_with_caret(source_lines[result.error_line - 1], result.error_line,
                                   result.error_col), language="python")
 
 
@@ -123,7 +129,7 @@ def final_grads_panel(result: SessionResult) -> None:
     if not result.final_grads:
         return
     st.subheader("Final gradients")
-    st.code("\n".join(f"{label} = {text}" for label, text in result.final_grads), language="text")
+    code_block("\n".join(f"{label} = {text}" for label, text in result.final_grads), language="text")
     if result.error is not None and result.error_line:
         when = f"when the program stopped at line {result.error_line}"
     elif result.page_calls:
@@ -141,7 +147,7 @@ def run_output(result: SessionResult) -> None:
         st.info(f"**Line {note.line}: {note.title}.** {note.text}", icon=":material/lightbulb:")
     if result.printed:
         st.markdown("**Printed**")
-        st.code("\n".join(p.text for p in result.printed), language="text")
+        code_block("\n".join(p.text for p in result.printed), language="text")
 
 
 def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: int, scale: float,

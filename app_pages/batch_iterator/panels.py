@@ -12,8 +12,9 @@ from app_pages.batch_iterator.cards import pipeline_html
 from app_pages.batch_iterator.figures import class_counts_html, pipeline_stages
 from app_pages.batch_iterator.listings import items_listing, tensor_listing
 from app_pages.batch_iterator.state import BatchPageState, Moons
-from components.error_panel import error_panel
 from components.accessible_chart import data_table
+from components.code_block import code_block
+from components.error_panel import error_panel
 from components.state import SharedModel
 from workbench.batches import runs
 from workbench.batches.accumulation import AccumulationResult, accumulation_data, compare_accumulation
@@ -31,7 +32,6 @@ from workbench.batches.settings import BatchSettings
 from workbench.batches.story import describe_batch_sampler, describe_collate, describe_sampler
 from workbench.common.jobs import SCHEDULER
 
-
 # %% The pipeline, for this batch, and epoch by epoch -----------------------------------------
 
 def pipeline_section(run: LoaderRun, current: BatchRecord, s: BatchSettings,
@@ -48,11 +48,11 @@ def pipeline_section(run: LoaderRun, current: BatchRecord, s: BatchSettings,
     before, after = st.columns(2)
     with before:
         st.markdown("**`__getitem__` returns one item per index** (what `collate_fn` receives)")
-        st.code(items_listing(make_dataset(s, moons), current), language="python")
+        code_block(items_listing(make_dataset(s, moons), current), language="python")
     with after:
         st.markdown(f"**`{'pad_collate' if s.collate == 'pad' else 'default_collate'}"
                     "` makes one batch** (one tensor per key, a new first dimension)")
-        st.code(tensor_listing(current), language="python")
+        code_block(tensor_listing(current), language="python")
 
 
 def epochs_section(run: LoaderRun, s: BatchSettings) -> None:
@@ -125,7 +125,7 @@ def pitfall_section(page: BatchPageState, settings: BatchSettings, run: LoaderRu
         "`worker_init_fn` runs in each worker as it starts; `get_worker_info().seed` differs "
         "per worker and per epoch, so reseeding from it fixes the copies."
     )
-    st.code("def seed_worker(worker_id):\n    info = torch.utils.data.get_worker_info()\n"
+    code_block("def seed_worker(worker_id):\n    info = torch.utils.data.get_worker_info()\n"
             "    info.dataset.rng = np.random.default_rng(info.seed % 2**32)\n\n"
             "DataLoader(dataset, num_workers=2, worker_init_fn=seed_worker, ...)",
             language="python")
@@ -166,7 +166,7 @@ def exclusive_section() -> None:
                 "combinations where two options would both decide the same thing. Pick one:")
     name = st.selectbox("Forbidden combination", list(EXCLUSIVE_COMBINATIONS), key="bi_exclusive")
     code, error = try_exclusive(name)
-    st.code(code, language="python")
+    code_block(code, language="python")
     if error is None:
         st.success("PyTorch accepted it.")
     else:
@@ -199,7 +199,7 @@ def cost_section(page: BatchPageState) -> None:
     st.caption(f"One epoch of {cost.samples} samples, batch_size={cost.batch_size}, best of 3. "
                f"Identical batches from both loaders: **{cost.same_batches}**. The bare loop "
                f"(`X[perm[i:i+32]]`, no DataLoader) {cost.bare_loop_words()}.")
-    st.code("fast = DataLoader(dataset, batch_size=None, generator=g,\n"
+    code_block("fast = DataLoader(dataset, batch_size=None, generator=g,\n"
             "                  sampler=BatchSampler(RandomSampler(dataset, generator=g), 32, "
             "drop_last=False))", language="python")
     st.button("Measure again", key="bi_measure", on_click=_measure, args=(page,),
@@ -237,7 +237,7 @@ def accumulation_section(run: LoaderRun | None, settings: BatchSettings,
         f"Loss: {result.loss_full:.6f} in one batch, {result.loss_accumulated:.6f} "
         "accumulated. Without the scaling, the gradient is "
         f"{len(result.micro_batch_sizes)}× too large.")
-    st.code("optimizer.zero_grad()\nfor x, y in DataLoader(batch32, batch_size=8):\n"
+    code_block("optimizer.zero_grad()\nfor x, y in DataLoader(batch32, batch_size=8):\n"
             "    loss = F.cross_entropy(model(x), y) * len(y) / 32\n"
             "    loss.backward()        # adds into .grad\noptimizer.step()", language="python")
     st.caption("The autograd graph page shows the same rule node by node: gradients reaching a "

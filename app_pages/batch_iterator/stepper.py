@@ -16,6 +16,7 @@ from app_pages.batch_iterator.dataset_picture import dataset_picture
 from app_pages.batch_iterator.grid import BATCH_COLOURS, MAX_CELL_TEXT, batch_list_html, grid_html
 from app_pages.batch_iterator.listings import tensor_listing
 from app_pages.batch_iterator.state import BatchPageState, Moons
+from components.code_block import code_block
 from components.error_panel import error_panel
 from components.figures import graph_scale, presenting
 from components.keyboard import with_shortcut
@@ -181,13 +182,13 @@ def _batch_details(page: BatchPageState, s: BatchSettings, moons: Moons | None) 
         st.markdown(f"Sample indices: `{list(current.indices)}`  \n"
                     f"Size {current.size} · class 0: {counts[0]}, class 1: {counts[1]} · "
                     f"built by {built_by}")
-        st.code(record_line(current.epoch, current.number, current.indices, current.worker),
+        code_block(record_line(current.epoch, current.number, current.indices, current.worker),
                 language="text")
         # Side by side in both modes: in presenter mode the details span the page's width.
         left, right = st.columns([1.25, 1])
         with left:
             st.markdown("**The batch's tensors**")
-            st.code(tensor_listing(current), language="python")
+            code_block(tensor_listing(current), language="python")
         with right:
             features = make_dataset(s, moons).features if s.dataset != "sequences" else None
             st.markdown(dataset_picture(run, features, current, scale=graph_scale()),

@@ -3,13 +3,14 @@ import streamlit as st
 
 from app_pages.navigation import LESSONS_PAGE, TOOLS
 from components.classroom import app_root, lesson_url
+from components.code_block import code_block
 from components.figures import presenting
-from components.stage import page_header
 from components.keyboard import skip_to_controls, with_shortcut
 from components.knowledge_check import knowledge_check
-from components.plain_text import code_span, md
 from components.lesson_link import link_settings, publish_link
+from components.plain_text import code_span, md
 from components.settings_form import SettingsForm
+from components.stage import page_header
 from workbench.lessons.catalog import LESSONS, Lesson, Step, lesson_by_key, next_lesson, pitfall_title
 from workbench.lessons.settings import TABLE
 
@@ -105,12 +106,12 @@ def step_link(step: Step) -> None:
     if where:
         st.markdown(where)
     if "code" in step.params:
-        st.code(step.params["code"], language="python")
+        code_block(step.params["code"], language="python")
 
 
 def slide_link(step: Step) -> None:
     st.caption("The lesson link of this step, for a slide:")
-    st.code(lesson_url(step.tool, step.params, root=app_root()), language="text", wrap_lines=True)
+    code_block(lesson_url(step.tool, step.params, root=app_root()), language="text", wrap_lines=True)
 
 
 def step_text(step: Step) -> None:

@@ -7,17 +7,25 @@ import streamlit as st
 import torch
 
 from app_pages.moons_trainer.figures import activation_figure
-from components.error_panel import error_panel
-from components.accessible_chart import chart
 from app_pages.navigation import TOOLS
-from workbench.moons.model import (PROBE, activation_curve, activation_table, collapsed_linear,
-                                   device_mismatch, linear_map_check, parameter_table)
+from components.accessible_chart import chart
+from components.code_block import code_block
+from components.error_panel import error_panel
+from workbench.moons.model import (
+    PROBE,
+    activation_curve,
+    activation_table,
+    collapsed_linear,
+    device_mismatch,
+    linear_map_check,
+    parameter_table,
+)
 from workbench.moons.training import TrainingSession
 
 
 def model_summary(session: TrainingSession) -> None:
     rows = parameter_table(session.model)
-    st.code(repr(session.model), language="text")
+    code_block(repr(session.model), language="text")
     table = pd.DataFrame([{"parameter": r.name, "shape": str(r.shape), "numel": r.numel,
                            "dtype": r.dtype, "init": r.init} for r in rows])
     st.dataframe(table, hide_index=True, width="stretch")
@@ -73,7 +81,7 @@ def device_mismatch_panel(device: torch.device, model: torch.nn.Module) -> None:
     st.markdown(f"The model lives on `{device}`. Feeding it a batch on `{other}` "
                 + ("(the `meta` device: shapes without data, since this server has no GPU) "
                    if other.type == "meta" else "") + "gives PyTorch's own error:")
-    st.code(f"model(torch.zeros(4, 2, device='{other}'))", language="python")
+    code_block(f"model(torch.zeros(4, 2, device='{other}'))", language="python")
     if mismatch.error is None:
         st.info("No error: this combination of devices is allowed here.")
     else:

@@ -10,6 +10,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from components.classroom import visible
+from components.code_block import code_block
 from components.plain_text import code_span, md
 from components.settings_form import SettingsForm
 from components.state import resend_widget_value
@@ -145,7 +146,7 @@ def chain_text(form: SettingsForm) -> None:
     line at 1.4x (the table's long label and its help stay on the widget's tooltip)."""
     ops = form.value("ops", label="Op chain on x", placeholder=CHAIN_PLACEHOLDER)
     if not visible("ops"):
-        st.code(_chain_code(ops), language="python")
+        code_block(_chain_code(ops), language="python")
 
 
 def op_chain(form: SettingsForm, *, typed_on_stage: bool = False) -> DeltaGenerator | None:
@@ -162,7 +163,7 @@ def op_chain(form: SettingsForm, *, typed_on_stage: bool = False) -> DeltaGenera
     else:
         ops = form.value("ops", placeholder=CHAIN_PLACEHOLDER)
         if not visible("ops"):
-            st.code(_chain_code(ops), language="python")
+            code_block(_chain_code(ops), language="python")
         problem_slot = st.container(key="ti_chain_problem")
         if not visible("ops"):
             return problem_slot

@@ -1,10 +1,14 @@
 """Opening pages through the real router in Streamlit's AppTest."""
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Block
 
+from components.code_block import CODE_CLASS
 from workbench.common.errors import UNEXPECTED_TITLE
 
 APP = str(Path(__file__).resolve().parents[2] / "router.py")    # what streamlit_app.py serves
@@ -23,16 +27,30 @@ def open_page(script: str | None = None, query: dict[str, str] | None = None,
     return at.run()
 
 
+def code_blocks(at: AppTest | Block) -> list[str]:
+    """The text of every code block on the page (or in one of its containers), as a learner
+    reads it: components/code_block.py draws them as HTML (an `st.html` element), and `st.code`
+    is still read where one is left."""
+    texts = [element.value for element in at.code]
+    for element in at.get("html"):
+        body = str(element.value)
+        if f'class="{CODE_CLASS}' in body:
+            code = body.split("<code>", 1)[1].rsplit("</code>", 1)[0]
+            texts.append(html.unescape(re.sub(r"<[^>]*>", "", code)))
+    return texts
+
+
 def shown_text(at: AppTest) -> str:
     """All markdown, captions, alerts and code on the page, as one string to search."""
     parts: list[str] = []
-    for kind in ("markdown", "caption", "error", "warning", "info", "success", "code", "title",
+    for kind in ("markdown", "caption", "error", "warning", "info", "success", "title",
                  "header", "subheader", "text", "latex", "metric"):
         for element in at.get(kind):
             parts.append(str(getattr(element, "value", "") or getattr(element, "body", "")))
             label = getattr(element, "label", None)
             if label:
                 parts.append(str(label))
+    parts.extend(code_blocks(at))
     return "\n".join(parts)
 
 
@@ -47,7 +65,7 @@ def guard_panels(at: AppTest) -> list[str]:
     """
     if not any(GUARD_TITLE in e.value for e in at.error):
         return []
-    return [c.value for c in at.code if ": " in c.value and "Error" in c.value.split(":", 1)[0]] \
+    return [c for c in code_blocks(at) if ": " in c and "Error" in c.split(":", 1)[0]] \
         or ["(the guard's panel, without a message)"]
 
 

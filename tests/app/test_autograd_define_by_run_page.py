@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from tests.app.apptest import assert_clean, open_page, shown_text
+from tests.app.apptest import code_blocks, assert_clean, open_page, shown_text
 from workbench.autograd.graph import format_tensor
 from workbench.autograd.presets import PRESETS_BY_KEY
 from workbench.autograd.settings import TABLE, preset_settings
@@ -13,7 +13,7 @@ PAGE = "app_pages/autograd_graph/page.py"
 
 
 def _codes(at) -> list[str]:
-    return [c.value for c in at.code]
+    return code_blocks(at)
 
 
 def test_a_failed_second_call_is_a_row_that_says_so_and_nothing_claims_an_addition():

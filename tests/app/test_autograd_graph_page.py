@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tests.app.apptest import assert_clean, open_page, shown_text
+from tests.app.apptest import code_blocks, assert_clean, open_page, shown_text
 from workbench.autograd.graph import format_tensor
 from workbench.autograd.presets import PRESETS
 from workbench.autograd.settings import TABLE, preset_settings
@@ -336,10 +336,10 @@ def test_the_gradients_are_folded_until_the_learner_opens_them():
     folded = [e for e in at.expander if "gradients after the run" in e.label]
     assert len(folded) == 1
     answer = f"w.grad = {str(_lesson_grads()[0])}"      # as print(w.grad) writes it
-    inside = " ".join(c.value for c in folded[0].code)
+    inside = " ".join(code_blocks(folded[0]))
     assert answer in inside
-    outside = [c.value for c in at.code if answer in c.value]
-    assert outside == [c.value for c in folded[0].code if answer in c.value]
+    outside = [c for c in code_blocks(at) if answer in c]
+    assert outside == [c for c in code_blocks(folded[0]) if answer in c]
     assert not any(answer in m.value for m in at.markdown)
 
 

@@ -8,7 +8,7 @@ import torch
 
 from app_pages.batch_iterator.figures import CLASS_COUNTS_CLASS
 from app_pages.batch_iterator.grid import GRID_CLASS
-from tests.app.apptest import assert_clean, open_page, shown_text
+from tests.app.apptest import code_blocks, assert_clean, open_page, shown_text
 from workbench.batches.codegen import record_line
 from workbench.batches.runs import run_loader
 from workbench.batches.settings import TABLE, BatchSettings
@@ -17,7 +17,7 @@ PAGE = "app_pages/batch_iterator/page.py"
 
 
 def _batch_line(at) -> str:
-    lines = [c.value for c in at.code if c.value.startswith("epoch ")]
+    lines = [c for c in code_blocks(at) if c.startswith("epoch ")]
     assert len(lines) == 1
     return lines[0]
 
@@ -106,7 +106,7 @@ def test_default_collate_on_sequences_is_explained():
     assert "stack expects each tensor to be equal size" in text
     at.button(key="bi_fix_0").click().run()
     assert at.selectbox(key="bi_collate").value == "pad"
-    assert "lengths" in "".join(c.value for c in at.code)
+    assert "lengths" in "".join(c for c in code_blocks(at))
 
 
 @pytest.mark.spawns
@@ -172,7 +172,7 @@ def test_moons_training_split_is_offered_once_the_trainer_published_it():
                                           record.worker)
     text = shown_text(at)
     assert "a test split" in text and "your trained moons model (Sequential)" in text
-    code = "".join(c.value for c in at.code)
+    code = "".join(c for c in code_blocks(at))
     assert "labels = torch.tensor([" in code
 
 

@@ -13,7 +13,7 @@ import pytest
 from app_pages.navigation import CLASS_PAGE, HOME
 from components.class_session import class_store
 from components.plain_text import md
-from tests.app.apptest import assert_clean, open_page, settle, shown_text
+from tests.app.apptest import code_blocks, assert_clean, open_page, settle, shown_text
 from workbench.classroom import codes
 from workbench.classroom.store import RunEntry, StoreUnavailable
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
@@ -24,7 +24,7 @@ def _start_class():
     assert_clean(teacher)
     teacher.button(key="class_start").click().run()
     assert_clean(teacher)
-    code = next(m.value for m in teacher.code if "?class=" in m.value and "teacher=" not in m.value)
+    code = next(m for m in code_blocks(teacher) if "?class=" in m and "teacher=" not in m)
     return teacher, code.rsplit("=", 1)[1]
 
 
@@ -101,7 +101,7 @@ def test_a_forged_teacher_key_gets_a_clear_message_and_opens_nothing():
     assert not [b for b in forged.button if b.key and b.key.startswith("class_end")]
     assert not forged.metric, "the board shows without the key"
     # The real private link opens the board on another device, and leaves the address bar.
-    link = next(m.value for m in teacher.code if "teacher=" in m.value)
+    link = next(m for m in code_blocks(teacher) if "teacher=" in m)
     key = link.rsplit("teacher=", 1)[1]
     other_device = open_page(CLASS_PAGE.script, query={"class": code, "teacher": key})
     assert_clean(other_device)
@@ -146,7 +146,7 @@ def test_a_followers_page_opens_the_sent_link_with_its_blank_values():
     follower's page gets it as the teacher's did."""
     teacher, code = _start_class()
     learner = open_page(query={"class": code})
-    key = next(m.value for m in teacher.code if "teacher=" in m.value).rsplit("teacher=", 1)[1]
+    key = next(m for m in code_blocks(teacher) if "teacher=" in m).rsplit("teacher=", 1)[1]
     class_store().send(code, key, "/moons_trainer?hidden=&epochs=3", "a linear model")
     learner.run()
     assert_clean(learner)

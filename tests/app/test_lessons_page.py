@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from app_pages.navigation import LESSONS_PAGE, TOOLS
-from tests.app.apptest import assert_clean, open_page, shown_text
+from tests.app.apptest import code_blocks, assert_clean, open_page, shown_text
 from workbench.common.readme import TABLES
 from workbench.lessons.catalog import LESSONS, lesson_by_key, next_lesson
 
@@ -135,7 +135,7 @@ def test_the_device_pitfall_step_opens_the_labs_error_and_says_what_is_simulated
     answer = step.check.answer()                 # the check's own error, computed now
     message = step.shows()                       # PyTorch's error for a CPU layer and that batch
     assert answer.shown_value.endswith(message)
-    assert message in [c.value for c in at.code]             # the same message, in the error panel
+    assert message in code_blocks(at)             # the same message, in the error panel
     if not torch.cuda.is_available():            # no GPU: the page says meta stands in, as the check does
         assert "This server has no GPU" in text and "simulated with `meta`" in text
         assert "`meta`" in answer.explanation

@@ -16,7 +16,7 @@ import pytest
 import torch
 from google.protobuf.message import Message
 
-from tests.app.apptest import assert_clean, open_page
+from tests.app.apptest import code_blocks, assert_clean, open_page
 from tests.markdown_payloads import PAYLOADS, SESSION_EXPIRED, live_markdown, visible_text
 
 # Elements whose strings are shown verbatim, never as Markdown (or are not shown at all).
@@ -164,7 +164,7 @@ def test_typed_program_strings_comments_and_errors_are_plain_text():
                'z = torch.zeros("x` **PWNbold** `")\n')
     at = open_page("app_pages/autograd_graph/page.py", query={"code": program})
     shown = assert_plain(at, "program")
-    printed = "\n".join(c.value for c in at.code)
+    printed = "\n".join(c for c in code_blocks(at))
     assert '**PWNbold** [PWNlink](http://127.0.0.1:9/)' in printed
     assert any("PWN" in text for text in shown)
     refused = open_page("app_pages/autograd_graph/page.py",

@@ -1,5 +1,5 @@
 from app_pages.navigation import LESSONS_PAGE, TOOLS, all_pages
-from tests.app.apptest import assert_clean, open_page, shown_text
+from tests.app.apptest import code_blocks, assert_clean, open_page, shown_text
 
 
 def test_home_opens_without_exception_and_links_every_tool():
@@ -42,5 +42,5 @@ def test_knowledge_check_reveals_pytorchs_answer_only_after_commit():
     at.button(key="kc_home_device_mismatch_commit").click().run()
     assert_clean(at)
     assert any("Right" in s.value for s in at.success)
-    code = "\n".join(c.value for c in at.code)
+    code = "\n".join(c for c in code_blocks(at))
     assert "device" in code.lower()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from app_pages.tensor_inspector.tables import GRID_CLASS, STRIP_CLASS
-from tests.app.apptest import assert_clean, open_page, shown_text
+from tests.app.apptest import code_blocks, assert_clean, open_page, shown_text
 from tests.html_tables import read_tables
 
 PAGE = "app_pages/tensor_inspector/page.py"
@@ -95,6 +95,6 @@ def test_a_classroom_link_that_hides_the_chain_shows_it_as_code_on_the_stage():
     at = open_page(PAGE, query={**LESSON, "hide": "ops", "present": "1"})
     assert_clean(at)
     assert "ti_ops" not in [t.key for t in at.text_input]
-    assert "x.t()[1:5]" in [c.value for c in at.code]
+    assert "x.t()[1:5]" in code_blocks(at)
     assert "ti_append" not in [b.key for b in at.button]     # nothing to build on a fixed chain
     assert at.radio(key="ti_draw").value == "x.t()[1:5]"

@@ -36,7 +36,7 @@ def assert_clean(page, what: object = None) -> None:
         # The message is in a code block, whose code may still be loading: wait for it a while,
         # so that the failure says what broke.
         with contextlib.suppress(PlaywrightTimeoutError):
-            panels.first.locator("[data-testid=stCode]").first.wait_for(timeout=WAIT_MS)
+            panels.first.locator(".wb-code").first.wait_for(timeout=WAIT_MS)
         raise AssertionError(f"{where}: the page guard caught an error: {_text(panels.first)}")
     titled = page.get_by_text(UNEXPECTED_TITLE)
     if titled.count():

@@ -31,7 +31,7 @@ LAYOUTS = {"learner": ((1400, 1000), ""), "presenter": ((1280, 720), "present=1"
 
 
 _SCROLLING_CODE_REACHABLE_JS = """
-() => [...document.querySelectorAll('[data-testid="stCode"] > pre')]
+() => [...document.querySelectorAll('[data-testid="stCode"] > pre, .wb-code > pre')]
   .every((box) => box.hasAttribute('tabindex') || box.scrollWidth <= box.clientWidth + 1)
 """
 

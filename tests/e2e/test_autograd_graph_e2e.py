@@ -67,7 +67,7 @@ def test_final_gradients_after_the_programs_own_backward_calls_are_selectable_te
     for _ in range(3):
         loss.backward(retain_graph=True)
     expected = f"w.grad = {w.grad!s}"
-    block = page.locator("[data-testid=stCode]").filter(has_text=expected)
+    block = page.locator(".wb-code").filter(has_text=expected)
     # Folded until the learner has predicted them (issue 27): one click opens them.
     expect(block).to_be_hidden()
     page.locator("[data-testid=stExpander]").filter(has_text="The gradients after the run") \

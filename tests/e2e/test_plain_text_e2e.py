@@ -99,7 +99,7 @@ def test_typed_program_prints_plain_text(page, app_url, requests_seen):
                'L = w ** 2\n'
                'z = torch.zeros("x` **PWNbold** `")\n')
     open_path(page, app_url, "/autograd_graph?code=" + quote(program, safe=""))
-    printed = page.locator("[data-testid=stCode]").filter(has_text="**PWNbold** [PWNlink]")
+    printed = page.locator(".wb-code").filter(has_text="**PWNbold** [PWNlink]")
     expect(printed.first).to_be_visible()
     assert_nothing_live(page, app_url, requests_seen)
 
