@@ -7,6 +7,7 @@ import torch
 from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
+from tests.e2e.waiting import WAIT_MS
 from bench.browser import open_path, wait_settled
 from workbench.autograd.graph import format_tensor
 
@@ -57,6 +58,15 @@ def test_a_typed_program_comes_back_after_the_sidebar(page, app_url):
     expect(page.locator(".st-key-ag_code textarea")).to_have_value(typed)
     expect(page.get_by_text("not valid Python", exact=False).first).to_be_visible()
 
+# True once the element has stayed at one place on the screen for ten animation frames.
+_STILL_JS = """(element) => {
+  const box = element.getBoundingClientRect();
+  const place = `${box.left},${box.top},${box.width},${box.height}`;
+  element.__stillFor = element.__place === place ? (element.__stillFor || 0) + 1 : 0;
+  element.__place = place;
+  return element.__stillFor >= 10;
+}"""
+
 
 def test_final_gradients_after_the_programs_own_backward_calls_are_selectable_text(page, app_url):
     program = ("w = torch.tensor([1.0, -2.0], requires_grad=True)\nL = (w ** 3).sum()\n"
@@ -75,8 +85,12 @@ def test_final_gradients_after_the_programs_own_backward_calls_are_selectable_te
     expect(block).to_be_visible()
     expect(block).to_contain_text(expected)
     wait_settled(page)
-    # Real text in the page, not pixels in a canvas: a triple click selects the line.
+    # Real text in the page, not pixels in a canvas: a triple click selects the line. Clicked
+    # once the block has stayed put for ten frames: on a loaded machine the opened expander's
+    # page was still moving, and the clicks landed on the label above the block.
     line = block.locator("code")
+    line.scroll_into_view_if_needed()
+    page.wait_for_function(_STILL_JS, arg=line.element_handle(), polling="raf", timeout=WAIT_MS)
     line.click(click_count=3)
     selected = page.evaluate("() => window.getSelection().toString()")
     assert expected in selected, selected
