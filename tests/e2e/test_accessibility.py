@@ -36,6 +36,15 @@ _SCROLLING_CODE_REACHABLE_JS = """
 """
 
 
+# The theme's repaint is over: no colour is still in a transition. The app's mark follows the
+# page's background, and on a loaded machine an expander's box was once still light when axe
+# read the dark theme's text over it (1.11:1).
+_COLOURS_SETTLED_JS = """
+() => !document.getAnimations().some((a) => a.playState === 'running'
+  && typeof CSSTransition !== 'undefined' && a instanceof CSSTransition
+  && /color|background/.test(a.transitionProperty))
+"""
+
 # Every help tooltip is fully shown: nothing in it or around it is transparent or still animating.
 _TOOLTIPS_SETTLED_JS = """
 () => [...document.querySelectorAll('.stTooltipContent')].every((tip) => {
@@ -79,6 +88,7 @@ def in_both_themes(page: Page, what: str) -> None:
     for theme in ("light", "dark"):
         page.emulate_media(color_scheme=theme)
         page.wait_for_selector(f'html[{THEME_ATTRIBUTE}="{theme}"]', state="attached", timeout=WAIT_MS)
+        page.wait_for_function(_COLOURS_SETTLED_JS, timeout=WAIT_MS)
         found[theme] = violations(page)
     # Left light once the app has repainted: a tooltip that a next click opens while the dark
     # theme is still drawn keeps the dark theme's text over the light box (1.06:1, seen on a
