@@ -9,7 +9,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components.class_session import CLASS_PARAM, TEACHER_PARAM, class_store, read_class, seat
+from components.class_session import (CLASS_PARAM, TEACHER_PARAM, class_store, read_class, seat,
+                                      stop_teaching)
 from components.classroom import app_root
 from components.code_block import code_block
 from components.figures import presenting
@@ -119,8 +120,7 @@ def end_class_panel(started: StartedClass) -> None:
             except ClassError as exc:
                 seat().notice = str(exc)
                 return
-            mine = seat()
-            mine.teaching, mine.teacher_link_dismissed = None, False
+            stop_teaching()
             st.rerun()
 
 

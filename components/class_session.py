@@ -6,9 +6,15 @@ restarted one sees the same class; this module holds only what one session knows
 token or teacher key, the number of its last answer, and the answers the database did not take
 yet (StoreUnavailable), sent again on the session's next page run so nothing is lost while the
 session lives.
+
+A reload starts a new session. So that it does not join the class a second time (the board would
+count the learner twice) or lose the teacher's board, the browser keeps the seat in a cookie: the
+member token, or the teacher key, with the class code. The new session reads it from the request
+that opened it (st.context.cookies) and resumes the seat; leaving, or ending the class, deletes it.
 """
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Callable
@@ -21,8 +27,8 @@ import streamlit as st
 from components.plain_text import md
 from components.state import learner_state
 from workbench.classroom.codes import NICKNAME_MAX
-from workbench.classroom.store import (URL_SETTING, ClassError, ClassStore, Membership,
-                                       ReplayedAnswer, StartedClass, StoreUnavailable)
+from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, URL_SETTING, ClassError, ClassStore,
+                                       Membership, ReplayedAnswer, StartedClass, StoreUnavailable)
 from workbench.common.checks import Check
 
 CLASS_PARAM = "class"
@@ -33,6 +39,9 @@ NICKNAME_HELP = (f"Up to {NICKNAME_MAX} characters; what the class may see of yo
                  "for an anonymous name.")
 MAX_PENDING = 100                # answers kept while the database is away (38 checks exist)
 FOLLOW_SECONDS = 1.5             # a follower's page asks where the class is; arrival within 3 s
+SEAT_COOKIE = "workbench_class_seat"          # "<code>.<member token>"
+TEACHER_COOKIE = "workbench_class_teacher"    # "<code>.<teacher key>"
+COOKIE_KEY = "class_cookie_writer"
 
 _STORES: dict[str, ClassStore] = {}
 _STORES_LOCK = threading.Lock()
@@ -83,10 +92,102 @@ class ClassSeat:
     url_code_seen: str | None = None             # the `class=` value already acted on
     following: bool = True                       # False: "explore on my own"
     send_seen: int = 0                           # the teacher's last send this learner went to
+    browser_read: bool = False                   # the seat cookies of the opening request, read
+    cookie_writes: dict[str, str] = field(default_factory=dict)   # name -> value ("" deletes)
 
 
 def seat() -> ClassSeat:
     return learner_state("class_seat", ClassSeat)
+
+
+# --- the seat kept by the browser -------------------------------------------------------------
+def seat_cookie_value(code: str, secret: str) -> str:
+    return f"{code}.{secret}"
+
+
+def parse_seat_cookie(value: str | None) -> tuple[str, str] | None:
+    """(code, secret) from a seat cookie, or None for anything else (a cookie is the browser's
+    to change: the store still checks the secret)."""
+    code, dot, secret = (value or "")[:300].partition(".")
+    return (code, secret) if dot and code and secret else None
+
+
+def _remember(name: str, value: str) -> None:
+    seat().cookie_writes[name] = value
+
+
+def cookie_script(writes: dict[str, str], max_age: int = IDLE_EXPIRY_SECONDS) -> str:
+    """The script that sets (or, for an empty value, deletes) the browser's seat cookies. Values
+    are written as JSON strings, never pasted into the script as they are."""
+    lines = [f"document.cookie = {_js_string(name)} + '=' + {_js_string(value)} + "
+             f"'; Max-Age={max_age if value else 0}; Path=/; SameSite=Lax' + secure;"
+             for name, value in writes.items()]
+    return ("<script>(() => { const secure = location.protocol === 'https:' ? '; Secure' : '';\n"
+            + "\n".join(lines) + "\n})();</script>")
+
+
+def _js_string(text: str) -> str:
+    """A JavaScript string literal of `text` that cannot end the script element it sits in."""
+    return json.dumps(text).replace("<", "\\u003c")
+
+
+def write_cookies() -> None:
+    """Send this session's cookie changes to the browser, in a hidden element of the sidebar."""
+    mine = seat()
+    if not mine.cookie_writes:
+        return
+    with st.sidebar, st.container(key=COOKIE_KEY):
+        st.html(f"<style>.st-key-{COOKIE_KEY}, :has(> .st-key-{COOKIE_KEY}) {{ display: none; }}"
+                "</style>" + cookie_script(mine.cookie_writes), unsafe_allow_javascript=True)
+    mine.cookie_writes = {}
+
+
+def _request_cookies() -> dict[str, str]:
+    try:
+        return dict(st.context.cookies)
+    except Exception:  # noqa: BLE001 - no browser request (bare mode)
+        return {}
+
+
+def restore_from_browser() -> None:
+    """Once per session: the teacher's board and the learner's seat the browser kept, resumed
+    (a reload, or a new tab of the same browser). A cookie the store no longer knows (the class
+    ended, the learner left) is deleted; a database out of reach leaves it for the next session."""
+    mine = seat()
+    if mine.browser_read:
+        return
+    mine.browser_read = True
+    cookies = _request_cookies()
+    taught = parse_seat_cookie(cookies.get(TEACHER_COOKIE))
+    if taught is not None and mine.teaching is None:
+        try:
+            code = class_store().check_teacher(*taught)
+            mine.teaching, mine.teacher_link_dismissed = StartedClass(code, taught[1]), True
+        except StoreUnavailable:
+            pass
+        except ClassError:
+            _remember(TEACHER_COOKIE, "")
+    held = parse_seat_cookie(cookies.get(SEAT_COOKIE))
+    if held is not None and mine.membership is None:
+        try:
+            mine.membership, mine.sequence = class_store().resume(*held)
+            mine.send_seen, mine.following = _current_send_number(mine.membership.code), True
+        except StoreUnavailable:
+            pass
+        except ClassError:
+            _remember(SEAT_COOKIE, "")
+
+
+def begin_teaching(started: StartedClass, *, link_seen: bool) -> None:
+    mine = seat()
+    mine.teaching, mine.teacher_link_dismissed = started, link_seen
+    _remember(TEACHER_COOKIE, seat_cookie_value(started.code, started.teacher_key))
+
+
+def stop_teaching() -> None:
+    mine = seat()
+    mine.teaching, mine.teacher_link_dismissed = None, False
+    _remember(TEACHER_COOKIE, "")
 
 
 # --- joining by link ------------------------------------------------------------------------------
@@ -114,6 +215,7 @@ def join(code: str, nickname: str) -> bool:
     if mine.membership is not None:
         leave()
     mine.membership, mine.notice = joined, ""
+    _remember(SEAT_COOKIE, seat_cookie_value(joined.code, joined.token))
     # The link the learner opened wins over an older send; the next send moves them.
     mine.send_seen, mine.following = _current_send_number(joined.code), True
     return True
@@ -148,6 +250,7 @@ def leave() -> None:
     except StoreUnavailable:
         pass                          # the class forgets this learner when it ends or expires
     mine.membership, mine.pending = None, []
+    _remember(SEAT_COOKIE, "")
     if CLASS_PARAM in st.query_params:
         del st.query_params[CLASS_PARAM]
 
@@ -188,6 +291,7 @@ def draw_class_sidebar(page_path: str, pages: dict[str, str]) -> None:
     Leave; "Send the class here" for a teacher; or the message of a link that could not join.
     `page_path` is the page on screen, `pages` each page's url_path -> script."""
     mine = seat()
+    write_cookies()
     send_pending()
     if mine.teaching is not None and page_path != "class":
         with st.sidebar, st.container(key="class_teacher"):
@@ -273,6 +377,7 @@ def _follow(pages: dict[str, str]) -> None:
         return
     except ClassError as exc:                 # the class ended
         mine.membership, mine.notice = None, str(exc)
+        _remember(SEAT_COOKIE, "")
         st.rerun(scope="app")
     if send.number <= mine.send_seen or not send.link:
         return

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.class_session import draw_class_sidebar, join_from_url
+from components.class_session import draw_class_sidebar, join_from_url, restore_from_browser
 from components.device import learner_device, server_device
 from components.figures import PRESENTER_KEY, presenting
 from components.stage import presenter_styles
@@ -60,6 +60,7 @@ def draw_sidebar(page_path: str = "", pages: dict[str, str] | None = None) -> No
         st.toggle("Presenter mode", key=PRESENTER_KEY, on_change=_write_presenter_to_url,
                   help="For a projector: larger text, thicker lines, bigger markers, a "
                   "colour-blind-safe palette. `present=1` in a link turns it on.")
+    restore_from_browser()
     join_from_url()
     draw_class_sidebar(page_path, pages or {})
     presenter_styles()

@@ -10,8 +10,9 @@ from app_pages.moons_trainer.challenge_board import challenge_board
 from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
 from components.class_board import (CLASS_CSS, end_class_panel, join_panel, live_board,
                                     teacher_link_panel)
-from components.class_session import (CLASS_PARAM, NICKNAME_HELP, TEACHER_PARAM, class_store, join,
-                                      seat, send_class)
+from components.class_session import (CLASS_PARAM, NICKNAME_HELP, TEACHER_PARAM, begin_teaching,
+                                      class_store, join, seat, send_class,
+                                      write_cookies)
 from components.classroom import lesson_url
 from components.plain_text import md
 from components.stage import page_header
@@ -36,7 +37,8 @@ if key_in_link is not None:
     code_in_link = st.query_params.get(CLASS_PARAM, "")
     try:
         code = class_store().check_teacher(code_in_link, key_in_link)
-        mine.teaching, mine.teacher_link_dismissed = StartedClass(code, key_in_link), True
+        begin_teaching(StartedClass(code, key_in_link), link_seen=True)
+        write_cookies()                  # now: a reload before any click keeps the board
     except ClassError as exc:
         st.error(md(str(exc)), icon=":material/key_off:")
 
@@ -84,8 +86,7 @@ with st.container(key=CLASS_PAGE.main_key):
                         "projector, and a board of your learners' answers.")
             if st.button("Start a class", key="class_start", icon=":material/co_present:"):
                 try:
-                    mine.teaching = class_store().start_class()
-                    mine.teacher_link_dismissed = False
+                    begin_teaching(class_store().start_class(), link_seen=False)
                     st.rerun()
                 except ClassError as exc:
                     st.error(md(str(exc)), icon=":material/error:")

@@ -8,9 +8,13 @@ timer: the teacher's page is run again explicitly, as the timer would.
 """
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from app_pages.navigation import CLASS_PAGE, HOME
+from components import class_session
 from components.class_session import class_store
 from components.plain_text import md
 from tests.app.apptest import code_blocks, assert_clean, open_page, settle, shown_text
@@ -28,9 +32,11 @@ def _start_class():
     return teacher, code.rsplit("=", 1)[1]
 
 
-def _learner_answers(code: str, option: str):
+def _learner_answers(code: str, option: str, jar: dict[str, str] | None = None):
     learner = open_page(query={"class": code})
     assert_clean(learner)
+    if jar is not None:
+        _cookies_written(learner, jar)
     assert f"In class {code}" in shown_text(learner)
     learner.radio(key=f"kc_{CHECK.key}_choice").set_value(option).run()
     learner.button(key=f"kc_{CHECK.key}_commit").click().run()
@@ -121,6 +127,80 @@ def test_a_10000_character_nickname_gets_a_clear_message_and_changes_nothing():
     assert "x" * 30 not in text
     assert [m.value for m in learner.sidebar.markdown if "In class" in m.value] == seat_before
     assert class_store().find_class(code).members == 1
+
+
+# --- a reload: the browser keeps the seat ---------------------------------------------------------
+_COOKIE_WRITE = re.compile(r'document\.cookie = ("[^"]*") \+ \'=\' \+ ("[^"]*") \+ \'; Max-Age=(\d+)')
+
+
+def _cookies_written(at, jar: dict[str, str]) -> dict[str, str]:
+    """The browser's cookies after this run: `jar` with the run's cookie scripts applied (a
+    zero Max-Age deletes), as Chromium would keep them."""
+    for element in at.get("html"):
+        for name, value, max_age in _COOKIE_WRITE.findall(str(element.value)):
+            name, value = json.loads(name), json.loads(value)
+            if int(max_age) > 0:
+                jar[name] = value
+            else:
+                jar.pop(name, None)
+    return jar
+
+
+def _reload(monkeypatch, jar: dict[str, str], script: str | None = None, query=None):
+    """A new session opened with the browser's cookies (st.context.cookies of its request)."""
+    monkeypatch.setattr(class_session, "_request_cookies", lambda: dict(jar))
+    return open_page(script, query=query)
+
+
+def test_a_reloaded_learner_keeps_their_seat_and_their_next_answer_counts(monkeypatch):
+    teacher, code = _start_class()
+    jar: dict[str, str] = {}
+    learner = _learner_answers(code, CHECK.options[0], jar)
+    assert class_session.SEAT_COOKIE in jar and code in jar[class_session.SEAT_COOKIE]
+    seat_text = [m.value for m in learner.sidebar.markdown if "In class" in m.value]
+
+    again = _reload(monkeypatch, jar, query={"class": code})       # the same link, reloaded
+    assert_clean(again)
+    assert [m.value for m in again.sidebar.markdown if "In class" in m.value] == seat_text
+    assert class_store().find_class(code).members == 1              # counted once
+    again.radio(key=f"kc_{CHECK.key}_choice").set_value(CHECK.options[2]).run()
+    again.button(key=f"kc_{CHECK.key}_commit").click().run()
+    assert_clean(again)
+    teacher.run()                                         # as the board's timer would
+    assert "**1** answered" in shown_text(teacher)
+    teacher.button(key=f"class_reveal_{CHECK.key}").click().run()
+    assert _board_rows(teacher) == {md(CHECK.options[0]): 0, md(CHECK.options[1]): 0,
+                                    md(CHECK.options[2]): 1}        # replaced, not a replay
+
+    again.button(key="class_leave").click().run()                   # leaving forgets the seat
+    _cookies_written(again, jar)
+    assert class_session.SEAT_COOKIE not in jar
+    assert "In class" not in shown_text(_reload(monkeypatch, jar))
+
+
+def test_a_seat_cookie_the_class_does_not_know_is_deleted_and_joins_nothing(monkeypatch):
+    _, code = _start_class()
+    jar = {class_session.SEAT_COOKIE: f"{code}.{codes.new_secret()}",
+           class_session.TEACHER_COOKIE: f"{code}.{codes.new_secret()}"}
+    page = _reload(monkeypatch, jar)
+    assert_clean(page)
+    assert "In class" not in shown_text(page) and "Send class" not in shown_text(page)
+    assert class_store().find_class(code).members == 0
+    assert _cookies_written(page, jar) == {}
+
+
+def test_a_reloaded_teacher_keeps_the_board_and_ending_the_class_forgets_it(monkeypatch):
+    teacher, code = _start_class()
+    jar = _cookies_written(teacher, {})
+    assert jar[class_session.TEACHER_COOKIE].startswith(f"{code}.")
+    again = _reload(monkeypatch, jar, CLASS_PAGE.script)
+    assert_clean(again)
+    text = shown_text(again)
+    assert code in text and "Learners in the class" in text
+    assert "private teacher link" not in text          # shown once, on the first screen it had
+    again.button(key="class_end").click().run()
+    _cookies_written(again, jar)
+    assert jar == {}
 
 
 def test_the_teacher_sends_the_class_to_a_lesson_step_and_a_learner_can_explore_on_their_own():

@@ -3,6 +3,7 @@
 The teacher starts a class on /class; the learners join by the join link (`/?class=<code>`), each
 commits a different option of the home page's knowledge check, and the teacher's board, never
 reloaded, counts them exactly: the board's fragment runs again by itself twice a second. Then the
+first learner reloads the page and answers again: the same seat, the answer replaced. Then the
 teacher sends the class to a lesson step: the two learners who follow arrive by themselves, the
 one exploring on their own stays, and arrives when they go back to the class.
 """
@@ -46,6 +47,13 @@ def _board_counts(board) -> dict[str, int]:
     return counts
 
 
+def _wait_for_counts(board, expected: dict[str, int], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while (counts := _board_counts(board)) != expected:
+        assert time.monotonic() < deadline, f"the board counts {counts}, not {expected}"
+        board.page.wait_for_timeout(100)
+
+
 def test_three_learners_answers_reach_the_teachers_board_without_a_reload(browser, app_url):
     contexts = []
     try:
@@ -78,6 +86,16 @@ def test_three_learners_answers_reach_the_teachers_board_without_a_reload(browse
         expect(board).to_contain_text("3 answered")
         expect(teacher.get_by_test_id("stMetricValue").first).to_have_text("3")
         assert _board_counts(board) == {option: 1 for option in CHECK.options}
+
+        # A reload keeps the learner's seat (the browser's cookie): answering again replaces
+        # their answer, and the board still counts three learners, not four.
+        seat_line = learners[0].locator(".st-key-class_seat p").first.inner_text()
+        learners[0].reload()
+        expect(learners[0].locator(".st-key-class_seat p").first).to_have_text(seat_line)
+        _answer(learners[0], CHECK.options[1])
+        _wait_for_counts(board, {CHECK.options[0]: 0, CHECK.options[1]: 2, CHECK.options[2]: 1})
+        expect(board).to_contain_text("3 answered")
+        expect(teacher.get_by_test_id("stMetricValue").first).to_have_text("3")
 
         explorer = learners[2]
         explorer.locator(".st-key-class_seat").get_by_text("Follow the teacher").click()

@@ -183,6 +183,36 @@ def test_a_10000_character_nickname_gets_a_clear_message_and_changes_nothing(sto
     assert _snapshot(store) == before
 
 
+def test_a_learner_back_after_a_reload_resumes_the_same_seat_and_numbers_above_their_answers(store):
+    started = store.start_class()
+    ada = store.join(started.code, "Ada")
+    assert store.resume(started.code, ada.token) == (ada, 0)
+    store.record_answer(started.code, ada.token, "tensor_shape", OPTIONS[0], OPTIONS, 1)
+    store.record_answer(started.code, ada.token, "other_check", "yes", ("yes", "no"), 4)
+    resumed, last_sequence = store.resume(started.code.lower(), ada.token)
+    assert resumed == ada and last_sequence == 4
+    assert store.find_class(started.code).members == 1           # counted once, not twice
+    # The new session numbers above 4: its answer replaces the old one, not a replay.
+    store.record_answer(started.code, ada.token, "tensor_shape", OPTIONS[2], OPTIONS,
+                        last_sequence + 1)
+    tally = {t.check_key: t for t in store.tallies(started.code, started.teacher_key)}
+    assert tally["tensor_shape"].counts == {OPTIONS[2]: 1}
+
+
+def test_a_token_that_is_no_member_resumes_nothing(store):
+    started, other = store.start_class(), store.start_class()
+    ada = store.join(started.code)
+    before = _snapshot(store)
+    for code, token in ((started.code, codes.new_secret()), (started.code, ""),
+                        (other.code, ada.token), (started.code, codes.digest(ada.token))):
+        with pytest.raises(ClassError, match="not in class"):
+            store.resume(code, token)
+    assert _snapshot(store) == before
+    store.leave(started.code, ada.token)
+    with pytest.raises(ClassError, match="not in class"):
+        store.resume(started.code, ada.token)
+
+
 def test_leaving_takes_the_learners_answers_with_them(store):
     started = store.start_class()
     learner = store.join(started.code)

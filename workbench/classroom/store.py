@@ -296,6 +296,20 @@ class ClassStore:
         return row, member
 
     @_reachable
+    def resume(self, code: str, token: str) -> tuple[Membership, int]:
+        """A learner back after a reload (their browser kept `token`): the same membership, so
+        the board counts them once, and the highest sequence number of their recorded answers,
+        so the new session's answers number above it and are not taken for replays. ClassError
+        when the token is no member of the class (any more)."""
+        with self._ready().begin() as connection:
+            row, member = self._member(connection, code, token)
+            last_sequence = connection.execute(
+                select(func.max(answers.c.sequence))
+                .where(answers.c.member_digest == member.token_digest)).scalar() or 0
+            self._touch(connection, row, force=False)
+            return Membership(row.code, token, member.nickname), int(last_sequence)
+
+    @_reachable
     def rename(self, code: str, token: str, nickname: str) -> str:
         name = _valid_nickname(nickname) or codes.anonymous_name()
         with self._ready().begin() as connection:
