@@ -34,10 +34,10 @@ from playwright.sync_api import expect
 from app_pages.navigation import HOME, TOOLS
 from tests.e2e.clean import assert_clean
 from bench.browser import ROOT, free_port, open_path, stop
+from tests.e2e.class_scenario import teach_a_class
 from tests.e2e.conftest import serve
 from bench.postgres import throwaway_postgres
 from workbench.classroom.store import URL_SETTING, ClassStore
-from workbench.common.device_checks import DEVICE_MISMATCH
 from bench.live_view import LIVE_VIEW
 from workbench.moons.checkpoints import state_dict_safetensors
 from workbench.moons.model import build_model
@@ -318,40 +318,29 @@ def test_a_burst_of_frame_requests_or_uploads_past_the_limits_gets_429_from_ngin
 
 
 def test_a_class_spans_the_replicas_on_postgresql(browser, proxy, class_database):
-    """The teacher's board on one replica counts the answers of learners served by the other,
-    both reading the one PostgreSQL database; the teacher's send reaches them there too."""
+    """tests/e2e/class_scenario.py through the proxy: the teacher's board on one replica counts
+    the answers of learners served by the other, both reading the one PostgreSQL database; the
+    reloaded learner's seat, the posted run and the teacher's send cross the replicas too."""
     keys = route_keys(proxy)
     (replica_a, key_a), (replica_b, key_b) = sorted(keys.items())
-    started = ClassStore(class_database).start_class()
+    route = {"teacher": key_a, "learner": key_b, "outsider": key_a}
     contexts = []
-    try:
-        context, teacher = _learner(browser, proxy, key_a)
+
+    def new_page(width: int, height: int, who: str):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        context.add_cookies([{"name": COOKIE, "value": route[who], "url": proxy.url}])
         contexts.append(context)
-        open_path(teacher, proxy.url, f"/class?class={started.code}&teacher={started.teacher_key}")
-        expect(teacher.get_by_text("Learners in the class").first).to_be_visible()
-        board = teacher.locator(f".st-key-class_board_{DEVICE_MISMATCH.key}")
-        learners = []
-        for option in DEVICE_MISMATCH.options[:2]:
-            context, learner = _learner(browser, proxy, key_b)
-            contexts.append(context)
-            open_path(learner, proxy.url, f"/?class={started.code}")
-            expect(learner.get_by_text(f"In class {started.code}")).to_be_visible()
-            check = learner.locator(f".st-key-kc_{DEVICE_MISMATCH.key}")
-            check.locator("[role=radiogroup] label").filter(has_text=option).click()
-            check.locator(f".st-key-kc_{DEVICE_MISMATCH.key}_commit button").first.click()
-            expect(check).to_contain_text("computed it with this function")
-            learners.append(learner)
-        expect(board).to_contain_text("2 answered")          # by itself, from the other replica
-        teacher.get_by_role("button", name="Send the class there").click()
-        for learner in learners:
-            expect(learner).to_have_url(re.compile(r"/lessons(\?|$)"))
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        return page
+
+    try:
+        teach_a_class(new_page, proxy.url, ClassStore(class_database))
         # Each page was served by its own replica throughout: the route cookie held.
         entries = proxy.entries()
         served = {key: {first_choice(e) for e in entries if e["route"] == key}
                   for key in (key_a, key_b)}
         assert served[key_a] == {replica_a} and served[key_b] == {replica_b}, served
-        for page in (teacher, *learners):
-            assert_clean(page)
     finally:
         for context in contexts:
             context.close()
