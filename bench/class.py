@@ -76,6 +76,7 @@ class Learner:
     arrivals: list[float] = field(default_factory=list)    # seconds after each send
     errors: list[str] = field(default_factory=list)
     posted: bool = False
+    answer_runs: list[str] = field(default_factory=list)   # how the choice and the commit ran
     addresses: list[tuple[float, str]] = field(default_factory=list)   # (when, query) the tab showed
 
     def saw(self, result: RunResult) -> None:
@@ -109,9 +110,10 @@ async def answer(learner: Learner) -> None:
     session = learner.session
     option = CHECK.options[learner.index % len(CHECK.options)]
     choice = f"kc_{CHECK.key}_choice"
-    learner.check(await session.set_value(choice, string_state(option)), "choose")
+    chosen = learner.check(await session.set_value(choice, string_state(option)), "choose")
     learner.answered_at = time.monotonic()
-    learner.check(await session.click(f"kc_{CHECK.key}_commit"), "commit")
+    committed = learner.check(await session.click(f"kc_{CHECK.key}_commit"), "commit")
+    learner.answer_runs += [chosen.status, committed.status]
 
 
 def arrival(learner: Learner, link: str, since: float) -> float | None:
@@ -250,6 +252,9 @@ async def lesson(url: str, pid: int, database: str, store: ClassStore, size: int
     print(f"followers arrived after a send: p50 {percentile(arrivals, 50):.2f} s, "
           f"p95 {percentile(arrivals, 95):.2f} s, max {max(arrivals):.2f} s ({len(SENDS)} sends)")
     print(f"server CPU while the class follows: {1000 * follow_cpu:.1f} ms per learner per second")
+    runs = [status for x in learners for status in x.answer_runs]
+    print(f"answering ran the check's fragment alone: {runs.count('fragment_success')} of "
+          f"{len(runs)} clicks")
     print(f"runs posted: {sum(x.posted for x in learners)} learners told, {board_runs} on the board")
     print(f"server memory: before {mib(before)}, peak {mib(sampler.peak)}, {args.after:.0f} s "
           f"after the class left {mib(after)}")

@@ -24,6 +24,8 @@ and the 1.67 frontend bundle):
   setInterval and sends rerun_script with fragment_id and is_auto_rerun = true every interval,
   until stop_auto_rerun names the fragment or a full run starts (new_session without
   metadata.run.fragment_ids clears every timer; that run re-sends auto_rerun if still wanted).
+- A widget drawn inside an st.fragment arrives in a delta whose fragment_id names it; the
+  browser sends a change to that widget with the same fragment_id, and only the fragment runs.
 - new_session.page_script_hash is the entry script's; with st.navigation the page that ran is
   navigation.page_script_hash, and that is what the browser sends with later reruns.
 - A keyed container is a Block whose id is "$$ID-<hash>-<key>".
@@ -109,6 +111,7 @@ class Widget:
     key: str | None
     disabled: bool
     options: list[str] = field(default_factory=list)
+    fragment_id: str = ""    # drawn by this st.fragment: a change to it reruns only the fragment
 
 
 @dataclass
@@ -342,12 +345,13 @@ class Session:
         return self.values.get(self.widget(key).id)
 
     async def click(self, key: str) -> RunResult:
-        return await self.rerun(trigger=self.widget(key).id)
+        widget = self.widget(key)
+        return await self.rerun(trigger=widget.id, fragment_id=widget.fragment_id)
 
     async def set_value(self, key: str, state: WidgetState) -> RunResult:
         widget = self.widget(key)
         state.id = widget.id
-        return await self.rerun(changes={widget.id: state})
+        return await self.rerun(changes={widget.id: state}, fragment_id=widget.fragment_id)
 
     async def navigate(self, page: str, query: str = "") -> RunResult:
         """Follow an in-app link (st.page_link): same session, the link's query. To another page,
@@ -535,6 +539,7 @@ class Session:
                 user_key(widget_id),
                 bool(getattr(proto, "disabled", False)),
                 _options(kind, proto),
+                delta.fragment_id,
             )
             if widget_id not in self.values or getattr(proto, "set_value", False):
                 state = _initial_state(kind, proto)

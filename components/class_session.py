@@ -268,6 +268,11 @@ def record_answer(check: Check, option: str) -> None:
     send_pending()
 
 
+def answer_waits(check_key: str) -> bool:
+    """Whether this learner's answer to the check still waits for the class database."""
+    return any(answer.check_key == check_key for answer in seat().pending)
+
+
 def send_pending() -> None:
     """Send the answers waiting, oldest first; stop at the first the database cannot take."""
     mine = seat()
@@ -369,6 +374,7 @@ def _follow(pages: dict[str, str]) -> None:
     """Runs by itself every FOLLOW_SECONDS: a new send moves this learner's page there
     (st.switch_page keeps the session, so their work on every other page is kept)."""
     mine = seat()
+    send_pending()                  # the database back: answers given meanwhile go now
     if mine.membership is None or not mine.following:
         return
     try:

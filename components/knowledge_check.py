@@ -5,51 +5,81 @@ PyTorch at that moment, never typed into the page; the code shown is the functio
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
-from components.class_session import record_answer
+from components.class_session import answer_waits, record_answer
 from components.code_block import code_block
+from components.guard import run_guarded
 from components.plain_text import md
 from workbench.common.checks import Answer, Check
 
 __all__ = ["Answer", "Check", "knowledge_check"]
 
 
-def knowledge_check(check: Check, *, key: str | None = None) -> Answer | None:
-    """Draw the check; returns what was revealed, or None until the learner commits."""
-    key = key or check.key
+def knowledge_check(check: Check, *, key: str | None = None,
+                    then: Callable[[Answer], None] | None = None) -> None:
+    """Draw the check, and `then(answer)` under it once PyTorch has revealed the answer.
+
+    The check is a fragment of its own: picking an option and committing rerun the check alone,
+    not the page around it. A class answers within the same second; a page run per click was
+    what kept sixty learners' answers off the teacher's board for seconds (bench/class.py)."""
+    _check_fragment(check, key or check.key, then)
+
+
+@st.fragment
+def _check_fragment(check: Check, key: str, then: Callable[[Answer], None] | None) -> None:
+    # A fragment's own reruns do not pass through the router's guard.
+    run_guarded(lambda: _draw_check(check, key, then), f"the knowledge check {key}")
+
+
+def _draw_check(check: Check, key: str, then: Callable[[Answer], None] | None) -> None:
     committed_key, attempt_key = f"kc_{key}_committed", f"kc_{key}_attempt"
     # Each attempt is a new radio: a browser keeps showing a radio's last choice after its
     # value is cleared on the server, so "Try again" would leave an answer ticked that the
     # page does not see (and "Commit" greyed out under it).
     attempt = st.session_state.get(attempt_key, 0)
     choice_key = f"kc_{key}_choice" + (f"_{attempt}" if attempt else "")
+    committed = st.session_state.get(committed_key, False)
     with st.container(border=True, key=f"kc_{key}"):
         st.markdown(f"**:material/quiz: Knowledge check.** {check.question}")
         choice = st.radio("Your answer", check.options, index=None, key=choice_key,
-                          disabled=st.session_state.get(committed_key, False),
-                          label_visibility="collapsed")
-        if not st.session_state.get(committed_key, False):
-            if st.button("Commit and reveal", key=f"kc_{key}_commit", disabled=choice is None,
-                         help="Pick an answer first: PyTorch then computes the real one."):
-                st.session_state[committed_key] = True
-                record_answer(check, choice)         # a learner in a class: to the teacher's board
-                st.rerun()
-            return None
+                          disabled=committed, label_visibility="collapsed")
+        if not committed:
+            st.button("Commit and reveal", key=f"kc_{key}_commit", disabled=choice is None,
+                      on_click=_commit, args=(check, committed_key, choice_key),
+                      help="Pick an answer first: PyTorch then computes the real one.")
+            return
         revealed = check.answer()
         if choice == revealed.correct_option:
             st.success(f"Right: **{md(revealed.correct_option)}**.", icon=":material/check_circle:")
         else:
             st.warning(f"You chose **{md(choice)}**; PyTorch says **{md(revealed.correct_option)}**.",
                        icon=":material/lightbulb:")
+        if answer_waits(check.key):
+            st.caption(":material/cloud_off: Your answer waits for the class database; it is "
+                       "sent to your teacher's board when the database is back.")
         st.caption(f"{check.computed_by} computed it with this function, just now:")
         code_block(check.code + f"\n\n# {check.compute.__name__}() saw: {revealed.shown_value}",
-                language="python")
+                   language="python")
         if revealed.explanation:
             st.markdown(revealed.explanation)
-        if st.button("Try again", key=f"kc_{key}_again"):
-            st.session_state[committed_key] = False
-            st.session_state.pop(choice_key, None)
-            st.session_state[attempt_key] = attempt + 1
-            st.rerun()
-        return revealed
+        st.button("Try again", key=f"kc_{key}_again", on_click=_try_again,
+                  args=(committed_key, choice_key, attempt_key))
+    if then is not None:
+        then(revealed)
+
+
+def _commit(check: Check, committed_key: str, choice_key: str) -> None:
+    choice = st.session_state.get(choice_key)
+    if choice is None:
+        return
+    st.session_state[committed_key] = True
+    record_answer(check, choice)                 # a learner in a class: to the teacher's board
+
+
+def _try_again(committed_key: str, choice_key: str, attempt_key: str) -> None:
+    st.session_state[committed_key] = False
+    st.session_state.pop(choice_key, None)
+    st.session_state[attempt_key] = st.session_state.get(attempt_key, 0) + 1

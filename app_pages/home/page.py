@@ -6,7 +6,7 @@ from components.code_panel import code_panel
 from components.device import learner_device
 from components.figures import presenting
 from components.stage import page_header
-from components.knowledge_check import knowledge_check
+from components.knowledge_check import Answer, knowledge_check
 from components.plain_text import code_span, md
 from app_pages.navigation import HOME, LESSONS_PAGE, TOOLS
 from workbench.common.device import DIAGNOSTICS_SCRIPT, diagnose
@@ -77,7 +77,10 @@ if demo.simulated:
 else:
     st.markdown(f"Every tensor of an operation must live on one device. This server has a GPU "
                 f"(`{demo.other}`): the check below and its demonstration run on it for real.")
-if knowledge_check(DEVICE_MISMATCH) is not None:
+
+
+def what_pytorch_did(_: Answer) -> None:
+    """Under the revealed check: the demonstration, run on this server just now."""
     st.markdown(f"**What PyTorch did**, just now, with `a = torch.ones(2, 3)` on the CPU and "
                 f"`b = torch.ones(2, 3, device={demo.other!r})`"
                 + (" (the stand-in):" if demo.simulated else ":"))
@@ -92,3 +95,6 @@ if knowledge_check(DEVICE_MISMATCH) is not None:
     st.markdown(DEVICE_RULE)
     code_panel(demo.code, filename="devices_meet.py", key="home_devices_code",
                title="Run it on your machine")
+
+
+knowledge_check(DEVICE_MISMATCH, then=what_pytorch_did)

@@ -245,10 +245,12 @@ def test_an_answer_given_while_the_database_is_away_is_sent_when_it_is_back(monk
         patched.setattr(store, "record_answer", away)
         learner = _learner_answers(code, CHECK.options[1])     # the page keeps working
         assert "1 answer(s) wait for the class database" in shown_text(learner)
+        assert "Your answer waits for the class database" in shown_text(learner)   # by the check
         teacher.run()
         assert "No answers yet" in shown_text(teacher)
     learner.run()                                              # the next page run sends it
     assert "wait for the class database" not in shown_text(learner)
+    assert "waits for the class database" not in shown_text(learner)
     teacher.run()
     assert "**1** answered" in shown_text(teacher)
 

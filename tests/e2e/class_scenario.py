@@ -58,7 +58,7 @@ def wait_for_counts(board, expected: dict[str, int], timeout: float = 60) -> Non
     deadline = time.monotonic() + timeout
     while (counts := board_counts(board)) != expected:
         assert time.monotonic() < deadline, f"the board counts {counts}, not {expected}"
-        board.page.wait_for_timeout(100)
+        time.sleep(0.1)
 
 
 def train_to_the_end(page: Page, epochs: int) -> str:

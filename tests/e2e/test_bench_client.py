@@ -68,5 +68,7 @@ def test_the_class_benchmark_runs_a_small_class_end_to_end():
     out = done.stdout
     assert "== class of 3 learners, sqlite" in out, out
     assert "runs posted: 3 learners told, 3 on the board" in out, out
+    # The choice and the commit rerun the check's fragment, not the page, as in a browser.
+    assert "answering ran the check's fragment alone: 6 of 6 clicks" in out, out
     assert "errors: 0, answers or arrivals never seen: 0" in out, out
     assert re.search(r"board counted them: p50 [\d.]+ s", out), out
