@@ -113,7 +113,7 @@ _REPAIR = f"""<script>
     const text = code ? code.innerText : "";
     const done = () => {{
       button.textContent = "Copied";
-      setTimeout(() => {{ button.textContent = "Copy code"; }}, 1500);
+      setTimeout(() => {{ button.textContent = button.dataset.label || "Copy code"; }}, 1500);
     }};
     if (navigator.clipboard && window.isSecureContext) {{
       navigator.clipboard.writeText(text).then(done, () => {{}});

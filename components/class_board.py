@@ -12,7 +12,7 @@ import streamlit as st
 from components.class_session import (CLASS_PARAM, TEACHER_PARAM, class_store, read_class, seat,
                                       stop_teaching)
 from components.classroom import app_root
-from components.code_block import code_block
+from components.code_block import link_block
 from components.figures import presenting
 from components.plain_text import md
 from workbench.classroom.catalog import all_checks
@@ -41,7 +41,7 @@ def join_panel(code: str) -> None:
     st.image(qr_svg(link), width=260 if presenting() else 220,
              alt=f"QR code of the join link for class {code}")
     st.caption("Or open this link, or type the code on the Class page:")
-    code_block(link, language="text", wrap_lines=True)
+    link_block(link)
 
 
 def teacher_link_panel(started: StartedClass) -> None:
@@ -53,7 +53,7 @@ def teacher_link_panel(started: StartedClass) -> None:
     with st.container(border=True, key="class_teacher_link"):
         st.markdown("**:material/key: Your private teacher link.** It opens this board on another "
                     "device. Keep it to yourself: it is shown only now.")
-        code_block(teacher_link(started), language="text", wrap_lines=True)
+        link_block(teacher_link(started))
         if st.button("I have kept it: hide the link", key="class_hide_teacher_link"):
             mine.teacher_link_dismissed = True
             st.rerun()

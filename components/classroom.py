@@ -11,7 +11,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import streamlit as st
 
-from components.code_block import code_block
+from components.code_block import link_block
 from workbench.common.links import LinkSchema
 from workbench.common.notebook import notebook_bytes
 
@@ -71,7 +71,7 @@ def share_panel(*, schema: LinkSchema, settings: object, url_path: str, script: 
                                              help=f"hide={name}")]
         present = st.checkbox("open in presenter mode", key=f"{key}_present")
         url = lesson_url(url_path, params, hidden, present, app_root())
-        code_block(url, language="text", wrap_lines=True)
+        link_block(url)
         left, right = st.columns(2)
         # The notebook is built when the learner clicks, not on every rerun of the page.
         left.download_button("Notebook (.ipynb)",

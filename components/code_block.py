@@ -73,18 +73,26 @@ def highlighted_lines(body: str, language: str = "python") -> list[str]:
 
 
 def code_html(body: str, language: str = "python", *, line_numbers: bool = False,
-              wrap_lines: bool = False) -> str:
-    """The block's HTML: the code in a <pre>, one span per line, and its Copy button."""
+              wrap_lines: bool = False, copy_label: str = "Copy code") -> str:
+    """The block's HTML: the code in a <pre>, one span per line, and its Copy button, named
+    after what it copies ("Copy link" for a link)."""
     classes = " ".join(c for c in (CODE_CLASS, "numbered" if line_numbers else "",
                                    "wrapped" if wrap_lines else "") if c)
     lines = "\n".join(f'<span class="line">{line}</span>' for line in highlighted_lines(body, language))
     return (f'<div class="{classes}" data-language="{html.escape(language)}">'
             f"<pre><code>{lines}</code></pre>"
-            f'<button type="button" class="{COPY_CLASS}">Copy code</button>'
+            f'<button type="button" class="{COPY_CLASS}" data-label="{html.escape(copy_label)}">'
+            f"{html.escape(copy_label)}</button>"
             "</div>")
 
 
 def code_block(body: str, language: str = "python", *, line_numbers: bool = False,
-               wrap_lines: bool = False) -> None:
+               wrap_lines: bool = False, copy_label: str = "Copy code") -> None:
     """Draw `body` as a code block (the arguments as `st.code`'s)."""
-    st.html(code_html(body, language, line_numbers=line_numbers, wrap_lines=wrap_lines))
+    st.html(code_html(body, language, line_numbers=line_numbers, wrap_lines=wrap_lines,
+                      copy_label=copy_label))
+
+
+def link_block(url: str) -> None:
+    """A link to copy (a lesson link, a join link): wrapped, its button "Copy link"."""
+    code_block(url, language="text", wrap_lines=True, copy_label="Copy link")

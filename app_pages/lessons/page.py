@@ -3,7 +3,7 @@ import streamlit as st
 
 from app_pages.navigation import LESSONS_PAGE, TOOLS
 from components.classroom import app_root, lesson_url
-from components.code_block import code_block
+from components.code_block import code_block, link_block
 from components.figures import presenting
 from components.keyboard import skip_to_controls, with_shortcut
 from components.knowledge_check import knowledge_check
@@ -111,7 +111,7 @@ def step_link(step: Step) -> None:
 
 def slide_link(step: Step) -> None:
     st.caption("The lesson link of this step, for a slide:")
-    code_block(lesson_url(step.tool, step.params, root=app_root()), language="text", wrap_lines=True)
+    link_block(lesson_url(step.tool, step.params, root=app_root()))
 
 
 def step_text(step: Step) -> None:

@@ -7,7 +7,7 @@ import torch
 from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
-from tests.e2e.waiting import WAIT_MS
+from tests.e2e.waiting import wait_still
 from bench.browser import open_path, wait_settled
 from workbench.autograd.graph import format_tensor
 
@@ -58,14 +58,6 @@ def test_a_typed_program_comes_back_after_the_sidebar(page, app_url):
     expect(page.locator(".st-key-ag_code textarea")).to_have_value(typed)
     expect(page.get_by_text("not valid Python", exact=False).first).to_be_visible()
 
-# True once the element has stayed at one place on the screen for ten animation frames.
-_STILL_JS = """(element) => {
-  const box = element.getBoundingClientRect();
-  const place = `${box.left},${box.top},${box.width},${box.height}`;
-  element.__stillFor = element.__place === place ? (element.__stillFor || 0) + 1 : 0;
-  element.__place = place;
-  return element.__stillFor >= 10;
-}"""
 
 
 def test_final_gradients_after_the_programs_own_backward_calls_are_selectable_text(page, app_url):
@@ -90,7 +82,7 @@ def test_final_gradients_after_the_programs_own_backward_calls_are_selectable_te
     # page was still moving, and the clicks landed on the label above the block.
     line = block.locator("code")
     line.scroll_into_view_if_needed()
-    page.wait_for_function(_STILL_JS, arg=line.element_handle(), polling="raf", timeout=WAIT_MS)
+    wait_still(page, line)
     line.click(click_count=3)
     selected = page.evaluate("() => window.getSelection().toString()")
     assert expected in selected, selected

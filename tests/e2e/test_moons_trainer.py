@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from tests.e2e.clean import assert_clean
 from bench.browser import open_path, wait_drawn, wait_settled
 from bench.live_view import LIVE_VIEW, VIEW_OBJECT, live, wait_live, wait_styled
-from tests.e2e.waiting import WAIT_MS, assert_unchanged, let_pass
+from tests.e2e.waiting import WAIT_MS, assert_unchanged, let_pass, wait_still
 from workbench.moons.checkpoints import state_dict_safetensors
 from workbench.moons.settings import PRESET
 from workbench.moons.training import TrainingSession
@@ -98,7 +98,10 @@ def test_hovering_a_point_reads_out_its_coordinates_class_and_probability(page, 
     with torch.no_grad():
         p = torch.sigmoid(fresh.model.eval()(fresh.x_train[:1])).item()
     shown_p = round(100 * round(255 * p) / 255)
-    # Where the page draws that point: the plane's own mapping, plus the canvas's place.
+    # Where the page draws that point: the plane's own mapping, plus the canvas's place, read
+    # once the plane has stopped moving (under load, a hover read where it had been before the
+    # page above it finished drawing landed on another point).
+    wait_still(page, page.evaluate_handle(f"() => {VIEW_OBJECT}.plane"))
     where = page.evaluate(f"""(xy) => {{ const v = {VIEW_OBJECT}, t = v.toPlane;
                                         const r = v.plane.getBoundingClientRect();
                                         return [r.x + t.px(xy[0]), r.y + t.py(xy[1])]; }}""",

@@ -39,3 +39,22 @@ def let_pass(seconds: float, every: float = 0.1) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         time.sleep(min(every, max(0.0, deadline - time.monotonic())))
+
+
+# True once the element has stayed at one place on the screen for ten animation frames.
+STILL_JS = """(element) => {
+  const box = element.getBoundingClientRect();
+  const place = `${box.left},${box.top},${box.width},${box.height}`;
+  element.__stillFor = element.__place === place ? (element.__stillFor || 0) + 1 : 0;
+  element.__place = place;
+  return element.__stillFor >= 10;
+}"""
+
+
+def wait_still(page, element) -> None:
+    """Until `element` (a locator or an element handle) has stayed put for ten frames: a click
+    or a hover at coordinates read from it then lands where they were read (on a loaded machine
+    a page still drawing what is above it moves it)."""
+    handle = element.element_handle() if hasattr(element, "element_handle") else element
+    page.wait_for_function(STILL_JS, arg=handle, polling="raf", timeout=WAIT_MS)
+

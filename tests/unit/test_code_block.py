@@ -52,7 +52,12 @@ def test_markup_in_code_or_text_is_shown_never_run():
 def test_a_block_has_its_copy_button_and_its_options_as_classes():
     block = code_html("x = 1", line_numbers=True, wrap_lines=True)
     assert block.startswith(f'<div class="{CODE_CLASS} numbered wrapped"')
-    assert f'<button type="button" class="{COPY_CLASS}">Copy code</button>' in block
+    assert (f'<button type="button" class="{COPY_CLASS}" data-label="Copy code">Copy code</button>'
+            in block)
+    # A link's button says what it copies; the label is text, never markup.
+    link = code_html("https://x/?a=1", "text", copy_label="Copy link")
+    assert 'data-label="Copy link">Copy link</button>' in link
+    assert "<i>" not in code_html("x", copy_label="<i>Copy</i>")
     assert code_html("x = 1").startswith(f'<div class="{CODE_CLASS}" ')
 
 
