@@ -199,12 +199,17 @@ def test_a_learner_back_after_a_reload_resumes_the_same_seat_and_numbers_above_t
     assert tally["tensor_shape"].counts == {OPTIONS[2]: 1}
 
 
+def _not_members(code: str, other_code: str, token: str) -> list[tuple[str, str]]:
+    """(class code, token) pairs that are no member: a made-up token, none, a member's token in
+    another class, and the digest the database keeps instead of the token."""
+    return [(code, codes.new_secret()), (code, ""), (other_code, token), (code, codes.digest(token))]
+
+
 def test_a_token_that_is_no_member_resumes_nothing(store):
     started, other = store.start_class(), store.start_class()
     ada = store.join(started.code)
     before = _snapshot(store)
-    for code, token in ((started.code, codes.new_secret()), (started.code, ""),
-                        (other.code, ada.token), (started.code, codes.digest(ada.token))):
+    for code, token in _not_members(started.code, other.code, ada.token):
         with pytest.raises(ClassError, match="not in class"):
             store.resume(code, token)
     assert _snapshot(store) == before
@@ -276,8 +281,7 @@ def test_no_one_answers_for_another_learner_or_in_another_class(store):
     started, other = store.start_class(), store.start_class()
     learner = store.join(started.code)
     before = _snapshot(store)
-    for code, token in ((started.code, codes.new_secret()), (started.code, ""),
-                        (other.code, learner.token), (started.code, codes.digest(learner.token))):
+    for code, token in _not_members(started.code, other.code, learner.token):
         with pytest.raises(ClassError, match="not in class"):
             store.record_answer(code, token, "tensor_shape", OPTIONS[0], OPTIONS, 1)
     assert _snapshot(store) == before
