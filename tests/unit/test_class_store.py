@@ -199,23 +199,30 @@ def test_a_learner_back_after_a_reload_resumes_the_same_seat_and_numbers_above_t
     assert tally["tensor_shape"].counts == {OPTIONS[2]: 1}
 
 
-def _not_members(code: str, other_code: str, token: str) -> list[tuple[str, str]]:
-    """(class code, token) pairs that are no member: a made-up token, none, a member's token in
-    another class, and the digest the database keeps instead of the token."""
-    return [(code, codes.new_secret()), (code, ""), (other_code, token), (code, codes.digest(token))]
+# What a token that is no member must not do: answer for someone, or resume their seat.
+AS_A_MEMBER = {
+    "answer": lambda store, code, token: store.record_answer(code, token, "tensor_shape",
+                                                             OPTIONS[0], OPTIONS, 1),
+    "resume": lambda store, code, token: store.resume(code, token),
+}
 
 
-def test_a_token_that_is_no_member_resumes_nothing(store):
+@pytest.mark.parametrize("action", list(AS_A_MEMBER))
+def test_a_token_that_is_no_member_answers_or_resumes_nothing(store, action):
+    """A made-up token, none, a member's token in another class, and the digest the database
+    keeps instead of the token: each refused, nothing changed."""
+    act = AS_A_MEMBER[action]
     started, other = store.start_class(), store.start_class()
     ada = store.join(started.code)
     before = _snapshot(store)
-    for code, token in _not_members(started.code, other.code, ada.token):
+    for code, token in ((started.code, codes.new_secret()), (started.code, ""),
+                        (other.code, ada.token), (started.code, codes.digest(ada.token))):
         with pytest.raises(ClassError, match="not in class"):
-            store.resume(code, token)
+            act(store, code, token)
     assert _snapshot(store) == before
-    store.leave(started.code, ada.token)
+    store.leave(started.code, ada.token)                   # and after leaving, neither
     with pytest.raises(ClassError, match="not in class"):
-        store.resume(started.code, ada.token)
+        act(store, started.code, ada.token)
 
 
 def test_leaving_takes_the_learners_answers_with_them(store):
@@ -274,16 +281,6 @@ def test_an_invalid_answer_gets_a_clear_message_and_changes_nothing(store, check
     before = _snapshot(store)
     with pytest.raises(ClassError, match=message):
         store.record_answer(started.code, learner.token, check_key, option, OPTIONS, sequence)
-    assert _snapshot(store) == before
-
-
-def test_no_one_answers_for_another_learner_or_in_another_class(store):
-    started, other = store.start_class(), store.start_class()
-    learner = store.join(started.code)
-    before = _snapshot(store)
-    for code, token in _not_members(started.code, other.code, learner.token):
-        with pytest.raises(ClassError, match="not in class"):
-            store.record_answer(code, token, "tensor_shape", OPTIONS[0], OPTIONS, 1)
     assert _snapshot(store) == before
 
 
