@@ -107,7 +107,15 @@ def _step(page: BatchPageState, delta: int) -> None:
     st.session_state["bi_jump"] = page.position + 1
 
 
+STEP_KEYS = ("bi_prev", "bi_next")
+
+
 def _jump(page: BatchPageState) -> None:
+    """The slider moved, unless Back or Next was pressed in the same rerun: then its value is the
+    one the browser drew before a press faster than the slider's redraw (N, N on the keyboard),
+    and taking it would make the second press undo the first."""
+    if any(st.session_state.get(key) for key in STEP_KEYS):
+        return
     page.position = st.session_state["bi_jump"] - 1
 
 

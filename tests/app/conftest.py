@@ -29,3 +29,26 @@ from components import graph_view  # noqa: E402
 @pytest.fixture(autouse=True)
 def _graphs_as_dot_text(monkeypatch):
     monkeypatch.setattr(graph_view, "dot_program", lambda: None)
+
+
+# --- The browser's order of widget states --------------------------------------------------------
+# The browser's widget manager holds each widget's value from the moment it is drawn and adds a
+# pressed button's trigger after them, so a rerun's callbacks run for changed values first and the
+# press last. AppTest lists states in page order instead. A test of a press that races a redraw
+# (the stale value of a slider the server had just moved) asks for the browser's order.
+from streamlit.testing.v1.element_tree import ElementTree  # noqa: E402
+
+
+@pytest.fixture
+def presses_sent_last(monkeypatch):
+    page_order = ElementTree.get_widget_states
+
+    def browser_order(tree):
+        states = page_order(tree)
+        values = [s for s in states.widgets if s.WhichOneof("value") != "trigger_value"]
+        presses = [s for s in states.widgets if s.WhichOneof("value") == "trigger_value"]
+        del states.widgets[:]
+        states.widgets.extend(values + presses)
+        return states
+
+    monkeypatch.setattr(ElementTree, "get_widget_states", browser_order)

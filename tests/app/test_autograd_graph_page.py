@@ -343,7 +343,7 @@ def test_the_gradients_are_folded_until_the_learner_opens_them():
     assert not any(answer in m.value for m in at.markdown)
 
 
-def test_a_press_faster_than_the_sliders_redraw_steps_from_the_servers_position():
+def test_a_press_faster_than_the_sliders_redraw_steps_from_the_servers_position(presses_sent_last):
     """N, N on the keyboard faster than the slider redraws: the browser sends the second press
     with the slider still at the step before (what it last drew). Both presses count, and Back
     steps back from the step on screen, not from the slider's stale value."""

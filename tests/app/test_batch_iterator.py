@@ -382,3 +382,21 @@ def test_the_weighted_sampler_is_promised_balance_on_average_not_in_every_batch(
     assert_clean(at)
     text = shown_text(at)
     assert "to balance the classes on average" in text and "in every batch" not in text
+
+
+@pytest.mark.parametrize("button", ["bi_next", "bi_prev"])
+def test_a_press_faster_than_the_sliders_redraw_steps_from_the_batch_on_screen(button,
+                                                                             presses_sent_last):
+    """N, N on the keyboard faster than the jump slider redraws: the browser sends the second
+    press with the slider still at the batch before (what it last drew). Both presses count, and
+    the slider then shows the batch on screen."""
+    at = open_page(PAGE, query={"n": "12", "batch": "2"})
+    settings = BatchSettings(n=12, batch_size=2)
+    at.slider(key="bi_jump").set_value(3).run()          # batch 3 of 6 (position 2)
+    at.button(key=button).click().run()
+    step = 1 if button == "bi_next" else -1
+    at.slider(key="bi_jump").set_value(3)                # stale: it had not drawn the press yet
+    at.button(key=button).click().run()
+    assert_clean(at)
+    assert _batch_line(at) == _expected(settings, 2 + 2 * step)
+    assert at.slider(key="bi_jump").value == 3 + 2 * step
