@@ -31,6 +31,7 @@ from st_client import RunResult, Server, Session, mib, rss_bytes  # noqa: E402
 from workbench.common.links import (  # noqa: E402
     BoolParam,
     ChoiceParam,
+    ChoiceSetParam,
     FloatParam,
     IntListParam,
     IntParam,
@@ -60,6 +61,8 @@ def spec_of(param: Param) -> Spec:
         return ("bool", ())
     if isinstance(param, ChoiceParam):
         return ("choice", param.choices)
+    if isinstance(param, ChoiceSetParam):
+        return ("choices", param.choices)
     if isinstance(param, IntParam):
         return ("int", (param.lo, param.hi))
     if isinstance(param, FloatParam):
@@ -329,6 +332,10 @@ def value_for(rng: random.Random, spec: Spec) -> str:
         return rng.choice(
             (choice, choice, choice, choice.upper(), choice.lower(), f" {choice} ", choice + "x")
         )
+    if kind == "choices":
+        picked = [str(rng.choice(args)) for _ in range(rng.randint(0, len(args) + 1))]
+        picked = [rng.choice((c, c.upper(), f" {c} ", c + "x")) for c in picked]
+        return ",".join(picked)
     if kind == "bool":
         return rng.choice(BOOL + ("2", "-1", "yes", "TRUE", "on", ""))
     if kind in {"int", "float"}:

@@ -16,6 +16,7 @@ are parsed by the table; a bad entry is reported and the last good value stays i
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
@@ -27,6 +28,7 @@ from components.state import resend_widget_value
 from workbench.common.links import (
     BoolParam,
     ChoiceParam,
+    ChoiceSetParam,
     FloatParam,
     IntParam,
     LinkSchema,
@@ -35,6 +37,12 @@ from workbench.common.links import (
 
 Settings = TypeVar("Settings")
 TEXT_KINDS = ("text", "text_area")    # drawn as typed text, parsed by the table
+
+
+def _keeps_last_valid(p: Param) -> bool:
+    """A setting whose widget can hold a value the table refuses (typed text, an emptied set of
+    choices): its last good value is kept beside the widget."""
+    return p.kind in TEXT_KINDS or isinstance(p, ChoiceSetParam)
 
 
 class SettingsForm(Generic[Settings]):
@@ -46,7 +54,7 @@ class SettingsForm(Generic[Settings]):
             key = self.key(p.name)
             if fresh or key not in st.session_state:
                 st.session_state[key] = self._widget_value(p, getattr(linked, p.field))
-            if p.kind in TEXT_KINDS and (fresh or self._valid_key(p.name) not in st.session_state):
+            if _keeps_last_valid(p) and (fresh or self._valid_key(p.name) not in st.session_state):
                 st.session_state[self._valid_key(p.name)] = getattr(linked, p.field)
 
     def key(self, name: str) -> str:
@@ -59,13 +67,15 @@ class SettingsForm(Generic[Settings]):
     def _widget_value(p: Param, value: Any) -> Any:
         if p.kind in TEXT_KINDS:
             return p.format(value)
+        if isinstance(p, ChoiceSetParam):
+            return list(value)          # st.pills holds a list
         return value
 
     def seed(self, settings: Settings) -> None:
         """Put `settings` into the widgets (a preset button's callback)."""
         for p in self.table.params:
             st.session_state[self.key(p.name)] = self._widget_value(p, getattr(settings, p.field))
-            if p.kind in TEXT_KINDS:
+            if _keeps_last_valid(p):
                 st.session_state[self._valid_key(p.name)] = getattr(settings, p.field)
 
     def change(self, changes: dict[str, Any]) -> None:
@@ -80,7 +90,7 @@ class SettingsForm(Generic[Settings]):
             if p.field in changes:
                 value = changes[p.field]
                 st.session_state[self.key(p.name)] = self._widget_value(p, value)
-                if p.kind in TEXT_KINDS:
+                if _keeps_last_valid(p):
                     st.session_state[self._valid_key(p.name)] = value
 
     def draw(self, *names: str, **overrides: Any) -> None:
@@ -119,6 +129,10 @@ class SettingsForm(Generic[Settings]):
                 common.setdefault("required", True)
                 return st.segmented_control(label, options, format_func=fmt, **common)
             return st.selectbox(label, options, format_func=fmt, **common)
+        if isinstance(p, ChoiceSetParam):
+            common.setdefault("on_change", functools.partial(self._refill_if_emptied, p))
+            return st.pills(label, list(p.choices), selection_mode="multi",
+                            format_func=p.choice_label, **common)
         if isinstance(p, BoolParam):
             return (st.checkbox if kind == "checkbox" else st.toggle)(label, **common)
         if isinstance(p, IntParam | FloatParam):
@@ -137,6 +151,13 @@ class SettingsForm(Generic[Settings]):
     def _parse(self, p: Param, raw: Any) -> Any:
         if isinstance(p, ChoiceParam):
             return raw if raw in p.choices else getattr(self.linked, p.field)
+        if isinstance(p, ChoiceSetParam):
+            picked = p.canonical(raw or ()) or self._last_good(p)
+            if st.session_state.pop(self._emptied_key(p.name), False):
+                st.info(f"{md(p.label)}: at least one is needed, so the last one stays picked.",
+                        icon=":material/info:")
+            st.session_state[self._valid_key(p.name)] = picked
+            return picked
         if isinstance(p, BoolParam):
             return bool(raw)
         if isinstance(p, IntParam):
@@ -156,10 +177,21 @@ class SettingsForm(Generic[Settings]):
         st.session_state[self._valid_key(p.name)] = value
         return value
 
+    def _emptied_key(self, name: str) -> str:
+        return f"{self.prefix}{name}::emptied"
+
+    def _refill_if_emptied(self, p: ChoiceSetParam) -> None:
+        """Streamlit's multi-select pills can be emptied (`required` is single-select only): the
+        last selection goes back into them, and the next run says why."""
+        key = self.key(p.name)
+        if not st.session_state.get(key):
+            st.session_state[key] = list(self._last_good(p))
+            st.session_state[self._emptied_key(p.name)] = True
+
     def _last_good(self, p: Param) -> Any:
-        """A text setting's last value that parsed (the link's before any); for the others,
-        the value this run drew or the link's."""
-        if p.kind in TEXT_KINDS:
+        """A text setting's (or a set of choices') last value that parsed (the link's before
+        any); for the others, the value this run drew or the link's."""
+        if _keeps_last_valid(p):
             return st.session_state.get(self._valid_key(p.name), getattr(self.linked, p.field))
         return self._values.get(p.field, getattr(self.linked, p.field))
 
@@ -188,6 +220,8 @@ class SettingsForm(Generic[Settings]):
         raw = st.session_state.get(self.key(p.name))
         if raw is None:
             return self._last_good(p)
+        if isinstance(p, ChoiceSetParam):
+            return p.canonical(raw) or self._last_good(p)
         if isinstance(p, IntParam | FloatParam | BoolParam | ChoiceParam):
             return self._parse(p, raw)
         return self._last_good(p)

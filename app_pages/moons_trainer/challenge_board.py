@@ -23,7 +23,7 @@ from components.plain_text import md
 from workbench.classroom.challenge import best_within, challenge_sentence, within
 from workbench.classroom.store import (MAX_CHALLENGE_PARAMETERS, ChallengeBoard, ClassError, RunEntry)
 from workbench.common.palette import OKABE_ITO
-from workbench.moons.settings import OPTIMIZERS, TABLE
+from workbench.moons.settings import OPTIMIZERS, TABLE, MoonsSettings
 
 BOARD_SECONDS = 3.0              # runs take tens of seconds to finish: a few seconds' delay is fine
 DEFAULT_LIMIT = 1_000            # the first limit offered: the preset's 2,305 parameters are over it
@@ -31,10 +31,17 @@ DEFAULT_LIMIT = 1_000            # the first limit offered: the preset's 2,305 p
 OPTIMIZER_COLOURS = dict(zip(OPTIMIZERS, OKABE_ITO, strict=False))
 
 
+def _settings(run: RunEntry) -> MoonsSettings:
+    """The run's settings as its link sets them (read through the settings table)."""
+    return TABLE.read(dict(parse_qsl(urlsplit(run.link).query, keep_blank_values=True)))[0]
+
+
 def hidden_layers(run: RunEntry) -> str:
-    """The run's hidden layers as its link sets them (read through the settings table)."""
-    settings, _ = TABLE.read(dict(parse_qsl(urlsplit(run.link).query, keep_blank_values=True)))
-    return ", ".join(map(str, settings.hidden)) or "none (linear)"
+    return ", ".join(map(str, _settings(run).hidden)) or "none (linear)"
+
+
+def input_features(run: RunEntry) -> str:
+    return ", ".join(_settings(run).feature_labels)
 
 
 def board_frame(board: ChallengeBoard) -> pd.DataFrame:
@@ -51,6 +58,7 @@ def board_frame(board: ChallengeBoard) -> pd.DataFrame:
         "optimizer": run.optimizer,
         "learning rate": run.learning_rate,
         "hidden layers": hidden_layers(run),
+        "inputs": input_features(run),
         "experiment": f"{app_root()}{run.link}",
     } for run in ranked])
 

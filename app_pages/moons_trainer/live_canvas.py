@@ -42,6 +42,7 @@ from workbench.common.palette import (
 from workbench.common.theme import DARK, LIGHT, sign_colours
 from workbench.moons.data import plot_extent
 from workbench.moons.network import WEIGHT_ZERO, quantised_maps, quantised_weights
+from workbench.moons.settings import feature_words
 from workbench.moons.training import LiveSnapshot, NetworkSnapshot, TrainingSession
 
 RESOLUTION = 48
@@ -131,10 +132,9 @@ def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
 
 def network_scene(session: TrainingSession, blobs: dict[str, np.ndarray]) -> dict:
     """What the network view draws its pictures over: the layers' widths, the inputs' maps (the
-    scaled coordinates the model sees, which never change) and the sign colours of both themes;
-    the input maps go into `blobs`."""
-    grid = session.network_grid(NETWORK_RESOLUTION).cpu().numpy().T     # (2 inputs, points)
-    codes, low, high = quantised_maps(grid)
+    input features the model computes from the scaled coordinates, which never change) and the
+    sign colours of both themes; the input maps go into `blobs`."""
+    codes, low, high = quantised_maps(session.network_input_maps(NETWORK_RESOLUTION))
     blobs["input_maps"] = codes.ravel()
     blobs["input_range"] = np.concatenate([low, high]).astype(np.float32)
     s = session.settings
@@ -142,8 +142,9 @@ def network_scene(session: TrainingSession, blobs: dict[str, np.ndarray]) -> dic
     for theme in (LIGHT, DARK):
         negative, positive = sign_colours(theme)
         colours[theme.name] = {"negative": negative, "positive": positive}
-    return {"widths": [2, *s.hidden, 1], "resolution": NETWORK_RESOLUTION, "activation": s.act,
-            "input_names": ["x\u2081", "x\u2082"], "weight_zero": WEIGHT_ZERO,
+    return {"widths": [len(s.features), *s.hidden, 1], "resolution": NETWORK_RESOLUTION,
+            "activation": s.act, "input_names": list(s.feature_labels),
+            "input_words": [feature_words(f) for f in s.features], "weight_zero": WEIGHT_ZERO,
             "colours": colours}
 
 

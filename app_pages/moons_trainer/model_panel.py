@@ -49,11 +49,17 @@ def linear_map_note(session: TrainingSession, weight: torch.Tensor, bias: torch.
     check = linear_map_check(session.model, session.x_test, weight, bias)
     layers = check.layers
     w = ", ".join(f"{v:.4g}" for v in check.weights)
+    s = session.settings
+    plain = s.features == ("x1", "x2")
+    inputs = "x" if plain else "model.features(x)"
+    shape = ("a straight line" if plain else
+             f"a straight line in the input features ({', '.join(s.feature_labels)}), drawn on "
+             "the plane as the curve they make")
     st.info(f"With `Identity` there is no nonlinearity, so these {layers} `Linear` layers multiply "
-            f"out to **one**: `logit = x @ W.T + b` with `W = [{w}]`, `b = {check.bias:.4g}` "
+            f"out to **one**: `logit = {inputs} @ W.T + b` with `W = [{w}]`, `b = {check.bias:.4g}` "
             f"(`W = W{layers} @ ... @ W1`). On the {check.points} test points "
-            f"{check.agreement_words()}, and the boundary `logit = 0` is a "
-            "straight line, however many layers you stack.", icon=":material/straighten:")
+            f"{check.agreement_words()}, and the boundary `logit = 0` is {shape}, however many "
+            "layers you stack.", icon=":material/straighten:")
 
 
 def activation_panel(act: str) -> None:

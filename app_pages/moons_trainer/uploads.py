@@ -39,7 +39,8 @@ def checkpoint_panel(session: TrainingSession, state: MoonsTrainerState) -> None
         "resume checkpoint (.pt)",
         lambda: resume_checkpoint(session.model, session.optimizer, session.epoch,
                                   session.best_val_loss,
-                                  {"dataset": settings.dataset, "hidden": list(settings.hidden),
+                                  {"dataset": settings.dataset, "features": list(settings.features),
+                                   "hidden": list(settings.hidden),
                                    "act": settings.act, "opt": settings.opt, "seed": settings.seed}),
         file_name=stem + "_resume.pt", mime="application/octet-stream", key="mt_dl_resume",
         icon=":material/download:", on_click="ignore")

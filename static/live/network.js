@@ -114,12 +114,14 @@ export function strongestWeights(weights, width, unit, count) {
 
 // A unit's accessible name (and its tooltip, with `listed` = TIP_WEIGHTS and `lines`): its name,
 // bias, strongest incoming weights and its activation's range over the plane. An input unit has
-// no bias nor weights: it is the coordinate itself.
-export function unitText({ layer, unit, layers, inputNames, weights, width, bias, low, high, activation },
+// no bias nor weights: it is a coordinate itself, or a feature computed from them (`inputWords`,
+// the server's words for each input).
+export function unitText({ layer, unit, layers, inputNames, inputWords, weights, width, bias, low, high, activation },
                          listed = LISTED_WEIGHTS, lines = false) {
   const name = unitName(layer, unit, layers, inputNames);
   if (layer === 0) {
-    const parts = [name, `the coordinate ${inputNames[unit]}, standardised, from ${number(low)} to ${number(high)} over the plane`];
+    const what = inputWords ? inputWords[unit] : `the coordinate ${inputNames[unit]}, standardised`;
+    const parts = [name, `${what}, from ${number(low)} to ${number(high)} over the plane`];
     return lines ? parts.join("\n") : `${parts.join(": ")}.`;
   }
   const strongest = strongestWeights(weights, width, unit, listed);
@@ -305,6 +307,16 @@ export class NetworkPane {
         button.setAttribute("aria-label", unitName(layer, unit, this.layers, sc.input_names));
         return button;
       });
+      // The inputs are named beside their maps, as in TensorFlow Playground (their buttons'
+      // names say it to a screen reader: the labels are hidden from it).
+      const labels = layer === 0 ? sc.input_names.map((text) => {
+        const label = document.createElement("span");
+        label.className = "input-name";
+        label.setAttribute("aria-hidden", "true");
+        label.textContent = text;
+        return label;
+      }) : null;
+      if (labels) units.classList.add("inputs");
       let more = null;
       if (width > FOLD + 1) {
         more = document.createElement("button");
@@ -314,7 +326,7 @@ export class NetworkPane {
         column.append(more);
       }
       this.stage.append(column);
-      return { column, units, buttons, more };
+      return { column, units, buttons, labels, more };
     });
     this.images = this.columns.map((c, layer) => {
       const side = layer === this.layers - 1 ? this.view.scene.resolution : sc.resolution;
@@ -328,12 +340,12 @@ export class NetworkPane {
   // Put each column's units in their order, hide the folded ones, name the fold's button.
   place() {
     if (!this.columns || !this.order) return;
-    this.columns.forEach(({ units, buttons, more }, layer) => {
+    this.columns.forEach(({ units, buttons, labels, more }, layer) => {
       const order = this.order[layer], unfolded = this.unfolded.has(layer);
       const shown = new Set(shownUnits(order, unfolded));
       units.classList.toggle("unfolded", unfolded && order.length > FOLD + 1);
       units.style.setProperty("--rows", String(Math.min(PER_COLUMN, order.length)));
-      units.replaceChildren(...order.map((unit) => buttons[unit]));
+      units.replaceChildren(...order.flatMap((unit) => (labels ? [labels[unit], buttons[unit]] : [buttons[unit]])));
       for (const unit of order) buttons[unit].hidden = !shown.has(unit);
       if (more) {
         more.textContent = unfolded ? `Show the ${FOLD} strongest` : `Show all ${order.length} (${order.length - FOLD} more)`;
@@ -363,7 +375,7 @@ export class NetworkPane {
   // input and hidden units from the maps, the output from the boundary's grid (P, 0..1).
   range(layer, unit) {
     const sc = this.scene, d = this.data;
-    if (layer === 0) return [sc.inputRange[unit], sc.inputRange[2 + unit]];
+    if (layer === 0) return [sc.inputRange[unit], sc.inputRange[sc.widths[0] + unit]];
     if (layer === this.layers - 1) return [0, 1];
     const index = this.hiddenIndex(layer, unit);
     return [d.range[index], d.range[d.hidden + index]];
@@ -375,7 +387,7 @@ export class NetworkPane {
 
   value(layer, unit, point) {
     const sc = this.scene, d = this.data;
-    if (layer === 0) return unitValue(sc.inputMaps, sc.inputRange, 2, unit, point, this.points);
+    if (layer === 0) return unitValue(sc.inputMaps, sc.inputRange, sc.widths[0], unit, point, this.points);
     if (layer === this.layers - 1) return this.view.frame.grid[point] / 255;
     return unitValue(d.maps, d.range, d.hidden, this.hiddenIndex(layer, unit), point, this.points);
   }
@@ -404,7 +416,7 @@ export class NetworkPane {
   // What a unit's text needs.
   unitFacts(layer, unit) {
     const sc = this.scene, d = this.data, [low, high] = this.range(layer, unit);
-    return { layer, unit, layers: this.layers, inputNames: sc.input_names, activation: sc.activation,
+    return { layer, unit, layers: this.layers, inputNames: sc.input_names, inputWords: sc.input_words, activation: sc.activation,
              weights: layer ? d.weights[layer - 1] : null, width: layer ? sc.widths[layer - 1] : 0,
              bias: layer ? d.biases[layer - 1][unit] : 0, low, high };
   }

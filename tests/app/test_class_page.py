@@ -260,11 +260,12 @@ MOONS = "app_pages/moons_trainer/page.py"
 
 
 def _post(code: str, nickname: str, accuracy: float, parameters: int, optimizer: str, lr: float,
-          hidden: str) -> None:
+          hidden: str, features: str = "") -> None:
     learner = class_store().join(code, nickname)
+    inputs = f"&features={features}" if features else ""
     class_store().post_run(code, learner.token, RunEntry(
-        f"/moons_trainer?hidden={hidden}&opt={optimizer}&lr={lr:g}", optimizer, lr, accuracy, 0.955,
-        parameters))
+        f"/moons_trainer?hidden={hidden}&opt={optimizer}&lr={lr:g}{inputs}", optimizer, lr,
+        accuracy, 0.955, parameters))
 
 
 def _challenge_rows(at) -> list[dict]:
@@ -278,7 +279,7 @@ def test_the_challenge_board_shows_posted_runs_and_names_the_best_within_the_lim
     assert md("No runs posted yet.") in shown_text(teacher)
     _post(code, "Ada", 0.93, 97, "SGD", 0.1, "24")
     _post(code, "**Bo_<b>**", 0.97, 4_353, "Adam", 0.003, "64,32")
-    _post(code, "Cy", 0.91, 3, "AdamW", 0.03, "")             # a linear model: hidden=
+    _post(code, "Cy", 0.91, 3, "AdamW", 0.03, "", "x1_sq,x2_sq")    # linear, on the squares
     teacher.run()                                         # as the board's timer would
     assert_clean(teacher)
     rows = _challenge_rows(teacher)
@@ -288,6 +289,7 @@ def test_the_challenge_board_shows_posted_runs_and_names_the_best_within_the_lim
     assert (bo["optimizer"], bo["learning rate"], bo["hidden layers"]) == ("Adam", 0.003, "64, 32")
     assert bo["experiment"] == "/moons_trainer?hidden=64,32&opt=Adam&lr=0.003"
     assert rows[2]["hidden layers"] == "none (linear)"
+    assert (bo["inputs"], rows[2]["inputs"]) == ("x₁, x₂", "x₁², x₂²")
     assert teacher.get("plotly_chart"), "no scatter"
     # No limit yet: the most accurate run wins; the name is stored cleaned and shown escaped.
     assert md("Best test accuracy with any number of parameters: Bo_b, 97.00%") in shown_text(teacher)

@@ -23,6 +23,7 @@ from workbench.tensors import settings as tensors
 from workbench.common.links import (
     BoolParam,
     ChoiceParam,
+    ChoiceSetParam,
     FloatParam,
     IntListParam,
     IntParam,
@@ -64,6 +65,10 @@ def _values(param) -> st.SearchStrategy[str]:
     elif isinstance(param, ChoiceParam):
         typed = st.sampled_from(param.choices).map(
             lambda c: st.sampled_from([c, c.upper(), c.lower(), f" {c} "])).flatmap(lambda s: s)
+    elif isinstance(param, ChoiceSetParam):
+        one = st.sampled_from(param.choices).flatmap(
+            lambda c: st.sampled_from([c, c.upper(), f" {c} ", c + "x"]))
+        typed = st.lists(one, max_size=len(param.choices) + 1).map(",".join)
     elif isinstance(param, IntListParam):
         size = st.one_of(st.integers(param.lo, min(param.hi, 64)),
                          st.sampled_from([param.lo, param.hi, param.hi + 1, -1, 10**12]))

@@ -6,12 +6,14 @@ import io
 import re
 import zipfile
 
+import numpy as np
 import pytest
 import torch
 
 from app_pages.moons_trainer import live_canvas
 from tests.app.apptest import assert_clean, live_view, open_page, settle, shown_text
 from workbench.moons.checkpoints import state_dict_pt, state_dict_safetensors
+from workbench.moons.network import dequantised_maps
 from workbench.moons.settings import PRESET
 from workbench.moons.training import TrainingSession
 
@@ -273,7 +275,8 @@ def test_the_widgets_follow_the_settings_table():
 
     at = open_page(PAGE)
     assert_clean(at)
-    kinds = ("selectbox", "number_input", "slider", "text_input", "segmented_control", "toggle")
+    kinds = ("selectbox", "number_input", "slider", "text_input", "segmented_control", "toggle",
+             "button_group")
     widgets = {w.key: w for kind in kinds
                for w in at.get(kind) if w.key and w.key.startswith("mt_")}
     for p in TABLE.params:
@@ -546,3 +549,45 @@ def test_the_weights_and_gradients_tab_draws_each_layer_and_says_whether_the_gra
         assert said in [b.value for b in getattr(at, box)], act
         assert verdict.vanishing == (act == "Sigmoid")
         assert "last batch of each epoch" in shown_text(at)
+
+
+def test_input_features_are_a_link_setting_the_first_layer_and_the_network_view_follow():
+    """features=x1_sq,x2_sq: the model's first module computes the squares, the first Linear
+    takes two of them, and the network view's input column shows their maps. Picking one more
+    starts a new run and says why; emptying the picks keeps the last one."""
+    at = open_page(PAGE, {"dataset": "circles", "n": "300", "epochs": "3", "hidden": "",
+                          "features": "x1_sq,x2_sq", "net": "1"})
+    assert_clean(at)
+    state = at.session_state["learner::moons_trainer"]
+    session = state.session
+    assert session.settings.features == ("x1_sq", "x2_sq")
+    assert session.model.net[0].in_features == 2
+    assert torch.equal(session.model.features(session.x_test), session.x_test ** 2)
+    assert at.button_group(key="mt_features").value == ["x1_sq", "x2_sq"]
+    header, blobs = live_view(at)
+    scene = header["scene"]["network"]
+    assert scene["widths"] == [2, 1] and scene["input_names"] == ["x₁²", "x₂²"]
+    assert scene["input_words"] == ["x₁² of the standardised coordinates",
+                                    "x₂² of the standardised coordinates"]
+    side = scene["resolution"]
+    grid = session.network_grid(side).cpu().numpy()
+    low, high = blobs["input_range"][:2], blobs["input_range"][2:]
+    maps = dequantised_maps(blobs["input_maps"].reshape(2, side * side), low, high)
+    assert np.allclose(maps, (grid ** 2).T, atol=float((high - low).max()) / 500)
+
+    settle(at.button(key="mt_step").click().run())
+    assert session.epoch == 1
+    at.button_group(key="mt_features").select("sin_x1").run()
+    assert_clean(at)
+    assert state.session is not session
+    assert state.session.settings.features == ("x1_sq", "x2_sq", "sin_x1")
+    assert state.session.model.net[0].in_features == 3
+    assert at.query_params["features"] == "x1_sq,x2_sq,sin_x1"
+    assert "the input features changed from x₁², x₂² to x₁², x₂², sin x₁" in shown_text(at)
+
+    session = state.session
+    at.button_group(key="mt_features").set_value([]).run()
+    assert_clean(at)
+    assert state.session is session
+    assert at.button_group(key="mt_features").value == ["x1_sq", "x2_sq", "sin_x1"]
+    assert any("at least one is needed" in i.value for i in at.info)

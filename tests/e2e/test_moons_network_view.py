@@ -103,3 +103,34 @@ def test_the_network_view_shows_every_unit_live_as_the_hooks_compute_it(page, ap
     expect(zoom.locator(".zoom-text")).to_contain_text("hidden layer 2, unit 31")
     expect(zoom.locator(".zoom-text")).to_contain_text("bias")
     assert_clean(page)
+
+
+def test_the_input_column_shows_the_features_the_first_module_computes(page, app_url):
+    """features=sin_x1,x1,x1_x2 (the table's order on the page): three input units named by their
+    feature, each map holding what
+    the model's first module computes over the plane (at three points), and a first layer whose
+    units list their weights from those features."""
+    open_path(page, app_url, "/moons_trainer?net=1&features=sin_x1,x1,x1_x2&hidden=4&epochs=5")
+    wait_live(page)
+    wait_settled(page)
+    inputs = page.locator(".st-key-mt_live button.unit[aria-label^='input']")
+    expect(inputs).to_have_count(3, timeout=WAIT_MS)
+    names = inputs.evaluate_all("(all) => all.map((b) => b.getAttribute('aria-label'))")
+    assert [n.split(":")[0] for n in names] == ["input x₁", "input x₁x₂", "input sin x₁"]
+    assert "the coordinate x₁, standardised" in names[0]
+    assert "sin x₁ of the standardised coordinates" in names[2]
+    first = page.locator(".st-key-mt_live button.unit[aria-label^='hidden layer 1, unit 1:']")
+    expect(first).to_have_attribute("aria-label", re.compile(r"incoming weights \(from [^)]*sin x₁"))
+
+    settings = dataclasses.replace(PRESET, net=True, features=("x1", "x1_x2", "sin_x1"), hidden=(4,),
+                                   epochs=5)
+    maps = TrainingSession(settings).network_input_maps(RESOLUTION)
+    for unit, feature in enumerate(maps):
+        low, high = network(page, "n.range(...arg)", [0, unit])
+        assert (low, high) == (pytest.approx(float(feature.min()), abs=1e-4),
+                               pytest.approx(float(feature.max()), abs=1e-4))
+        for row, column in THREE_POINTS:
+            value = network(page, "n.valueAt(...arg)", [0, unit, row, column])
+            assert value == pytest.approx(float(feature[row * RESOLUTION + column]),
+                                          abs=(high - low) / 510 + 1e-4), (unit, row, column)
+    assert_clean(page)

@@ -71,6 +71,13 @@ test("unitText: the accessible name carries the bias, the strongest weights and 
   const first = { ...facts, layer: 1, weights: [0.5, -0.25], width: 2 };
   assert.match(unitText(first), /^hidden layer 1, unit 1: bias \u22120\.13; incoming weights \(from x\u2081 \+0\.50, x\u2082 \u22120\.25\)/);
   assert.match(unitText({ ...facts, layer: 0, unit: 0, low: -1.5, high: 1.5 }), /^input x\u2081: the coordinate/);
+  // Input features other than the coordinates: computed from them, read as such.
+  const features = ["x\u2081", "sin x\u2081", "x\u2081x\u2082"];
+  const words = ["the coordinate x\u2081, standardised", "sin x\u2081 of the standardised coordinates",
+                 "x\u2081x\u2082 of the standardised coordinates"];
+  assert.equal(unitText({ ...facts, layer: 0, unit: 1, inputNames: features, inputWords: words,
+                          low: -0.84, high: 0.84 }),
+               "input sin x\u2081: sin x\u2081 of the standardised coordinates, from \u22120.84 to 0.84 over the plane.");
   assert.match(unitText({ ...facts, layer: 3 }), /^output: bias .*P\(class 1\) over the plane/);
   assert.equal(unitText(facts, 1, true).split("\n").length, 4);
 });

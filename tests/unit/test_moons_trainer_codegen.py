@@ -26,6 +26,12 @@ CASES = {
                                              act="GELU", batch=50, split="80/10/10"),
     "gaussians-leaky": dataclasses.replace(PRESET, dataset="gaussians", n=300, epochs=10,
                                            act="LeakyReLU", batch=7, noise=0.6),
+    # TensorFlow Playground's features, every one of them, into a linear model and an MLP.
+    "circles-squares-linear": dataclasses.replace(PRESET, dataset="circles", n=400, epochs=10,
+                                                  features=("x1_sq", "x2_sq"), hidden=()),
+    "spiral-all-features": dataclasses.replace(PRESET, dataset="spiral", n=400, epochs=8, hidden=(8,),
+                                               features=("x1", "x2", "x1_sq", "x2_sq", "x1_x2",
+                                                         "sin_x1", "sin_x2")),
 }
 
 

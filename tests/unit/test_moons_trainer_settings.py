@@ -13,8 +13,8 @@ from workbench.moons.checkpoints import CheckpointRefused, read_checkpoint
 from workbench.moons.settings import PRESET, TABLE, MoonsSettings, changes, discard_notice
 from workbench.moons.training import TrainingSession
 
-LINK_NAMES = ("dataset", "n", "noise", "seed", "split", "hidden", "act", "dropout", "opt", "lr",
-              "wd", "batch", "epochs", "speed", "net")
+LINK_NAMES = ("dataset", "n", "noise", "seed", "split", "features", "hidden", "act", "dropout",
+              "opt", "lr", "wd", "batch", "epochs", "speed", "net")
 
 
 def test_the_link_names_teachers_type_are_kept():

@@ -156,6 +156,45 @@ class ChoiceParam(Param):
         return labels.get(choice, choice)
 
 
+class ChoiceSetParam(Param):
+    """Some of a fixed set of choices, comma-separated, such as `x1,x2,sin_x1`: kept in the
+    table's order without repeats, so one selection has one link; at least one."""
+    default_widget = "pills"
+
+    def __init__(self, name: str, choices: Sequence[str], field: str | None = None, help: str = "",
+                 **presentation: Any) -> None:
+        super().__init__(name, field, help, **presentation)
+        self.choices = tuple(choices)
+
+    def parse(self, raw: str) -> tuple[str, ...]:
+        lowered = {c.lower(): c for c in self.choices}
+        picked = set()
+        for part in (p.strip() for p in raw.split(",")):
+            if not part:
+                continue
+            if part.lower() not in lowered:
+                raise ValueError(f"{part[:40]!r} is not one of " + ", ".join(self.choices))
+            picked.add(lowered[part.lower()])
+        if not picked:
+            raise ValueError("expected at least one of " + ", ".join(self.choices))
+        return self.canonical(picked)
+
+    def canonical(self, picked: Iterable[str]) -> tuple[str, ...]:
+        """`picked` in the table's order, each once (unknown names dropped)."""
+        chosen = set(picked)
+        return tuple(c for c in self.choices if c in chosen)
+
+    def format(self, value: Any) -> str:
+        return ",".join(value)
+
+    def values_text(self) -> str:
+        return "one or more of " + ", ".join(f"`{c}`" for c in self.choices) + ", comma-separated"
+
+    def choice_label(self, choice: str) -> str:
+        labels = self.widget.choice_labels or {}
+        return labels.get(choice, choice)
+
+
 class IntListParam(Param):
     """Comma-separated whole numbers such as `64,32`; `empty_ok` allows an empty list."""
 

@@ -5,10 +5,11 @@ data, makes the same split, fits the same scaler, initialises the same weights f
 generators, sees the same batches and takes the same optimizer steps. `# %%` lines separate
 the sections, so a notebook export can split on them.
 
-What the page runs is not typed again here: the data generator, `SeededDropout`, `MLP` (with
-its init), `build_model`, `build_optimizer` and `apply_changes` go into the script as their own
-source (`inspect.getsource`), so the learner reads the code that ran. Only the script's glue (its
-settings, the split, the loop, the test and the schedule of mid-run changes) is written here.
+What the page runs is not typed again here: the data generator, `SeededDropout`,
+`InputFeatures`, `MLP` (with its init), `build_model`, `build_optimizer` and `apply_changes` go
+into the script as their own source (`inspect.getsource`), so the learner reads the code that
+ran. Only the script's glue (its settings, the split, the loop, the test and the schedule of
+mid-run changes) is written here.
 """
 from __future__ import annotations
 
@@ -17,12 +18,19 @@ from collections.abc import Sequence
 
 from workbench.common.source import source_of
 from workbench.moons.data import GAUSSIAN_CENTRES, GENERATORS
-from workbench.moons.model import MLP, SeededDropout, apply_changes, build_model, build_optimizer
+from workbench.moons.model import (
+    MLP,
+    InputFeatures,
+    SeededDropout,
+    apply_changes,
+    build_model,
+    build_optimizer,
+)
 from workbench.moons.settings import MoonsSettings
 from workbench.moons.training import SettingChange
 
 # Written once, in the modules the page runs; the script pastes their source (see `shown`).
-SHARED = (SeededDropout, MLP, build_model, build_optimizer)
+SHARED = (SeededDropout, InputFeatures, MLP, build_model, build_optimizer)
 CHANGES = apply_changes         # pasted where settings changed mid-run
 
 
@@ -83,7 +91,7 @@ def moons_script(settings: MoonsSettings, device: str = "cpu",
     draw = GENERATORS[s.dataset]
     centres = (f"GAUSSIAN_CENTRES = {GAUSSIAN_CENTRES!r}      # each class's mean\n\n\n"
                if s.dataset == "gaussians" else "")
-    seeded_dropout, mlp, builder, optimizer_map = (shown(obj) for obj in SHARED)
+    seeded_dropout, input_features, mlp, builder, optimizer_map = (shown(obj) for obj in SHARED)
     return f'''"""Train an MLP on {s.dataset}: {s.architecture}, {s.act}, {s.opt}, like the PyTorch Workbench.
 
 Run it as is: it prints the same final test accuracy as the page for seed {s.seed}.
@@ -101,6 +109,7 @@ from sklearn.preprocessing import StandardScaler
 torch.set_num_threads(1)        # the workbench's setting; keeps float sums in the same order
 DEVICE = torch.device("{device}")
 SEED = {s.seed}
+FEATURES = {s.features!r}         # the first layer's inputs, computed from (x1, x2)
 HIDDEN = {s.hidden!r}             # the hidden layers' widths
 ACTIVATION = "{s.act}"
 DROPOUT = {s.dropout!r}
@@ -145,6 +154,9 @@ train_loader = DataLoader(TensorDataset(x_train, t_train), batch_size=BATCH_SIZE
 {seeded_dropout}
 
 
+{input_features}
+
+
 {mlp}
 
 
@@ -154,7 +166,7 @@ train_loader = DataLoader(TensorDataset(x_train, t_train), batch_size=BATCH_SIZE
 {optimizer_map}
 
 
-model = build_model(HIDDEN, ACTIVATION, DROPOUT, DEVICE, init_gen)
+model = build_model(HIDDEN, ACTIVATION, DROPOUT, DEVICE, init_gen, FEATURES)
 model.set_dropout_generator(dropout_gen)
 print(model)
 loss_fn = nn.BCEWithLogitsLoss()
@@ -202,7 +214,7 @@ print(f"test F1: {{2 * tp / max(2 * tp + fp + fn, 1):.6f}}")
 
 # %% Save the state_dict, reload it into a fresh model, compare predictions
 torch.save(model.state_dict(), "moons_mlp.pt")
-fresh = MLP(HIDDEN, ACTIVATION, DROPOUT)
+fresh = MLP(HIDDEN, ACTIVATION, DROPOUT, features=FEATURES)
 fresh.load_state_dict(torch.load("moons_mlp.pt", weights_only=True, map_location=DEVICE), strict=True)
 fresh.to(DEVICE).eval()
 with torch.no_grad():

@@ -34,8 +34,31 @@ class SeededDropout(nn.Module):
         return f"p={self.p}"
 
 
+class InputFeatures(nn.Module):
+    """The first layer's inputs, computed from each point's two (scaled) coordinates: TensorFlow
+    Playground's input features. No parameters: it changes what the first Linear sees, so x1_sq
+    and x2_sq let even a model without hidden layers draw a circle."""
+
+    def __init__(self, names: tuple[str, ...] = ("x1", "x2")) -> None:
+        super().__init__()
+        self.names = tuple(names)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.names == ("x1", "x2"):
+            return x                        # the coordinates themselves: nothing to compute
+        x1, x2 = x[..., 0], x[..., 1]
+        columns = {"x1": lambda: x1, "x2": lambda: x2, "x1_sq": lambda: x1 * x1,
+                   "x2_sq": lambda: x2 * x2, "x1_x2": lambda: x1 * x2,
+                   "sin_x1": lambda: torch.sin(x1), "sin_x2": lambda: torch.sin(x2)}
+        return torch.stack([columns[name]() for name in self.names], dim=-1)
+
+    def extra_repr(self) -> str:
+        return ", ".join(self.names)
+
+
 class MLP(nn.Module):
-    """2 inputs -> hidden layers with an activation (and dropout) -> 1 raw logit."""
+    """2 coordinates -> input features -> hidden layers with an activation (and dropout) -> 1
+    raw logit."""
 
     ACTIVATIONS = {
         "ReLU": nn.ReLU, "LeakyReLU": lambda: nn.LeakyReLU(0.01), "GELU": nn.GELU,
@@ -44,10 +67,12 @@ class MLP(nn.Module):
     }
 
     def __init__(self, hidden: tuple[int, ...] = (64, 32), act: str = "ReLU", dropout: float = 0.0,
-                 device: torch.device | str | None = None) -> None:
+                 device: torch.device | str | None = None,
+                 features: tuple[str, ...] = ("x1", "x2")) -> None:
         super().__init__()
+        self.features = InputFeatures(features)     # no parameters: the state_dict is net's
         layers: list[nn.Module] = []
-        width = 2
+        width = len(features)
         for out in hidden:
             layers += [nn.Linear(width, out, device=device), self.ACTIVATIONS[act]()]
             if dropout > 0:
@@ -57,7 +82,7 @@ class MLP(nn.Module):
         self.net = nn.Sequential(*layers)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.net(x).squeeze(-1)   # (N, 1) -> (N,) logits, the shape of the targets
+        return self.net(self.features(x)).squeeze(-1)   # (N, 1) -> (N,) logits, as the targets
 
     def reset_parameters(self, generator: torch.Generator) -> None:
         """nn.Linear's own default init (Kaiming-uniform), drawn from `generator`."""
@@ -78,13 +103,13 @@ ACTIVATION_MODULES: dict[str, Callable[[], nn.Module]] = MLP.ACTIVATIONS
 
 
 def build_model(hidden: tuple[int, ...], act: str, dropout: float, device: torch.device,
-                generator: torch.Generator) -> MLP:
-    """An MLP on `device` with weights from `generator`.
+                generator: torch.Generator, features: tuple[str, ...] = ("x1", "x2")) -> MLP:
+    """An MLP over `features` on `device` with weights from `generator`.
 
     Built on `meta` first, so nn.Linear's constructor draws nothing from the global RNG; then
     given uninitialised CPU memory, filled from the generator, and moved to `device`.
     """
-    model = MLP(hidden, act, dropout, device="meta")
+    model = MLP(hidden, act, dropout, device="meta", features=features)
     # The generator lives on the CPU: initialise there, then move, so every device starts
     # from the same weights for the same seed.
     model = model.to_empty(device="cpu")
@@ -102,9 +127,10 @@ class ParameterRow:
 
 
 def collapsed_linear(model: MLP) -> tuple[torch.Tensor, torch.Tensor] | None:
-    """With Identity activations (and no dropout in the way), the whole MLP is one affine map.
+    """With Identity activations (and no dropout in the way), the whole MLP is one affine map of
+    its input features.
 
-    Returns its weight (1, 2) and bias (1,), multiplied out layer by layer:
+    Returns its weight (1, features) and bias (1,), multiplied out layer by layer:
     W = W_k ... W_2 W_1 and b = W_k (... (W_2 b_1 + b_2) ...) + b_k. None if a layer is nonlinear.
     """
     weight, bias = None, None
@@ -239,7 +265,7 @@ def linear_map_check(model: MLP, x: torch.Tensor, weight: torch.Tensor,
     """The model against its multiplied-out map `x @ weight.T + bias` on `x`, in eval mode."""
     with evaluating(model):
         direct = model(x)
-    product = (x @ weight.T + bias).squeeze(-1)
+        product = (model.features(x) @ weight.T + bias).squeeze(-1)
     return LinearMapCheck(weights=tuple(weight.flatten().tolist()), bias=float(bias),
                           layers=sum(isinstance(m, nn.Linear) for m in model.net),
                           points=len(direct), max_difference=float((direct - product).abs().max()))

@@ -255,7 +255,7 @@ def seeded_model(settings: MoonsSettings, classes: int) -> MLP:
     CrossEntropyLoss instead of the one logit BCEWithLogitsLoss takes."""
     # Initialised on the CPU (where the generator lives), then moved by the caller, as build_model does.
     model = build_model(settings.hidden, settings.act, settings.dropout, torch.device("cpu"),
-                        torch.Generator().manual_seed(settings.seed))
+                        torch.Generator().manual_seed(settings.seed), settings.features)
     if classes == 2:
         head = nn.Linear(model.net[-1].in_features, 2, device="meta")   # meta: no global RNG draws
         model.net[-1] = head.to_empty(device="cpu")

@@ -1,8 +1,8 @@
 """The moons trainer's settings: one dataclass and its table, the only place a setting's link
 name, range, widget label, help and step are written.
 
-The link names (dataset, n, noise, seed, split, hidden, act, dropout, opt, lr, wd, batch,
-epochs, speed, net) are public: teachers type them into slides. Keep them and their meaning.
+The link names (dataset, n, noise, seed, split, features, hidden, act, dropout, opt, lr, wd,
+batch, epochs, speed, net) are public: teachers type them into slides. Keep them and their meaning.
 This module never imports streamlit.
 """
 from __future__ import annotations
@@ -13,6 +13,7 @@ from workbench.common.links import (
     MAX_SEED,
     BoolParam,
     ChoiceParam,
+    ChoiceSetParam,
     FloatParam,
     IntListParam,
     IntParam,
@@ -23,6 +24,22 @@ from workbench.common.links import (
 DATASETS = ("moons", "circles", "xor", "spiral", "gaussians")
 ACTIVATIONS = ("ReLU", "LeakyReLU", "GELU", "Tanh", "Sigmoid", "Identity")
 OPTIMIZERS = ("AdamW", "Adam", "SGD", "RMSprop")
+# TensorFlow Playground's input features, computed from the scaled point (x1, x2) by the model's
+# first module (workbench/moons/model.py, InputFeatures); the link names stay URL-plain.
+FEATURES = ("x1", "x2", "x1_sq", "x2_sq", "x1_x2", "sin_x1", "sin_x2")
+FEATURE_LABELS = {"x1": "x₁", "x2": "x₂", "x1_sq": "x₁²", "x2_sq": "x₂²", "x1_x2": "x₁x₂",
+                  "sin_x1": "sin x₁", "sin_x2": "sin x₂"}
+
+
+def feature_words(feature: str) -> str:
+    """What an input feature is, in words: `the coordinate x₁, standardised`, `sin x₁ of the
+    standardised coordinates`."""
+    label = FEATURE_LABELS[feature]
+    if feature in ("x1", "x2"):
+        return f"the coordinate {label}, standardised"
+    return f"{label} of the standardised coordinates"
+
+
 SPLITS = ("70/15/15", "60/20/20", "80/10/10", "50/25/25")
 # Epochs per second while Play trains (workbench/moons/pace.py); "max": as fast as it can. The
 # default lets the preset's boundary be seen forming: its 50 epochs take ten seconds.
@@ -45,6 +62,7 @@ class MoonsSettings:
     noise: float = 0.25
     seed: int = 42
     split: str = "70/15/15"
+    features: tuple[str, ...] = ("x1", "x2")
     hidden: tuple[int, ...] = (64, 32)
     act: str = "ReLU"
     dropout: float = 0.0
@@ -68,8 +86,14 @@ class MoonsSettings:
 
     @property
     def architecture(self) -> str:
-        """`2 -> 64 -> 32 -> 1`, the shape of the network in words."""
-        return " -> ".join(str(w) for w in (2, *self.hidden, 1))
+        """`2 -> 64 -> 32 -> 1`, the shape of the network in words (the first number counts the
+        input features)."""
+        return " -> ".join(str(w) for w in (len(self.features), *self.hidden, 1))
+
+    @property
+    def feature_labels(self) -> tuple[str, ...]:
+        """The input features as the page writes them: `x₁, x₂, sin x₁`."""
+        return tuple(FEATURE_LABELS[f] for f in self.features)
 
 
 PRESET = MoonsSettings()
@@ -98,6 +122,13 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
     ChoiceParam("split", SPLITS, label="Split train/val/test (%)",
                 help="Stratified: each split keeps the class balance.",
                 meaning="train/val/test percentages, stratified"),
+    ChoiceSetParam("features", FEATURES, label="Input features",
+                   help="What the first layer sees, computed from each point's scaled coordinates "
+                        "(x₁, x₂) by the model's first module, as in TensorFlow Playground. With "
+                        "x₁² and x₂² even a network without hidden layers draws a circle.",
+                   meaning="the first layer's inputs, computed from the scaled point (x₁, x₂): "
+                           "`x1`, `x2`, `x1_sq` (x₁²), `x2_sq`, `x1_x2` (x₁x₂), `sin_x1`, `sin_x2`",
+                   widget=Widget(choice_labels=FEATURE_LABELS)),
     IntListParam("hidden", 1, MAX_WIDTH, MAX_LAYERS, empty_ok=True, label="Hidden layers",
                  help=f"Widths separated by commas, e.g. 64,32 (at most {MAX_LAYERS} layers of at "
                       f"most {MAX_WIDTH}). Empty: no hidden layer, a linear classifier.",
@@ -147,6 +178,8 @@ def _shown(name: str, settings: MoonsSettings) -> str:
     value = getattr(settings, p.field)
     if isinstance(p, ChoiceParam):
         return p.choice_label(value)
+    if isinstance(p, ChoiceSetParam):
+        return ", ".join(p.choice_label(c) for c in value)
     if isinstance(p, IntListParam):
         return p.format(value) or "none (linear)"
     return p.format(value)

@@ -375,7 +375,7 @@ class TrainingSession:
         self.shuffle_generator = torch.Generator().manual_seed(settings.seed + 1)
         self.dropout_generator = torch.Generator(device=self.device).manual_seed(settings.seed + 2)
         self.model = build_model(settings.hidden, settings.act, settings.dropout,
-                                 self.device, self.init_generator)
+                                 self.device, self.init_generator, settings.features)
         self.model.set_dropout_generator(self.dropout_generator)
         self.optimizer = build_optimizer(settings.opt, self.model.parameters(), settings.lr, settings.wd)
         self.loss_fn = nn.BCEWithLogitsLoss()
@@ -518,6 +518,13 @@ class TrainingSession:
                 dtype=torch.float32, device=self.device)
         return self._network_inputs
 
+    def network_input_maps(self, resolution: int) -> np.ndarray:
+        """Each input feature over the network view's grid, (features, points), as the model's
+        first module computes it: the maps of the view's input column."""
+        with torch.no_grad():
+            features = self.model.features(self.network_grid(resolution))
+        return features.T.contiguous().cpu().numpy().astype(np.float32)
+
     def network_snapshot(self, resolution: int) -> NetworkSnapshot:
         """Every hidden unit's map and the weights now (call it holding `lock`)."""
         serial = self.latest_network.serial + 1 if self.latest_network is not None else 1
@@ -583,10 +590,11 @@ class TrainingSession:
     def fresh_model(self) -> MLP:
         """An untrained model of the same architecture on the same device (for reloading)."""
         return build_model(self.settings.hidden, self.settings.act, self.settings.dropout, self.device,
-                           torch.Generator().manual_seed(0))
+                           torch.Generator().manual_seed(0), self.settings.features)
 
     def describe(self) -> str:
         s = self.settings
-        return (f"MLP {s.architecture} ({s.act}) trained {self.epoch} epochs on {s.dataset} "
+        inputs = "" if s.features == ("x1", "x2") else f" on inputs {', '.join(s.feature_labels)}"
+        return (f"MLP {s.architecture} ({s.act}){inputs} trained {self.epoch} epochs on {s.dataset} "
                 f"(n={s.n}, noise={s.noise:g}, seed={s.seed}) with {s.opt}(lr={s.lr:g}, "
                 f"weight_decay={s.wd:g}), batch {s.batch}")
