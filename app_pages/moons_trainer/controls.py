@@ -30,16 +30,20 @@ def settings_panel(form: SettingsForm[MoonsSettings], me: MoonsTrainerState, *,
                    f"{PRESET.epochs} epochs")
     groups = (("Data", ":material/scatter_plot:", ("dataset", "n", "noise", "split", "seed")),
               ("Model", ":material/hub:", ("features", "hidden", "act", "dropout", "net")),
-              ("Training", ":material/tune:", ("opt", "lr", "wd", "batch", "epochs", "speed")))
+              ("Training", ":material/tune:", ("opt", "lr", "wd", "reg", "reg_rate", "batch", "epochs",
+                                                 "speed")))
     places = st.columns(len(groups), gap="medium") if side_by_side else \
         [contextlib.nullcontext() for _ in groups]
+    drawn: dict[str, object] = {}
     for place, (label, icon, names) in zip(places, groups, strict=True):
         with place, st.expander(label, expanded=True, icon=icon):
             for name in names:
                 if name == "epochs":
                     form.value(name, on_change=refuse_epochs_below_the_run, args=(me, form))
+                elif name == "reg_rate":        # a rate without a penalty does nothing
+                    form.value(name, disabled=drawn.get("reg") == "none")
                 else:
-                    form.value(name)
+                    drawn[name] = form.value(name)
     return form.settings()
 
 

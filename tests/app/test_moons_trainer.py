@@ -591,3 +591,20 @@ def test_input_features_are_a_link_setting_the_first_layer_and_the_network_view_
     assert state.session is session
     assert at.button_group(key="mt_features").value == ["x1_sq", "x2_sq", "sin_x1"]
     assert any("at least one is needed" in i.value for i in at.info)
+
+
+def test_regularization_changes_mid_run_keep_the_weights_and_are_marked():
+    """L1 picked after an epoch: the same run goes on (as in TensorFlow Playground), the change
+    is named, and the rate, disabled without a penalty, becomes usable."""
+    at = open_page(PAGE, {"n": "300", "epochs": "3"})
+    assert at.number_input(key="mt_reg_rate").disabled
+    settle(at.button(key="mt_step").click().run())
+    state = at.session_state["learner::moons_trainer"]
+    session = state.session
+    at.segmented_control(key="mt_reg").set_value("L1").run()
+    assert_clean(at)
+    assert state.session is session and session.epoch == 1
+    assert session.settings.reg == "L1" and at.query_params["reg"] == "L1"
+    assert [c.field for c in session.changes] == ["reg"]
+    assert "regularization none → L1 from optimizer step" in shown_text(at)
+    assert not at.number_input(key="mt_reg_rate").disabled

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from workbench.moons.codegen import CHANGES, SHARED, moons_script
+from workbench.moons.codegen import CHANGES, PENALTY, SHARED, moons_script
 from workbench.moons.data import GENERATORS
 from workbench.moons.settings import DATASETS, PRESET
 from workbench.moons.training import SettingChange, TrainingSession
@@ -29,6 +29,7 @@ CASES = {
     # TensorFlow Playground's features, every one of them, into a linear model and an MLP.
     "circles-squares-linear": dataclasses.replace(PRESET, dataset="circles", n=400, epochs=10,
                                                   features=("x1_sq", "x2_sq"), hidden=()),
+    "moons-l2": dataclasses.replace(PRESET, n=400, epochs=8, hidden=(16, 8), reg="L2", reg_rate=0.03),
     "spiral-all-features": dataclasses.replace(PRESET, dataset="spiral", n=400, epochs=8, hidden=(8,),
                                                features=("x1", "x2", "x1_sq", "x2_sq", "x1_x2",
                                                          "sin_x1", "sin_x2")),
@@ -107,6 +108,35 @@ def test_a_run_changed_mid_way_is_reproduced_change_for_change(tmp_path):
 
 def test_a_script_without_changes_has_no_schedule():
     assert "STEP_CHANGES" not in moons_script(PRESET) and "apply_changes" not in moons_script(PRESET)
+    assert "weight_penalty" not in moons_script(PRESET), "an unregularised run: no penalty lines"
+
+
+@pytest.mark.spawns
+def test_regularization_turned_on_and_changed_mid_run_is_reproduced(tmp_path):
+    """L1 from the middle of epoch 2, its rate raised in epoch 4: the script adds the same
+    penalty from the same optimizer steps and ends on the same weights."""
+    start = dataclasses.replace(PRESET, n=500, epochs=5, hidden=(16,))
+    session = TrainingSession(start)
+    steps = session.steps_per_epoch
+    settings = start
+    plan = ((steps + 2, {"reg": "L1", "reg_rate": 0.003}), (3 * steps + 1, {"reg_rate": 0.03}))
+    for at_step, change in plan:
+        session.run_for(at_step - session.steps, 1e9)
+        settings = dataclasses.replace(settings, **change)
+        session.continue_with(settings)
+    session.run_to_end()
+    assert [c.field for c in session.changes] == ["reg", "reg_rate", "reg_rate"]
+    script = moons_script(settings, "cpu", session.changes)
+    assert 'REGULARIZATION = "none"' in script and "def weight_penalty(" in script
+    out = _run_script(script, tmp_path)
+    assert re.findall(r"val loss (\d+\.\d+)", out)[-1] == f"{session.history.val_loss[-1]:.4f}"
+    report = session.test_report()
+    correct = int(re.search(r"test accuracy: [\d.]+ \((\d+)/\d+\)", out).group(1))
+    assert correct == round(report.accuracy * report.n)
+    # The penalty changed the run: the same steps without it end elsewhere.
+    plain = TrainingSession(start)
+    plain.run_to_end()
+    assert plain.history.val_loss[-1] != session.history.val_loss[-1]
 
 
 # What the script defines itself: glue that only the script needs (the page keeps its tensors
@@ -121,8 +151,10 @@ def test_the_script_pastes_the_source_the_page_runs_not_a_copy(dataset):
     settings = dataclasses.replace(PRESET, dataset=dataset, dropout=0.1)
     changed = [SettingChange(5, 0.1, "opt", "AdamW", "SGD")]
     with_changes = moons_script(dataclasses.replace(settings, opt="SGD"), "cpu", changed)
-    for script in (moons_script(settings), with_changes):
-        pasted = (GENERATORS[dataset], *SHARED, *([CHANGES] if script is with_changes else []))
+    regularised = moons_script(dataclasses.replace(settings, reg="L2"))
+    for script in (moons_script(settings), with_changes, regularised):
+        pasted = (GENERATORS[dataset], *SHARED, *([CHANGES] if script is with_changes else []),
+                  *([PENALTY] if script is regularised else []))
         for obj in pasted:
             assert textwrap.dedent(inspect.getsource(obj)) in script, obj.__name__
         for other in set(GENERATORS) - {dataset}:

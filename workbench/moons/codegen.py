@@ -25,6 +25,7 @@ from workbench.moons.model import (
     apply_changes,
     build_model,
     build_optimizer,
+    weight_penalty,
 )
 from workbench.moons.settings import MoonsSettings
 from workbench.moons.training import SettingChange
@@ -32,6 +33,7 @@ from workbench.moons.training import SettingChange
 # Written once, in the modules the page runs; the script pastes their source (see `shown`).
 SHARED = (SeededDropout, InputFeatures, MLP, build_model, build_optimizer)
 CHANGES = apply_changes         # pasted where settings changed mid-run
+PENALTY = weight_penalty        # pasted where the run is regularised at some point
 
 
 def shown(obj: object) -> str:
@@ -39,7 +41,8 @@ def shown(obj: object) -> str:
     return source_of(obj)
 
 
-_CHANGE_KEYS = {"lr": "lr", "wd": "weight_decay", "opt": "optimizer"}
+_CHANGE_KEYS = {"lr": "lr", "wd": "weight_decay", "opt": "optimizer", "reg": "regularization",
+                "reg_rate": "regularization_rate"}
 
 def _schedule(changes: Sequence[SettingChange]) -> tuple[dict[int, dict], dict[int, int]]:
     """The page's changes as {steps taken before it: {setting: value}} and {epoch: batch size}."""
@@ -81,9 +84,22 @@ def moons_script(settings: MoonsSettings, device: str = "cpu",
         train_loader = DataLoader(train_loader.dataset, batch_size=BATCH_CHANGES[epoch],
                                   shuffle=True, generator=shuffle_gen)
 """ if changes else "")
+    # The penalty's lines only where the run is regularised at some point: the lesson's script
+    # stays the five lines of a training step.
+    regularised = s.reg != "none" or any(c.field == "reg" for c in changes)
+    penalty_settings = (f'\nREGULARIZATION = "{s.reg}"         # a penalty on the weights: none, L1 or L2'
+                        f"\nREGULARIZATION_RATE = {s.reg_rate!r}" if regularised else "")
+    penalty_block = f"\n\n\n{shown(PENALTY)}" if regularised else ""
+    backward = ("""        penalty = weight_penalty(model, REGULARIZATION, REGULARIZATION_RATE)
+        (loss if penalty is None else loss + penalty).backward()   # the data's loss and the penalty
+""" if regularised else "        loss.backward()\n")
     step_start = ("""        if step in STEP_CHANGES:
             optimizer = apply_changes(optimizer, model.parameters(), STEP_CHANGES[step])
 """ if changes else "")
+    if changes and regularised:
+        step_start += """            REGULARIZATION = STEP_CHANGES[step].get("regularization", REGULARIZATION)
+            REGULARIZATION_RATE = STEP_CHANGES[step].get("regularization_rate", REGULARIZATION_RATE)
+"""
     step_end = "        step += 1\n" if changes else ""
     train_pct, val_pct, test_pct = (int(p) for p in s.split.split("/"))
     data_import = {"moons": "from sklearn.datasets import make_moons\n",
@@ -115,7 +131,7 @@ ACTIVATION = "{s.act}"
 DROPOUT = {s.dropout!r}
 OPTIMIZER = "{s.opt}"
 LR = {s.lr!r}
-WEIGHT_DECAY = {s.wd!r}
+WEIGHT_DECAY = {s.wd!r}{penalty_settings}
 EPOCHS = {settings.epochs}
 BATCH_SIZE = {s.batch}{change_block}
 
@@ -163,7 +179,7 @@ train_loader = DataLoader(TensorDataset(x_train, t_train), batch_size=BATCH_SIZE
 {builder}
 
 
-{optimizer_map}
+{optimizer_map}{penalty_block}
 
 
 model = build_model(HIDDEN, ACTIVATION, DROPOUT, DEVICE, init_gen, FEATURES)
@@ -191,8 +207,7 @@ def evaluate(x, t):
 {step_start}        xb, yb = xb.to(DEVICE), yb.to(DEVICE)
         optimizer.zero_grad()                 # forget the previous batch's gradients
         loss = loss_fn(model(xb), yb)
-        loss.backward()
-        optimizer.step()
+{backward}        optimizer.step()
 {step_end}        running_loss += loss.item() * len(yb)  # .item(): a float, so the graph can be freed
         seen += len(yb)
     if epoch % 10 == 0 or epoch == EPOCHS:

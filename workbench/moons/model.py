@@ -213,6 +213,18 @@ def activation_table() -> list[ActivationRow]:
     return rows
 
 
+def weight_penalty(model: nn.Module, kind: str, rate: float) -> torch.Tensor | None:
+    """TensorFlow Playground's regularization, added to the loss: rate * sum |w| (L1) or
+    rate * sum w^2 / 2 (L2) over every Linear layer's weights, not the biases. None when off,
+    so an unregularised step computes exactly what it would without this function."""
+    if kind == "none" or rate == 0:
+        return None
+    weights = [m.weight for m in model.modules() if isinstance(m, nn.Linear)]
+    if kind == "L1":
+        return rate * sum(w.abs().sum() for w in weights)
+    return rate * sum(w.pow(2).sum() for w in weights) / 2
+
+
 def build_optimizer(name: str, params, lr: float, wd: float) -> torch.optim.Optimizer:
     """The optimizer the page names, over `params` (SGD with momentum 0.9)."""
     if name == "AdamW":

@@ -2,7 +2,8 @@
 name, range, widget label, help and step are written.
 
 The link names (dataset, n, noise, seed, split, features, hidden, act, dropout, opt, lr, wd,
-batch, epochs, speed, net) are public: teachers type them into slides. Keep them and their meaning.
+reg, reg_rate, batch, epochs, speed, net) are public: teachers type them into slides. Keep them
+and their meaning.
 This module never imports streamlit.
 """
 from __future__ import annotations
@@ -24,6 +25,9 @@ from workbench.common.links import (
 DATASETS = ("moons", "circles", "xor", "spiral", "gaussians")
 ACTIVATIONS = ("ReLU", "LeakyReLU", "GELU", "Tanh", "Sigmoid", "Identity")
 OPTIMIZERS = ("AdamW", "Adam", "SGD", "RMSprop")
+# TensorFlow Playground's regularization: a penalty on the weights added to the loss
+# (workbench/moons/model.py, weight_penalty).
+REGULARIZATIONS = ("none", "L1", "L2")
 # TensorFlow Playground's input features, computed from the scaled point (x1, x2) by the model's
 # first module (workbench/moons/model.py, InputFeatures); the link names stay URL-plain.
 FEATURES = ("x1", "x2", "x1_sq", "x2_sq", "x1_x2", "sin_x1", "sin_x2")
@@ -69,6 +73,8 @@ class MoonsSettings:
     opt: str = "AdamW"
     lr: float = 0.003
     wd: float = 1e-4
+    reg: str = "none"
+    reg_rate: float = 0.001
     batch: int = 64
     epochs: int = 50
     speed: str = "5"
@@ -151,6 +157,17 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
     FloatParam("wd", 0.0, 0.1, label="Weight decay",
                help="Pulls every weight towards zero a little at each step.",
                meaning="pulls the weights towards zero", widget=Widget(step=1e-4, format="%.5f")),
+    ChoiceParam("reg", REGULARIZATIONS, label="Regularization",
+                help="A penalty on the weights added to the loss, as in TensorFlow Playground: L1 "
+                     "adds rate × Σ|w| (it drives weights to exactly zero), L2 adds rate × Σw²/2 "
+                     "(it shrinks them all). Biases are not penalised. The curves show the data's "
+                     "loss without it. It can change mid-run.",
+                meaning="a penalty on the weights added to the loss: `L1` rate·Σ|w|, `L2` "
+                        "rate·Σw²/2 (not the biases); changes mid-run keep the weights",
+                widget=Widget(kind="segmented", choice_labels={"none": "None"})),
+    FloatParam("reg_rate", 0.0, 10.0, label="Regularization rate",
+               help="How strongly the penalty pulls: the `rate` in rate × Σ|w| or rate × Σw²/2.",
+               meaning="the penalty's weight in the loss", widget=Widget(step=0.001, format="%.4f")),
     IntParam("batch", 1, 2048, label="Batch size", help="Samples in one mini-batch.",
              meaning="samples per optimizer step", widget=Widget(step=16)),
     IntParam("epochs", 1, MAX_EPOCHS, label="Epochs",

@@ -33,7 +33,7 @@ from workbench.moons.data import (
     split_and_scale,
 )
 from workbench.moons.layer_history import LayerHistory
-from workbench.moons.model import MLP, apply_changes, build_model, build_optimizer
+from workbench.moons.model import MLP, apply_changes, build_model, build_optimizer, weight_penalty
 from workbench.moons.network import NetworkPicture, network_picture
 from workbench.moons.settings import MAX_STEPS_PER_RUN, MoonsSettings
 
@@ -265,9 +265,10 @@ class Divergence:
 
 # Settings a running run can take on without starting again, as in TensorFlow Playground: they
 # change the optimizer or the loader from the next step on and keep the weights and the curves.
-CONTINUING_FIELDS = ("lr", "wd", "batch", "opt", "epochs", "speed", "net")
-_MARKED = {"lr": "learning rate", "wd": "weight decay", "batch": "batch size", "opt": "optimizer"}
-_SHORT = {"lr": "lr", "wd": "wd", "batch": "batch", "opt": ""}
+CONTINUING_FIELDS = ("lr", "wd", "reg", "reg_rate", "batch", "opt", "epochs", "speed", "net")
+_MARKED = {"lr": "learning rate", "wd": "weight decay", "reg": "regularization",
+           "reg_rate": "regularization rate", "batch": "batch size", "opt": "optimizer"}
+_SHORT = {"lr": "lr", "wd": "wd", "reg": "", "reg_rate": "reg rate", "batch": "batch", "opt": ""}
 
 
 @dataclass(frozen=True)
@@ -412,11 +413,13 @@ class TrainingSession:
                 or self.diverged is not None)
 
     def train_step(self, xb: torch.Tensor, yb: torch.Tensor) -> float:
-        """One optimizer step: the five lines every PyTorch training loop is made of."""
+        """One optimizer step: the five lines every PyTorch training loop is made of (and the
+        weights' penalty, when regularised). Returns the data's loss, without the penalty."""
         self.optimizer.zero_grad()            # forget the previous batch's gradients
         logits = self.model(xb)               # forward: raw logits, no sigmoid
         loss = self.loss_fn(logits, yb)       # BCEWithLogitsLoss applies the sigmoid stably
-        loss.backward()                       # fill .grad of every parameter
+        penalty = weight_penalty(self.model, self.settings.reg, self.settings.reg_rate)
+        (loss if penalty is None else loss + penalty).backward()   # fill every parameter's .grad
         self.optimizer.step()                 # update the parameters
         return loss.item()                    # a Python float: the graph can be freed
 

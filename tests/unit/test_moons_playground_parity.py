@@ -1,5 +1,5 @@
-"""TensorFlow Playground's input features: the link setting, the model's first module and what
-they change."""
+"""TensorFlow Playground's controls in the moons trainer: input features (the link setting, the
+model's first module and what they change) and L1/L2 regularization."""
 from __future__ import annotations
 
 import dataclasses
@@ -87,3 +87,43 @@ def test_identity_layers_multiply_out_to_one_linear_map_of_the_features():
     x = torch.randn(50, 2, generator=torch.Generator().manual_seed(0))
     check = linear_map_check(model, x, weight, bias)
     assert check.max_difference < 1e-5 and check.agreement_words().startswith("it matches")
+
+
+# --- Regularization: TensorFlow Playground's L1 and L2 penalties ---------------------------------
+
+def test_the_penalty_is_the_formula_over_the_linear_weights_not_the_biases():
+    from workbench.moons.model import weight_penalty
+
+    model = MLP((4, 3), "ReLU")
+    weights = [model.net[0].weight, model.net[2].weight, model.net[4].weight]
+    l1 = weight_penalty(model, "L1", 0.1)
+    l2 = weight_penalty(model, "L2", 0.1)
+    assert float(l1.detach()) == pytest.approx(0.1 * sum(float(w.abs().sum()) for w in weights), rel=1e-6)
+    assert float(l2.detach()) == pytest.approx(0.05 * sum(float((w ** 2).sum()) for w in weights), rel=1e-6)
+    assert weight_penalty(model, "none", 0.1) is None and weight_penalty(model, "L2", 0.0) is None
+    l1.backward()
+    assert torch.allclose(model.net[0].weight.grad, 0.1 * model.net[0].weight.sign())
+    assert model.net[0].bias.grad is None, "biases are not penalised"
+
+
+def _first_layer_weights(reg: str) -> torch.Tensor:
+    settings = dataclasses.replace(PRESET, n=600, epochs=30, hidden=(16,), reg=reg, reg_rate=0.01)
+    session = TrainingSession(settings)
+    session.run_to_end()
+    return session.model.net[0].weight.detach()
+
+
+def test_l1_zeroes_weights_and_l2_shrinks_them_where_no_penalty_does_neither():
+    plain, l1, l2 = (_first_layer_weights(reg) for reg in ("none", "L1", "L2"))
+    near_zero = {name: int((w.abs() < 0.01).sum()) for name, w in
+                 (("none", plain), ("L1", l1), ("L2", l2))}
+    assert near_zero["L1"] >= near_zero["none"] + 3, near_zero
+    assert l2.pow(2).sum() < 0.8 * plain.pow(2).sum()
+
+
+def test_a_regularization_change_carries_on_with_the_same_weights():
+    from workbench.moons.training import continues
+
+    run = dataclasses.replace(PRESET, reg="L1")
+    assert continues(PRESET, run) and continues(run, dataclasses.replace(run, reg_rate=0.1))
+    assert TABLE.read({"reg": "l2", "reg_rate": "0.03"})[0].reg == "L2"
