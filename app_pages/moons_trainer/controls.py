@@ -29,7 +29,7 @@ def settings_panel(form: SettingsForm[MoonsSettings], me: MoonsTrainerState, *,
                    f"batch {PRESET.batch}, {PRESET.opt}(lr={PRESET.lr:g}, weight_decay={PRESET.wd:g}), "
                    f"{PRESET.epochs} epochs")
     groups = (("Data", ":material/scatter_plot:", ("dataset", "n", "noise", "split", "seed")),
-              ("Model", ":material/hub:", ("features", "hidden", "act", "dropout", "net")),
+              ("Model", ":material/hub:", ("features", "hidden", "act", "dropout", "net", "discrete")),
               ("Training", ":material/tune:", ("opt", "lr", "wd", "reg", "reg_rate", "batch", "epochs",
                                                  "speed")))
     places = st.columns(len(groups), gap="medium") if side_by_side else \

@@ -117,7 +117,7 @@ def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
         # never knows the projector's size); otherwise at most `max_height` pixels tall.
         "fit_viewport": presenting(), "max_height": max_height,
         "bayes_accuracy": session.bayes_test_accuracy,
-        "shade_opacity": 0.85,
+        "shade_opacity": 0.85, "discretize": session.settings.discrete,
         "colours": {"classes": [BLUE, ORANGE], "class_names": ["blue", "orange"], "class0_shade": CLASS0_BLUE,
                     "class1_shade": CLASS1_AMBER, "middle": WHITE, "outline": INK_SOFT,
                     "bayes": GREEN, "curves": [BLUE, VERMILION]},

@@ -38,10 +38,15 @@ export function shadeColour(p, low, middle, high, base, opacity) {
   return mix(base, colour, opacity);
 }
 
-// The same for each of a uint8 grid's 256 values (255 is P = 1): [r, g, b] at 3 * value.
-export function shadeTable(low, middle, high, base, opacity) {
+// The same for each of a uint8 grid's 256 values (255 is P = 1): [r, g, b] at 3 * value. With
+// `discrete` (TensorFlow Playground's "discretize output") each value takes its predicted class's
+// full shade: P >= 0.5 (value 128 and up, where the logit is >= 0) class 1, else class 0.
+export function shadeTable(low, middle, high, base, opacity, discrete = false) {
   const shades = new Uint8ClampedArray(256 * 3);
-  for (let v = 0; v < 256; v++) shades.set(shadeColour(v / 255, low, middle, high, base, opacity), 3 * v);
+  for (let v = 0; v < 256; v++) {
+    const p = discrete ? (v >= 128 ? 1 : 0) : v / 255;
+    shades.set(shadeColour(p, low, middle, high, base, opacity), 3 * v);
+  }
   return shades;
 }
 
@@ -116,7 +121,7 @@ export function drawBoundary(view, width, limit = null) {
   const shadeKey = [view.themeKey, view.sceneId, n].join("|");
   if (view.shadeKey !== shadeKey) {
     view.shadeKey = shadeKey;
-    view.shades = shadeTable(low, white, high, base, sc.shade_opacity);
+    view.shades = shadeTable(low, white, high, base, sc.shade_opacity, sc.discretize);
     view.tile = document.createElement("canvas");
     view.tile.width = n; view.tile.height = n;
     view.tileImage = new ImageData(n, n);
@@ -239,7 +244,9 @@ function drawStatic(view, ctx, { sc, s, font, px, py, left, top, plotW, plotH, m
   // Colour bar.
   const barX = left + plotW + font * 1.2, barW = font * 1.1, barTop = top + plotH * 0.1, barH = plotH * 0.8;
   const gradient = ctx.createLinearGradient(0, barTop + barH, 0, barTop);
-  for (const [stop, colour] of [[0, low], [0.5, white], [1, high]]) {
+  const stops = sc.discretize ? [[0, low], [0.5, low], [0.5, high], [1, high]]
+    : [[0, low], [0.5, white], [1, high]];
+  for (const [stop, colour] of stops) {
     gradient.addColorStop(stop, css(mix(base, colour, sc.shade_opacity)));
   }
   ctx.fillStyle = gradient; ctx.fillRect(barX, barTop, barW, barH);

@@ -608,3 +608,18 @@ def test_regularization_changes_mid_run_keep_the_weights_and_are_marked():
     assert [c.field for c in session.changes] == ["reg"]
     assert "regularization none → L1 from optimizer step" in shown_text(at)
     assert not at.number_input(key="mt_reg_rate").disabled
+
+
+def test_discretize_output_is_a_link_setting_of_the_view_that_keeps_the_run():
+    at = open_page(PAGE, {"n": "300", "epochs": "3"})
+    header, _ = live_view(at)
+    assert header["scene"]["discretize"] is False
+    settle(at.button(key="mt_step").click().run())
+    state = at.session_state["learner::moons_trainer"]
+    session = state.session
+    at.toggle(key="mt_discrete").set_value(True).run()
+    assert_clean(at)
+    assert state.session is session and session.epoch == 1 and session.changes == []
+    assert at.query_params["discrete"] == "1"
+    header, _ = live_view(at)
+    assert header["scene"]["discretize"] is True

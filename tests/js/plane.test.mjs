@@ -79,6 +79,15 @@ test("shadeTable: the colour of each uint8 value, rounded, 255 being P = 1", () 
   for (const v of [127, 128]) at(v).forEach((c, i) => assert.ok(Math.abs(c - mid[i]) <= 2, `${v}: ${at(v)}`));
 });
 
+test("shadeTable, discrete: each value takes its predicted class's full shade, split at P = 0.5", () => {
+  const table = shadeTable(low, middle, high, base, 0.85, true);
+  const at = (v) => [...table.subarray(3 * v, 3 * v + 3)];
+  const class0 = shadeColour(0, low, middle, high, base, 0.85).map(Math.round);
+  const class1 = shadeColour(1, low, middle, high, base, 0.85).map(Math.round);
+  for (const v of [0, 64, 127]) assert.deepEqual(at(v), class0, `${v}`);
+  for (const v of [128, 200, 255]) assert.deepEqual(at(v), class1, `${v}`);
+});
+
 test("planeTitles: the solid line is named only when the contour found one", () => {
   assert.match(planeTitles(3, true, false)[0], /^Epoch 3: the solid line is the decision boundary/);
   const none = planeTitles(0, false, true);

@@ -14,7 +14,8 @@ from workbench.moons.settings import PRESET, TABLE, MoonsSettings, changes, disc
 from workbench.moons.training import TrainingSession
 
 LINK_NAMES = ("dataset", "n", "noise", "seed", "split", "features", "hidden", "act", "dropout",
-              "opt", "lr", "wd", "reg", "reg_rate", "batch", "epochs", "speed", "net")
+              "opt", "lr", "wd", "reg", "reg_rate", "batch", "epochs", "speed", "net",
+              "discrete")
 
 
 def test_the_link_names_teachers_type_are_kept():

@@ -2,7 +2,7 @@
 name, range, widget label, help and step are written.
 
 The link names (dataset, n, noise, seed, split, features, hidden, act, dropout, opt, lr, wd,
-reg, reg_rate, batch, epochs, speed, net) are public: teachers type them into slides. Keep them
+reg, reg_rate, batch, epochs, speed, net, discrete) are public: teachers type them into slides. Keep them
 and their meaning.
 This module never imports streamlit.
 """
@@ -79,6 +79,7 @@ class MoonsSettings:
     epochs: int = 50
     speed: str = "5"
     net: bool = False
+    discrete: bool = False
 
     @property
     def epochs_per_second(self) -> float | None:
@@ -186,6 +187,12 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
                    "edges between them. It follows the run live and changes nothing in it.",
               meaning="each hidden unit's activation over the plane "
                       "(forward hooks) and the weights on the edges; the run is the same either way"),
+    BoolParam("discrete", label="Discretize output",
+              help="Shades the plane by the class the model predicts (P ≥ 0.5, a logit ≥ 0) instead "
+                   "of by its probability, as TensorFlow Playground's checkbox does; hovering "
+                   "still reads the probability. The run is the same either way.",
+              meaning="shade the plane by the predicted class instead of P(class 1); the run is "
+                      "the same either way"),
 ])
 assert [p.field for p in TABLE.params] == [f.name for f in fields(MoonsSettings)]
 

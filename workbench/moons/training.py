@@ -265,7 +265,8 @@ class Divergence:
 
 # Settings a running run can take on without starting again, as in TensorFlow Playground: they
 # change the optimizer or the loader from the next step on and keep the weights and the curves.
-CONTINUING_FIELDS = ("lr", "wd", "reg", "reg_rate", "batch", "opt", "epochs", "speed", "net")
+CONTINUING_FIELDS = ("lr", "wd", "reg", "reg_rate", "batch", "opt", "epochs", "speed", "net",
+                     "discrete")
 _MARKED = {"lr": "learning rate", "wd": "weight decay", "reg": "regularization",
            "reg_rate": "regularization rate", "batch": "batch size", "opt": "optimizer"}
 _SHORT = {"lr": "lr", "wd": "wd", "reg": "", "reg_rate": "reg rate", "batch": "batch", "opt": ""}
