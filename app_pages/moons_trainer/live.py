@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+import weakref
 from collections.abc import Callable
 
 import streamlit as st
@@ -167,6 +168,7 @@ def _act(running: bool = False, *, step: bool = False, reset: bool = False) -> N
     rest of the page reads it."""
     me = state()
     me.notice = ""
+    me.replay = None                    # any action is on the model as it is now
     stop_training(me)
     me.reset_requested = reset
     session = me.session
@@ -206,6 +208,35 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
         # Beside the buttons it greys out: why they are grey and what to do next.
         with st.container(key="mt_end_note"):
             st.markdown(ended)
+
+
+REPLAY_KEY = "mt_replay"
+NOW = -1                                # the replay slider's last stop: the model as it is now
+
+
+def replay_control(me: MoonsTrainerState, session: TrainingSession) -> int | None:
+    """While paused, a slider over the finished epochs the run recorded: the live view, the
+    curves' marker and the network view show the run as it was at the end of the one picked,
+    recomputed from that epoch's weights. Its last stop is the model now. Returns the epoch
+    replayed, None for now."""
+    epochs = [e for e in session.weight_record.epochs if e <= session.epoch]
+    if not epochs or session.epoch == 0:
+        return None
+    replayed = me.replayed_epoch(session)
+    st.session_state[REPLAY_KEY] = NOW if replayed is None else replayed
+    st.select_slider(
+        "Replay: the run at the end of epoch", [*epochs, NOW], key=REPLAY_KEY,
+        format_func=lambda e: "now" if e == NOW else str(e), on_change=_replay, args=(session,),
+        help="Every epoch's weights are kept, so PyTorch recomputes the boundary and the network "
+             "view as they were then; the curves mark the epoch. The last stop is the model now, "
+             "and Play or Step always go on from there.")
+    return replayed
+
+
+def _replay(session: TrainingSession) -> None:
+    picked = st.session_state[REPLAY_KEY]
+    me = state()
+    me.replay = None if picked == NOW else (weakref.ref(session), int(picked))
 
 
 def end_note(session: TrainingSession) -> str | None:
@@ -320,6 +351,7 @@ def live_frame() -> None:
                 me.job_error = unexpected(job_error)
                 st.rerun(scope="app")   # the error's panel is above this fragment
     playback(me, session)               # after the check: a run that just ended enables Play
+    replayed = None if me.running else replay_control(me, session)
     poll = frame_source(me).url if me.running and not me.route_blocked else None
     # Paused here, still playing below: the view shows the pause first, then the browser asks
     # for the full page (the results), so Pause shows as soon as this fragment has run.
@@ -328,7 +360,7 @@ def live_frame() -> None:
                 show_test=me.view.get("mt_show_test", False),
                 show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll,
                 settle=settle, pause_key=PAUSE_KEY, pause_shortcut=PLAY_PAUSE_SHORTCUT,
-                end_note=end_text(session))
+                end_note=end_text(session), replay_epoch=replayed)
     if me.route_blocked:
         st.caption("The frame route (`api/frames/`) did not answer this browser, perhaps a proxy "
                    "in front of the server blocks it: the view updates by page reruns, a few times "

@@ -214,13 +214,14 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
                 playing: bool, show_test: bool, show_bayes: bool, full_run: bool,
                 poll_url: str | None = None, settle: bool = False, pause_key: str | None = None,
                 pause_shortcut: str | None = None, end_note: str = "",
-                max_height: int = 520) -> None:
+                max_height: int = 520, replay_epoch: int | None = None) -> None:
     """Draw (or update in place) the live view; send the scene only when the browser lacks it.
     With `poll_url`, the browser asks it for the playing run's frames itself (WebSocket, else
     fetch), and a press of the button with key `pause_key` (or of its `pause_shortcut` key) pauses
     the run through it at once.
     `end_note`: why the run cannot go on (plain text, empty while it can), which the view
-    announces when the run ends."""
+    announces when the run ends. `replay_epoch`: show the run as it was at the end of that
+    finished epoch (paused only), recomputed from its recorded weights."""
     result = st.session_state.get(KEY)
     asked = result.get("resync") if result is not None else None    # the browser lacks something
     if full_run or asked is not None:
@@ -229,16 +230,25 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
                                 max_height=max_height)
     snapshot = session.latest if playing else None
     network = session.latest_network if playing and session.settings.net else None
-    if snapshot is None or (session.settings.net and network is None):
+    if replay_epoch is not None and not playing:
+        with session.lock:
+            snapshot, network = session.replay(replay_epoch, RESOLUTION,
+                                               NETWORK_RESOLUTION if session.settings.net else None)
+    elif snapshot is None or (session.settings.net and network is None):
         # Paused (or no slice yet): the model is still, look at it.
         with session.lock:
             snapshot = session.latest = session.snapshot(RESOLUTION)
             if session.settings.net:
                 network = session.network_snapshot(NETWORK_RESOLUTION)
     history_from = min(sent.history_epochs, snapshot.epochs_recorded)
-    frame_header, frame_blobs = frame(session, snapshot, status(snapshot), history_from, show_test,
+    shown = status(snapshot)
+    if replay_epoch is not None and not playing:
+        shown = f"Replaying · {shown} (now: epoch {session.epoch})"
+    frame_header, frame_blobs = frame(session, snapshot, shown, history_from, show_test,
                                       playing=playing, end_note="" if playing else end_note,
                                       network=network)
+    if replay_epoch is not None and not playing:
+        frame_header["replay_epoch"] = replay_epoch
     epochs_now = snapshot.epochs_recorded
     header: dict = {"frame": frame_header, "poll": poll_url, "settle": settle, "pause_key": pause_key,
                     "pause_shortcut": pause_shortcut,

@@ -58,6 +58,15 @@ class MoonsTrainerState:
     class_post_for: tuple[weakref.ref, int] | None = None
     class_post_note: str = ""
     class_post_kind: str = "info"       # "success", "info" (not posted, and why), "warning"
+    # The finished epoch the live view replays, as (a weak reference to the run, the epoch);
+    # None: the view shows the model as it is now.
+    replay: tuple[weakref.ref, int] | None = None
+
+    def replayed_epoch(self, session: TrainingSession) -> int | None:
+        """The epoch of `session` the view replays, None when it shows the model now."""
+        if self.replay is None or self.replay[0]() is not session or self.running:
+            return None
+        return self.replay[1] if self.replay[1] in session.weight_record.epochs else None
 
 
 def state() -> MoonsTrainerState:

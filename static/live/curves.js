@@ -63,6 +63,13 @@ function drawPanel(view, canvas, width, height, spec, epochs) {
     ctx.fillStyle = ink; ctx.textAlign = "left"; ctx.textBaseline = "top";
     ctx.fillText(change.short, px(change.epoch) + 3 * s, m.top + 2 * s);
   }
+  if (Number.isFinite(view.frame.replay_epoch)) {     // the replayed epoch: a solid line, named
+    const x = px(view.frame.replay_epoch);
+    ctx.strokeStyle = ink; ctx.lineWidth = 2 * s;
+    ctx.beginPath(); ctx.moveTo(x, m.top); ctx.lineTo(x, m.top + hh); ctx.stroke();
+    ctx.fillStyle = ink; ctx.textAlign = x > m.left + w / 2 ? "right" : "left"; ctx.textBaseline = "bottom";
+    ctx.fillText(`replay: epoch ${view.frame.replay_epoch}`, x + (x > m.left + w / 2 ? -4 : 4) * s, m.top + hh - 2 * s);
+  }
   if (spec.ceiling !== undefined) {
     ctx.strokeStyle = sc.colours.bayes; ctx.lineWidth = 2 * s; ctx.setLineDash([2 * s, 3 * s]);
     ctx.beginPath(); ctx.moveTo(px(0), py(spec.ceiling)); ctx.lineTo(px(epochs), py(spec.ceiling)); ctx.stroke();

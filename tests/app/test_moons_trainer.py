@@ -623,3 +623,32 @@ def test_discretize_output_is_a_link_setting_of_the_view_that_keeps_the_run():
     assert at.query_params["discrete"] == "1"
     header, _ = live_view(at)
     assert header["scene"]["discretize"] is True
+
+
+def test_the_replay_slider_shows_a_finished_epoch_and_goes_back_to_now():
+    """Three epochs trained, epoch 1 replayed: the frame is the picture of a run stopped at epoch
+    1 (recomputed from its weights), marked on the curves; "now" shows the model as it is."""
+    at = open_page(PAGE, {"n": "300", "epochs": "3", "net": "1"})
+    assert not [s for s in at.select_slider if s.key == "mt_replay"], "nothing to replay yet"
+    at.button(key="mt_play").click().run()
+    settle(at)
+    state = at.session_state["learner::moons_trainer"]
+    session = state.session
+    assert session.epoch == 3 and not state.running
+    replay = at.select_slider(key="mt_replay")
+    assert replay.options == ["0", "1", "2", "3", "now"] and replay.value == -1
+    replay.set_value(1).run()
+    assert_clean(at)
+    header, blobs = live_view(at)
+    stopped = TrainingSession(dataclasses.replace(session.settings, epochs=1))
+    stopped.run_to_end()
+    assert np.array_equal(blobs["grid"], stopped.snapshot(live_canvas.RESOLUTION).grid)
+    assert header["frame"]["replay_epoch"] == 1 and header["frame"]["epoch"] == 1
+    assert header["frame"]["status"].startswith("Replaying · Epoch 1 / 3")
+    assert header["frame"]["network"]["epoch"] == 1
+    assert session.epoch == 3, "replaying trains nothing"
+
+    at.select_slider(key="mt_replay").set_value(-1).run()
+    header, blobs = live_view(at)
+    assert "replay_epoch" not in header["frame"] and header["frame"]["epoch"] == 3
+    assert np.array_equal(blobs["grid"], session.snapshot(live_canvas.RESOLUTION).grid)

@@ -35,6 +35,7 @@ from workbench.moons.data import (
 from workbench.moons.layer_history import LayerHistory
 from workbench.moons.model import MLP, apply_changes, build_model, build_optimizer, weight_penalty
 from workbench.moons.network import NetworkPicture, network_picture
+from workbench.moons.replay import WeightRecord
 from workbench.moons.settings import MAX_STEPS_PER_RUN, MoonsSettings
 
 # ---------------------------------------------------------------------------------------------
@@ -400,6 +401,8 @@ class TrainingSession:
         self.best_val_loss = math.inf
         self.history = History()
         self.layer_history = LayerHistory()     # weights and gradients per layer, per epoch
+        self.weight_record = WeightRecord()     # the weights at each epoch's end, for the replay
+        self.weight_record.record(0, self.model, 0)
         self._batches: Iterator | None = None
         self._epoch_loss_sum = 0.0
         self._epoch_seen = 0
@@ -437,6 +440,7 @@ class TrainingSession:
         self.best_val_loss = min(self.best_val_loss, val.loss)
         # The epoch's last batch's gradients are still in .grad (zero_grad runs at a step's start).
         self.layer_history.record(self.epoch, self.model)
+        self.weight_record.record(self.epoch, self.model, self.steps)
         self._batches = None
 
     def run_for(self, max_steps: int, max_seconds: float, stop_at_epoch_end: bool = False) -> SliceReport:
@@ -498,9 +502,12 @@ class TrainingSession:
         grid, points = self.live_probabilities(resolution, with_test=True)
         return LiveSnapshot(grid, points, self.epoch, self.steps, len(self.history.epoch))
 
-    def live_probabilities(self, resolution: int, with_test: bool) -> tuple[np.ndarray, np.ndarray]:
+    def live_probabilities(self, resolution: int, with_test: bool,
+                           model: MLP | None = None) -> tuple[np.ndarray, np.ndarray]:
         """P(class 1) as uint8 (0-255) over the plot grid (rows = y) and at every train,
-        validation (and test) point, from one forward pass of the current weights."""
+        validation (and test) point, from one forward pass of the current weights (or of
+        `model`'s)."""
+        model = model if model is not None else self.model
         if self._live_inputs is None or self._live_inputs.shape[0] != resolution ** 2 + len(self.y_train) \
                 + len(self.y_val) + len(self.y_test):
             grid = torch.as_tensor(self.split.scaled(grid_points(plot_extent(self.data), resolution)),
@@ -508,8 +515,8 @@ class TrainingSession:
             self._live_inputs = torch.cat([grid, self.x_train, self.x_val, self.x_test])
         points = len(self.y_train) + len(self.y_val) + (len(self.y_test) if with_test else 0)
         inputs = self._live_inputs[:resolution ** 2 + points]
-        with evaluating(self.model):
-            probability = torch.sigmoid(self.model(inputs))
+        with evaluating(model):
+            probability = torch.sigmoid(model(inputs))
         quantised = (probability * 255).round().to(torch.uint8).cpu().numpy()
         return quantised[:resolution ** 2], quantised[resolution ** 2:]
 
@@ -521,6 +528,27 @@ class TrainingSession:
                 self.split.scaled(grid_points(plot_extent(self.data), resolution)),
                 dtype=torch.float32, device=self.device)
         return self._network_inputs
+
+    def replayed_model(self, epoch: int) -> MLP:
+        """A copy of the model with the weights it had at the end of `epoch` (one the weight
+        record holds), in eval mode: the run as it was, for the replay."""
+        model = self.fresh_model()
+        model.load_state_dict(self.weight_record.weights(epoch), strict=True)
+        return model.eval()
+
+    def replay(self, epoch: int, resolution: int, network_resolution: int | None
+               ) -> tuple[LiveSnapshot, NetworkSnapshot | None]:
+        """The live view's pictures of the run at the end of `epoch`, recomputed from its
+        recorded weights (the network's too, at `network_resolution`, unless None)."""
+        model = self.replayed_model(epoch)
+        grid, points = self.live_probabilities(resolution, with_test=True, model=model)
+        steps = self.weight_record.steps(epoch)
+        snapshot = LiveSnapshot(grid, points, epoch, steps, len(self.history.epoch))
+        network = None
+        if network_resolution is not None:
+            picture = network_picture(model, self.network_grid(network_resolution))
+            network = NetworkSnapshot(picture, epoch, steps, serial=-1 - epoch)  # never a live serial
+        return snapshot, network
 
     def network_input_maps(self, resolution: int) -> np.ndarray:
         """Each input feature over the network view's grid, (features, points), as the model's
@@ -584,6 +612,8 @@ class TrainingSession:
         # its epoch, counting the steps those epochs would have taken here.
         self.epoch = min(epoch, self.settings.epochs) if epoch is not None else 0
         self.steps = self.epoch * self.steps_per_epoch
+        self.weight_record.clear()              # the replay starts from the uploaded weights
+        self.weight_record.record(self.epoch, self.model, self.steps)
         largest = max((float(v.detach().abs().max()) for v in state_dict.values()
                        if v.is_floating_point() and v.numel()), default=0.0)
         self.loaded = LoadedWeights(source, "resume" if epoch is not None else "state_dict", epoch,
