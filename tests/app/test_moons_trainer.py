@@ -164,7 +164,19 @@ def test_uploading_another_architecture_is_refused_and_changes_nothing():
     at = _upload(at, "other.pt", state_dict_pt(other.model))
     assert_clean(at)
     assert "The checkpoint does not fit this model" in shown_text(at)
+    assert "pick the input features" not in shown_text(at)
     assert all(torch.equal(a, b) for a, b in zip(before, session.model.parameters(), strict=True))
+
+
+def test_a_checkpoint_trained_on_other_input_features_says_which():
+    at = open_page(PAGE, QUICK)
+    session = at.session_state["learner::moons_trainer"].session
+    other = TrainingSession(dataclasses.replace(session.settings, features=("x1", "x2", "sin_x1")))
+    at = _upload(at, "features.pt", state_dict_pt(other.model))
+    assert_clean(at)
+    shown = shown_text(at)
+    assert "The checkpoint does not fit this model" in shown
+    assert "pick the input features it was trained with: its first layer takes 3, the page's model 2" in shown
 
 
 def test_a_crafted_pickle_is_refused_on_the_page_never_an_unexpected_error():

@@ -432,13 +432,25 @@ def _refuse_mismatch(problems: list[str], found: Mapping[str, TensorSpec],
         return
     file_arch = describe_architecture({k: s.shape for k, s in found.items()})
     model_arch = describe_architecture({k: s.shape for k, s in expected.items()})
+    fixes = ["set the hidden layers (and activation) the checkpoint was trained with, then upload again"]
+    file_inputs, model_inputs = (_first_layer_inputs(specs) for specs in (found, expected))
+    if file_inputs is not None and file_inputs != model_inputs:
+        fixes.insert(0, f"pick the input features it was trained with: its first layer takes "
+                        f"{file_inputs}, the page's model {model_inputs}")
     raise CheckpointRefused(
         "The checkpoint does not fit this model",
         "\n".join(problems[:12]),
         f"The file's parameters describe the network **{file_arch}**; the page's model is "
-        f"**{model_arch}**. `load_state_dict(strict=True)` needs every name, shape and dtype to "
-        "match exactly, so nothing was loaded and your model is unchanged.",
-        ("set the hidden layers (and activation) the checkpoint was trained with, then upload again",))
+        f"**{model_arch}** (the first number counts the input features). "
+        "`load_state_dict(strict=True)` needs every name, shape and dtype to match exactly, so "
+        "nothing was loaded and your model is unchanged.",
+        tuple(fixes))
+
+
+def _first_layer_inputs(specs: Mapping[str, TensorSpec]) -> int | None:
+    """How many inputs the first Linear layer takes (the input features), if there is one."""
+    weights = [s.shape for name, s in specs.items() if name.endswith("weight") and len(s.shape) == 2]
+    return int(weights[0][1]) if weights else None
 
 
 def _require_finite(tensors: Mapping[str, torch.Tensor], what: str) -> None:
