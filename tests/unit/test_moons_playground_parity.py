@@ -95,7 +95,7 @@ def test_the_penalty_is_the_formula_over_the_linear_weights_not_the_biases():
     from workbench.moons.model import weight_penalty
 
     model = MLP((4, 3), "ReLU")
-    weights = [model.net[0].weight, model.net[2].weight, model.net[4].weight]
+    weights = [model.net[i].weight.detach() for i in (0, 2, 4)]
     l1 = weight_penalty(model, "L1", 0.1)
     l2 = weight_penalty(model, "L2", 0.1)
     assert float(l1.detach()) == pytest.approx(0.1 * sum(float(w.abs().sum()) for w in weights), rel=1e-6)
