@@ -28,6 +28,7 @@ from app_pages.moons_trainer.live_canvas import (
 from app_pages.moons_trainer.results import divergence_panel, first_run_hint, results_panel
 from app_pages.moons_trainer.state import MoonsTrainerState, has_trained, publish_shared, state
 from components import frame_route
+from components.figures import presenting
 from components.frame_route import FrameSource
 from components.guard import run_guarded
 from components.keyboard import with_shortcut
@@ -227,6 +228,8 @@ def replay_control(me: MoonsTrainerState, session: TrainingSession) -> int | Non
     st.select_slider(
         "Replay: the run at the end of epoch", [*epochs, NOW], key=REPLAY_KEY,
         format_func=lambda e: "now" if e == NOW else str(e), on_change=_replay, args=(session,),
+        # A presenter's plane gets the rest of the screen: the slider's own stops say enough.
+        label_visibility="collapsed" if presenting() else "visible",
         help="Every epoch's weights are kept, so PyTorch recomputes the boundary and the network "
              "view as they were then; the curves mark the epoch. The last stop is the model now, "
              "and Play or Step always go on from there.")

@@ -493,11 +493,11 @@ class LiveView {
       const column = Math.min(room, this.planeHeight + belowPlane);
       curvesHeight = Math.max(2 * 120 + 8, column - belowCurves + 8);
     }
-    // The curves change with an epoch, a setting change, a size or a theme, not with every
-    // frame: redrawn only then, and while a run plays at most every CURVES_MS (a preset run
-    // finishes an epoch every frame or two; the boundary is what moves).
+    // The curves change with an epoch, a setting change, the replayed epoch, a size or a theme,
+    // not with every frame: redrawn only then, and while a run plays at most every CURVES_MS (a
+    // preset run finishes an epoch every frame or two; the boundary is what moves).
     const curvesLayout = [curvesWidth, wide ? this.planeHeight : 0, curvesHeight, s, this.themeKey,
-                          this.sceneId, fr.changes.length, fr.epochs, fr.history_note].join("|");
+                          this.sceneId, fr.changes.length, fr.epochs, fr.history_note, fr.replay_epoch].join("|");
     const curvesKey = `${curvesLayout}|${this.history.epoch.length}`;
     const now = performance.now();
     const throttled = polled && curvesLayout === this.curvesLayout && now - this.curvesDrawn < CURVES_MS;
