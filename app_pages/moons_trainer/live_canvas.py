@@ -228,9 +228,10 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
         sent.scene_id, sent.history_epochs = "", 0
     scene_header, blobs = scene(session, show_test=show_test, show_bayes=show_bayes,
                                 max_height=max_height)
+    replaying = replay_epoch is not None and not playing
     snapshot = session.latest if playing else None
     network = session.latest_network if playing and session.settings.net else None
-    if replay_epoch is not None and not playing:
+    if replaying:
         with session.lock:
             snapshot, network = session.replay(replay_epoch, RESOLUTION,
                                                NETWORK_RESOLUTION if session.settings.net else None)
@@ -242,12 +243,12 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
                 network = session.network_snapshot(NETWORK_RESOLUTION)
     history_from = min(sent.history_epochs, snapshot.epochs_recorded)
     shown = status(snapshot)
-    if replay_epoch is not None and not playing:
+    if replaying:
         shown = f"Replaying · {shown} (now: epoch {session.epoch})"
     frame_header, frame_blobs = frame(session, snapshot, shown, history_from, show_test,
                                       playing=playing, end_note="" if playing else end_note,
                                       network=network)
-    if replay_epoch is not None and not playing:
+    if replaying:
         frame_header["replay_epoch"] = replay_epoch
     epochs_now = snapshot.epochs_recorded
     header: dict = {"frame": frame_header, "poll": poll_url, "settle": settle, "pause_key": pause_key,

@@ -39,6 +39,11 @@ class InputFeatures(nn.Module):
     Playground's input features. No parameters: it changes what the first Linear sees, so x1_sq
     and x2_sq let even a model without hidden layers draw a circle."""
 
+    FORMULAS = {"x1": lambda x1, x2: x1, "x2": lambda x1, x2: x2,
+                "x1_sq": lambda x1, x2: x1 * x1, "x2_sq": lambda x1, x2: x2 * x2,
+                "x1_x2": lambda x1, x2: x1 * x2,
+                "sin_x1": lambda x1, x2: torch.sin(x1), "sin_x2": lambda x1, x2: torch.sin(x2)}
+
     def __init__(self, names: tuple[str, ...] = ("x1", "x2")) -> None:
         super().__init__()
         self.names = tuple(names)
@@ -47,10 +52,7 @@ class InputFeatures(nn.Module):
         if self.names == ("x1", "x2"):
             return x                        # the coordinates themselves: nothing to compute
         x1, x2 = x[..., 0], x[..., 1]
-        columns = {"x1": lambda: x1, "x2": lambda: x2, "x1_sq": lambda: x1 * x1,
-                   "x2_sq": lambda: x2 * x2, "x1_x2": lambda: x1 * x2,
-                   "sin_x1": lambda: torch.sin(x1), "sin_x2": lambda: torch.sin(x2)}
-        return torch.stack([columns[name]() for name in self.names], dim=-1)
+        return torch.stack([self.FORMULAS[name](x1, x2) for name in self.names], dim=-1)
 
     def extra_repr(self) -> str:
         return ", ".join(self.names)
