@@ -75,6 +75,8 @@ def seconds(values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--opens", type=int, default=5)
+    parser.add_argument("--only", default="",
+                        help="measure only the pages whose name contains this text (not saved)")
     run = Run("page_open", "Opening a page: a new learner's first screen on a warm server")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
@@ -83,6 +85,8 @@ def main() -> None:
     with serve() as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for name, (path, size, first) in PAGES.items():
+            if args.only not in name:
+                continue
             open_once(browser, base, path, size, first)   # the server's first run of the page
             times = [open_once(browser, base, path, size, first) for _ in range(args.opens)]
             rows.append((f"{name}: `{path}` ({size[0]}x{size[1]}), {args.opens} fresh tabs",
@@ -90,7 +94,8 @@ def main() -> None:
                          f"{seconds([t[1] for t in times])}"))
             print(*rows[-1], sep=": ", flush=True)
         browser.close()
-    run.save(rows)
+    if not args.only:
+        run.save(rows)
 
 
 if __name__ == "__main__":

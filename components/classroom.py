@@ -59,17 +59,33 @@ def share_panel(*, schema: LinkSchema, settings: object, url_path: str, script: 
                 key: str, labels: dict[str, str] | None = None) -> str:
     """'Share this experiment': the lesson link (with chosen controls hidden) and the exports.
 
-    The check boxes are labelled from the settings table (`labels` overrides some)."""
+    The check boxes are labelled from the settings table (`labels` overrides some). The panel is
+    lazy: its two dozen widgets run and reach the browser only while it is open, so a new tab's
+    first screen does not wait for them; the ticks stay while it is closed."""
     labels = {**schema.labels(), **(labels or {})}
     params = schema.write(settings)
-    with st.expander("Share this experiment", icon=":material/share:"):
+    hide_keys = {name: f"{key}_hide_{name}" for name in schema.names}
+    present_key = f"{key}_present"
+    panel = st.expander("Share this experiment", icon=":material/share:", key=f"{key}_panel",
+                        on_change="rerun")
+    if not panel.open:
+        # Streamlit forgets a widget's value in a run that does not draw it: writing the value
+        # back makes it the learner's own, so the boxes come back ticked when the panel reopens.
+        for widget_key in (*hide_keys.values(), present_key):
+            if widget_key in st.session_state:
+                st.session_state[widget_key] = st.session_state[widget_key]
+        hidden = [name for name, widget_key in hide_keys.items()
+                  if st.session_state.get(widget_key)]
+        return lesson_url(url_path, params, hidden, bool(st.session_state.get(present_key)),
+                          app_root())
+    with panel:
         st.markdown("The link opens exactly this experiment. Tick the controls your class should "
                     "not see; they keep the values of the link.")
         columns = st.columns(4)
-        hidden = [name for i, name in enumerate(schema.names)
-                  if columns[i % 4].checkbox(f"hide {labels[name]}", key=f"{key}_hide_{name}",
+        hidden = [name for i, (name, widget_key) in enumerate(hide_keys.items())
+                  if columns[i % 4].checkbox(f"hide {labels[name]}", key=widget_key,
                                              help=f"hide={name}")]
-        present = st.checkbox("open in presenter mode", key=f"{key}_present")
+        present = st.checkbox("open in presenter mode", key=present_key)
         url = lesson_url(url_path, params, hidden, present, app_root())
         link_block(url)
         left, right = st.columns(2)

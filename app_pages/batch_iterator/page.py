@@ -90,7 +90,7 @@ def compute() -> tuple[BatchSettings, Moons | None]:
 @st.fragment
 def batch_view() -> None:
     """The stage (the index grid, Back/Next, the current batch) and this batch's pipeline: what
-    a step changes. Next, Back and the slider rerun only this fragment, not the 6,000-pixel page
+    a step changes. Next, Back and the slider rerun only this fragment, not the page
     with its figures (the epochs, the costs); a change that runs the DataLoader again (a
     setting drawn in here in presenter mode, a fix button, Run again) redraws the whole page."""
     form.reread()
@@ -128,20 +128,42 @@ settings, moons_data = compute()
 run = page.run
 fixed_settings_note(fixed_slot, TABLE, settings)
 
-# %% Draw what a step does not change
-if run is not None and page.current is not None:
-    panels.epochs_section(run, settings)
-    panels.pitfall_section(page, settings, run)
-panels.exclusive_section()
-panels.cost_section(page)
-panels.accumulation_section(run, settings, moons)
-panels.pin_memory_section(run)
-
+# %% Draw what a step does not change, in lazy tabs: only the open one runs and is sent, so a new
+# tab's first screen waits for none of the others (a batching measurement, the pitfall's tables,
+# the accumulation's gradients); switching tabs reruns the page. "Epoch by epoch" opens first: it
+# is where the page's three questions (the second epoch, drop_last, the sampler) are answered.
 script = loader_script(settings, run.labels if run is not None and settings.dataset == "moons"
                        else None)
-code_panel(script, filename="batch_iterator.py", key="bi_code",
-           caption="Run it: it prints each batch's sample indices, epoch by epoch, the same "
-           "batches as this page.")
+
+
+def about_the_run(draw_section):
+    """A section about this DataLoader run's batches; without a run (the settings made the
+    DataLoader fail) it says where the reason is instead of staying empty."""
+    def draw() -> None:
+        if run is None:
+            st.info("No batches to show: the DataLoader did not run, for the reason shown above.",
+                    icon=":material/info:")
+        else:
+            draw_section(run)
+    return draw
+
+
+SECTIONS = {
+    "Epoch by epoch": about_the_run(lambda run: panels.epochs_section(run, settings)),
+    "Pitfalls": about_the_run(lambda run: panels.pitfall_section(page, settings, run)),
+    "Exclusive options": panels.exclusive_section,
+    "What batching costs": lambda: panels.cost_section(page),
+    "Gradient accumulation": lambda: panels.accumulation_section(run, settings, moons),
+    "pin_memory": lambda: panels.pin_memory_section(run),
+    "Code": lambda: code_panel(script, filename="batch_iterator.py", key="bi_code", expanded=True,
+                               caption="Run it: it prints each batch's sample indices, epoch by "
+                               "epoch, the same batches as this page."),
+}
+for tab, draw_section in zip(st.tabs(list(SECTIONS), key="bi_tabs", on_change="rerun"),
+                             SECTIONS.values(), strict=True):
+    if tab.open:
+        with tab:
+            draw_section()
 share_panel(schema=TABLE, settings=settings, url_path=KEY, script=script,
             title="Batch iterator", key="bi_share", labels=TABLE.labels())
 knowledge_check(BATCH_ITERATOR_COUNT)

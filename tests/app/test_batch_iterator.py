@@ -138,6 +138,8 @@ def test_knowledge_check_reveals_what_pytorch_computes():
 @pytest.mark.spawns
 def test_pitfall_button_runs_both_worker_runs():
     at = open_page(PAGE)
+    at.session_state["bi_tabs"] = "Pitfalls"
+    at.run()
     at.button(key="bi_pitfall_run").click().run()
     assert_clean(at)
     text = shown_text(at)
@@ -170,10 +172,40 @@ def test_moons_training_split_is_offered_once_the_trainer_published_it():
     record = run_loader(settings, (features, labels)).records[0]
     assert _batch_line(at) == record_line(record.epoch, record.number, record.indices,
                                           record.worker)
-    text = shown_text(at)
-    assert "a test split" in text and "your trained moons model (Sequential)" in text
+    assert "a test split" in shown_text(at)
+    at.session_state["bi_tabs"] = "Gradient accumulation"
+    at.run()
+    assert "your trained moons model (Sequential)" in shown_text(at)
+    at.session_state["bi_tabs"] = "Code"
+    at.run()
     code = "".join(c for c in code_blocks(at))
     assert "labels = torch.tensor([" in code
+
+
+# What each of the page's lazy tabs shows, in words only it draws.
+TAB_TEXT = {
+    "Epoch by epoch": "Classes in each batch",
+    "Pitfalls": "Workers that draw the same random numbers",
+    "Exclusive options": "Options that exclude each other",
+    "What batching costs": "Identical batches from both loaders",
+    "Gradient accumulation": "`torch.allclose` on every gradient",
+    "pin_memory": "page-locked",
+    "Code": "The DataLoader from the PyTorch Workbench",
+}
+
+
+def test_only_the_open_tab_runs_and_each_tab_draws_its_section():
+    at = open_page(PAGE)
+    page_text = lambda: shown_text(at) + "".join(code_blocks(at))  # noqa: E731
+    assert at.tabs[0].label == "Epoch by epoch" and [t.label for t in at.tabs] == list(TAB_TEXT)
+    for name, words in TAB_TEXT.items():
+        at.session_state["bi_tabs"] = name
+        at.run()
+        assert_clean(at)
+        text = page_text()
+        assert words in text, name
+        others = [other for other, w in TAB_TEXT.items() if other != name and w in text]
+        assert not others, f"{name} open, yet these closed tabs were drawn: {others}"
 
 
 def test_moons_link_without_a_trained_model_falls_back_to_points():

@@ -49,9 +49,29 @@ def _share_page():
 def test_share_panel_builds_the_link_with_hidden_controls():
     at = AppTest.from_function(_share_page).run()
     assert at.markdown[-1].value == "URL=/batch_iterator?n=12&shuffle=0"
+    at.session_state["demo_panel"] = True       # the learner opens it
+    at.run()
     at.checkbox(key="demo_hide_shuffle").check().run()
     at.checkbox(key="demo_present").check().run()
     assert at.markdown[-1].value == "URL=/batch_iterator?n=12&shuffle=0&hide=shuffle&present=1"
+    assert_clean(at)
+
+
+def test_share_panel_runs_only_while_open_and_keeps_its_ticks_while_closed():
+    at = AppTest.from_function(_share_page).run()
+    assert not at.checkbox and not at.get("download_button")     # closed: nothing sent
+    at.session_state["demo_panel"] = True
+    at.run()
+    at.checkbox(key="demo_hide_shuffle").check().run()
+    at.session_state["demo_panel"] = False
+    at.run()
+    at.run()                        # a second run without the boxes drawn: still remembered
+    assert not at.checkbox
+    assert at.markdown[-1].value == "URL=/batch_iterator?n=12&shuffle=0&hide=shuffle"
+    at.session_state["demo_panel"] = True
+    at.run()
+    assert at.checkbox(key="demo_hide_shuffle").value is True
+    assert at.checkbox(key="demo_hide_n").value is False
     assert_clean(at)
 
 

@@ -44,7 +44,7 @@ def test_stepping_through_batches_in_the_browser(page, app_url, query):
 
 @pytest.mark.parametrize("present", ["0", "1"], ids=["learner", "presenter"])
 def test_next_reruns_only_the_batch_view_not_the_whole_page(page, app_url, present):
-    """A step moves the position only: the page's 6,000 pixels of figures (epochs, costs, the
+    """A step moves the position only: the page's tabs (the epochs, the costs, the
     pitfall) stay as they are, and only the fragment with the grid and the batch runs again."""
     query = {"n": "12", "batch": "4", "epochs": "2"}
     expected = _lines(query)
