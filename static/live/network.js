@@ -83,6 +83,31 @@ export function shownUnits(order, unfolded, fold = FOLD) {
   return unfolded || order.length <= fold + 1 ? order : order.slice(0, fold);
 }
 
+// ---- keyboard --------------------------------------------------------------------------------
+
+// The network is one stop in the page's Tab order (a roving tabindex, as WAI-ARIA's grid pattern
+// has it): 100 units would otherwise take 100 presses of Tab to cross. The arrow keys move within
+// it: up and down along a column, left and right to the unit at the same height in the next
+// column (or its last), Home and End to a column's first and last. `shown` counts the units each
+// column shows; the result is the [column, position] to focus, or null for a key it leaves alone.
+export const ROVING_KEYS = ["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End"];
+
+export function rovingTarget(key, layer, position, shown) {
+  const last = (l) => shown[l] - 1;
+  switch (key) {
+    case "ArrowUp": return [layer, Math.max(0, position - 1)];
+    case "ArrowDown": return [layer, Math.min(last(layer), position + 1)];
+    case "ArrowLeft":
+      return layer === 0 ? [layer, position] : [layer - 1, Math.min(position, last(layer - 1))];
+    case "ArrowRight":
+      return layer === shown.length - 1 ? [layer, position]
+        : [layer + 1, Math.min(position, last(layer + 1))];
+    case "Home": return [layer, 0];
+    case "End": return [layer, last(layer)];
+    default: return null;
+  }
+}
+
 // ---- names -----------------------------------------------------------------------------------
 
 // The column `layer` (0 inputs, 1.. hidden, last the output) in words.
@@ -226,6 +251,12 @@ export class NetworkPane {
       const more = e.target.closest && e.target.closest("button.more");
       if (more) this.toggleFold(Number(more.dataset.layer));
     });
+    this.stage.addEventListener("keydown", (e) => this.roam(e));
+    // A unit focused another way (a click, the large map closing) becomes the Tab stop.
+    this.stage.addEventListener("focusin", (e) => {
+      const unit = e.target.closest && e.target.closest("button.unit");
+      if (unit && unit !== this.tabStop) this.rove(unit);
+    });
     figure.querySelector(".zoom-close").addEventListener("click", () => this.showLarge(null));
     this.zoom.addEventListener("keydown", (e) => { if (e.key === "Escape") this.showLarge(null); });
   }
@@ -355,8 +386,35 @@ export class NetworkPane {
           : `${layerName(layer, this.layers)}: show all ${order.length} units (${order.length - FOLD} more)`);
       }
     });
+    this.rove();
     this.layoutKey = null;          // the edges follow the units
     this.dirty = true;
+  }
+
+  // The units each column shows, in their order on screen.
+  shownButtons() {
+    return this.columns.map(({ buttons }, layer) => this.order[layer].map((u) => buttons[u]).filter((b) => !b.hidden));
+  }
+
+  // Make `button` (or, when it is folded away or gone, the first input) the network's one Tab stop.
+  rove(button = this.tabStop) {
+    const all = this.columns.flatMap((c) => c.buttons);
+    const stop = button && all.includes(button) && !button.hidden ? button : this.shownButtons()[0][0];
+    for (const b of all) b.tabIndex = b === stop ? 0 : -1;
+    this.tabStop = stop;
+  }
+
+  // An arrow key, Home or End on a unit: focus the unit it leads to (rovingTarget).
+  roam(event) {
+    const from = event.target.closest && event.target.closest("button.unit");
+    if (!from || !ROVING_KEYS.includes(event.key) || event.altKey || event.ctrlKey || event.metaKey) return;
+    const shown = this.shownButtons();
+    const layer = Number(from.dataset.layer);
+    const target = rovingTarget(event.key, layer, shown[layer].indexOf(from), shown.map((c) => c.length));
+    event.preventDefault();
+    const button = shown[target[0]][target[1]];
+    this.rove(button);
+    button.focus();
   }
 
   toggleFold(layer) {
@@ -588,11 +646,14 @@ export class NetworkPane {
 
   // A unit's map large, with its text (null: close).
   showLarge(layer, unit) {
+    const closing = layer === null && this.zoom.contains(this.zoom.getRootNode().activeElement);
     this.zoomed = layer === null ? null : { layer, unit };
     this.zoom.hidden = this.zoomed === null;
     if (this.zoomed) {
       this.drawLarge();
       this.zoom.querySelector(".zoom-close").focus({ preventScroll: true });
+    } else if (closing && this.tabStop) {
+      this.tabStop.focus({ preventScroll: true });      // back to the unit that opened it
     }
   }
 

@@ -134,3 +134,44 @@ def test_the_input_column_shows_the_features_the_first_module_computes(page, app
             assert value == pytest.approx(float(feature[row * RESOLUTION + column]),
                                           abs=(high - low) / 510 + 1e-4), (unit, row, column)
     assert_clean(page)
+
+
+# The element that has the focus, inside the component's shadow root where it has one.
+FOCUS_JS = ("(() => { let e = document.activeElement; while (e && e.shadowRoot && e.shadowRoot.activeElement)"
+            " e = e.shadowRoot.activeElement; return e; })()")
+FOCUSED = f"() => ({FOCUS_JS}).getAttribute('aria-label') || ''"
+
+
+def test_the_network_is_one_tab_stop_that_the_arrow_keys_move_through(page, app_url):
+    """A roving tabindex: Tab reaches one unit (the first input), the arrow keys move along a
+    column and across columns, Escape closes a unit's large map back onto its unit, and Shift+Tab
+    leaves the units (to the fold's button before the output) instead of crossing all 27 shown."""
+    open_path(page, app_url, "/moons_trainer?net=1")
+    wait_live(page)
+    wait_settled(page)
+    units = page.locator(".st-key-mt_live button.unit")
+    expect(units).to_have_count(2 + 96 + 1, timeout=WAIT_MS)
+    assert units.evaluate_all("(all) => all.filter((b) => b.tabIndex === 0).length") == 1
+    focused = lambda: page.evaluate(FOCUSED).split(":")[0]  # noqa: E731
+    first = page.locator(".st-key-mt_live button.unit[tabindex='0']")
+    expect(first).to_have_attribute("aria-label", re.compile("^input x"), timeout=WAIT_MS)
+    first.focus()
+    page.keyboard.press("ArrowDown")
+    assert focused() == "input x\u2082"
+    page.keyboard.press("ArrowRight")       # the same height in hidden layer 1: its second unit
+    second = page.locator(".st-key-mt_live button.unit[data-layer='1']:visible").nth(1)
+    assert focused() == second.get_attribute("aria-label").split(":")[0]
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert focused() == "output"
+    assert units.evaluate_all("(all) => all.filter((b) => b.tabIndex === 0).length") == 1
+    page.keyboard.press("Enter")            # the output's map, large; Escape comes back to it
+    expect(page.locator(".st-key-mt_live .network-zoom")).to_be_visible(timeout=WAIT_MS)
+    page.keyboard.press("Escape")
+    expect(page.locator(".st-key-mt_live .network-zoom")).to_be_hidden(timeout=WAIT_MS)
+    assert focused() == "output"
+    page.keyboard.press("Shift+Tab")        # out of the units: to the fold's button before them
+    assert page.evaluate(f"() => ({FOCUS_JS}).matches('button.more')")
+    assert page.evaluate(FOCUSED).startswith("hidden layer 2: show all 32 units")
+    assert_clean(page)

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  EDGE_WIDTHS, FOLD, bucketStroke, decodeWeights, edgeText, layerName, nearestEdge, shownUnits,
+  EDGE_WIDTHS, FOLD, bucketStroke, decodeWeights, edgeText, layerName, nearestEdge, rovingTarget, shownUnits,
   paintMap, splitBiases, strongestWeights, unitName, unitOrder, unitText, unitValue, widthBucket,
 } from "../../static/live/network.js";
 
@@ -122,4 +122,20 @@ test("nearestEdge: the edge under the pointer within the tolerance, else none", 
   assert.equal(nearestEdge(edges, 50, 49, 4).id, "steep");
   assert.equal(nearestEdge(edges, 50, 20, 4), null);
   assert.equal(nearestEdge(edges, 120, 0, 4), null);        // beyond the segment's end
+});
+
+test("rovingTarget: arrows move along a column and across at the same height, clamped", () => {
+  const shown = [2, 12, 12, 1];         // inputs, two folded hidden layers, the output
+  assert.deepEqual(rovingTarget("ArrowDown", 1, 3, shown), [1, 4]);
+  assert.deepEqual(rovingTarget("ArrowUp", 1, 3, shown), [1, 2]);
+  assert.deepEqual(rovingTarget("ArrowUp", 1, 0, shown), [1, 0]);
+  assert.deepEqual(rovingTarget("ArrowDown", 1, 11, shown), [1, 11]);
+  assert.deepEqual(rovingTarget("ArrowRight", 1, 5, shown), [2, 5]);
+  assert.deepEqual(rovingTarget("ArrowRight", 2, 5, shown), [3, 0]);     // the output's only unit
+  assert.deepEqual(rovingTarget("ArrowRight", 3, 0, shown), [3, 0]);
+  assert.deepEqual(rovingTarget("ArrowLeft", 1, 7, shown), [0, 1]);      // the inputs' last
+  assert.deepEqual(rovingTarget("ArrowLeft", 0, 1, shown), [0, 1]);
+  assert.deepEqual(rovingTarget("Home", 2, 6, shown), [2, 0]);
+  assert.deepEqual(rovingTarget("End", 2, 6, shown), [2, 11]);
+  assert.equal(rovingTarget("Enter", 2, 6, shown), null);
 });
