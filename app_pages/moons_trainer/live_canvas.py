@@ -41,15 +41,14 @@ from workbench.common.palette import (
 )
 from workbench.common.theme import DARK, LIGHT, sign_colours
 from workbench.moons.data import plot_extent
-from workbench.moons.network import WEIGHT_ZERO, quantised_maps, quantised_weights
+from workbench.moons.network import MAP_RESOLUTION, WEIGHT_ZERO, quantised_maps, quantised_weights
 from workbench.moons.settings import feature_words
 from workbench.moons.training import LiveSnapshot, NetworkSnapshot, TrainingSession
 
 RESOLUTION = 48
-# The network view's unit maps: 12 x 12 points each (TensorFlow Playground draws its neurons
-# at 10 x 10). The lesson preset's 96 units are 13.8 KB a picture, which with the boundary's
-# frame (about 6 KB) and the weights (2.2 KB) keeps a frame under 25 KB.
-NETWORK_RESOLUTION = 12
+# The network view's unit maps (workbench/moons/network.py MAP_RESOLUTION, which the code panel's
+# script reads too).
+NETWORK_RESOLUTION = MAP_RESOLUTION
 KEY = "mt_live"
 CLASS_SHAPES = ("circle", "square")   # the points' shape by class (0, 1), as the legend names them
 

@@ -118,9 +118,11 @@ def script_caption(session: TrainingSession) -> str:
     if session.loaded is not None:
         return ("This run's weights were uploaded, so no script can retrace them: this one trains "
                 "the current settings from the seed's initial weights.")
+    inside = (" Its last lines read hidden units at one point with forward hooks: the values the "
+              "network view's maps hold there." if session.settings.hidden else "")
     if session.changes:
         return (f"The whole pipeline, with the {len(session.changes)} setting change(s) you made "
                 "while it trained applied at the same optimizer steps. Run as is, it prints the "
-                "same final test accuracy as this page for the same seed.")
+                "same final test accuracy as this page for the same seed." + inside)
     return ("The whole pipeline for the current settings. Run as is, it prints the same final "
-            "test accuracy as this page for the same seed.")
+            "test accuracy as this page for the same seed." + inside)

@@ -11,8 +11,9 @@ import textwrap
 
 import pytest
 
-from workbench.moons.codegen import CHANGES, PENALTY, SHARED, moons_script
-from workbench.moons.data import GENERATORS
+from workbench.moons.codegen import CHANGES, NETWORK_VIEW, PENALTY, SHARED, VIEW_POINT, moons_script
+from workbench.moons.data import GENERATORS, grid_points, plot_extent
+from workbench.moons.network import MAP_RESOLUTION
 from workbench.moons.settings import DATASETS, PRESET
 from workbench.moons.training import SettingChange, TrainingSession
 
@@ -57,6 +58,26 @@ def test_script_reproduces_the_pages_test_accuracy(name, tmp_path):
     last_val_loss = re.findall(r"val loss (\d+\.\d+)", done.stdout)[-1]
     assert last_val_loss == f"{session.history.val_loss[-1]:.4f}"
     assert "reloaded model gives identical test predictions: True" in done.stdout
+    assert_prints_the_network_views_maps(done.stdout, session)
+
+
+def assert_prints_the_network_views_maps(out: str, session: TrainingSession) -> None:
+    """The script's forward hooks, at one point of the network view's grid, read what the page's
+    maps hold there (the same hooks, on the whole grid at once: within float32 rounding)."""
+    printed = re.findall(r"hidden layer (\d), unit (\d) at \((\S+), (\S+)\): (\S+)", out)
+    if not session.settings.hidden:
+        assert not printed, "a linear model has no hidden unit to read"
+        return
+    picture = session.network_snapshot(MAP_RESOLUTION).picture
+    row, column = VIEW_POINT
+    point = grid_points(plot_extent(session.data), MAP_RESOLUTION)[row * MAP_RESOLUTION + column]
+    expected = [(layer, unit) for layer, width in enumerate(session.settings.hidden, start=1)
+                for unit in range(1, min(width, 3) + 1)]
+    assert [(int(layer), int(unit)) for layer, unit, *_ in printed] == expected
+    for layer, unit, x, y, value in printed:
+        assert (float(x), float(y)) == pytest.approx(tuple(point), abs=5e-5)
+        on_the_map = picture.maps[int(layer) - 1][int(unit) - 1, row * MAP_RESOLUTION + column]
+        assert float(value) == pytest.approx(float(on_the_map), abs=2e-6), (layer, unit)
 
 
 def _run_script(script: str, folder) -> str:
@@ -153,7 +174,8 @@ def test_the_script_pastes_the_source_the_page_runs_not_a_copy(dataset):
     with_changes = moons_script(dataclasses.replace(settings, opt="SGD"), "cpu", changed)
     regularised = moons_script(dataclasses.replace(settings, reg="L2"))
     for script in (moons_script(settings), with_changes, regularised):
-        pasted = (GENERATORS[dataset], *SHARED, *([CHANGES] if script is with_changes else []),
+        pasted = (GENERATORS[dataset], *SHARED, *NETWORK_VIEW,
+                  *([CHANGES] if script is with_changes else []),
                   *([PENALTY] if script is regularised else []))
         for obj in pasted:
             assert textwrap.dedent(inspect.getsource(obj)) in script, obj.__name__

@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from workbench.common.source import source_of
-from workbench.moons.data import GAUSSIAN_CENTRES, GENERATORS
+from workbench.moons.data import GAUSSIAN_CENTRES, GENERATORS, extent_of, grid_points
 from workbench.moons.model import (
     MLP,
     InputFeatures,
@@ -27,6 +27,7 @@ from workbench.moons.model import (
     build_optimizer,
     weight_penalty,
 )
+from workbench.moons.network import MAP_RESOLUTION, activation_modules
 from workbench.moons.settings import MoonsSettings
 from workbench.moons.training import SettingChange
 
@@ -34,6 +35,11 @@ from workbench.moons.training import SettingChange
 SHARED = (SeededDropout, InputFeatures, MLP, build_model, build_optimizer)
 CHANGES = apply_changes         # pasted where settings changed mid-run
 PENALTY = weight_penalty        # pasted where the run is regularised at some point
+# Pasted where the model has a hidden layer: the network view's grid and the modules it hooks.
+NETWORK_VIEW = (extent_of, grid_points, activation_modules)
+# The script reads each hidden layer's first three units at one point of the network view's grid,
+# (row, column) counted from the bottom left.
+VIEW_POINT = (6, 4)
 
 
 def shown(obj: object) -> str:
@@ -108,6 +114,7 @@ def moons_script(settings: MoonsSettings, device: str = "cpu",
     centres = (f"GAUSSIAN_CENTRES = {GAUSSIAN_CENTRES!r}      # each class's mean\n\n\n"
                if s.dataset == "gaussians" else "")
     seeded_dropout, input_features, mlp, builder, optimizer_map = (shown(obj) for obj in SHARED)
+    network_block = _network_view_block() if s.hidden else ""
     return f'''"""Train an MLP on {s.dataset}: {s.architecture}, {s.act}, {s.opt}, like the PyTorch Workbench.
 
 Run it as is: it prints the same final test accuracy as the page for seed {s.seed}.
@@ -234,5 +241,44 @@ fresh.load_state_dict(torch.load("moons_mlp.pt", weights_only=True, map_location
 fresh.to(DEVICE).eval()
 with torch.no_grad():
     same = torch.equal((fresh(x_test.to(DEVICE)) > 0).long().cpu(), predicted)
-print("reloaded model gives identical test predictions:", same)
+print("reloaded model gives identical test predictions:", same){network_block}
+'''
+
+
+def _network_view_block() -> str:
+    """The script's last section: one point of the network view's grid, and each hidden layer's
+    first three units there, read with forward hooks as the page's maps are."""
+    extent, grid, hooked = (shown(obj) for obj in NETWORK_VIEW)
+    row, column = VIEW_POINT
+    return f'''
+
+
+# %% Inside the network: what the page's network view draws, read with forward hooks
+# Each map in the network view is one hidden unit's output (after its activation) at every
+# point of a {MAP_RESOLUTION} x {MAP_RESOLUTION} grid over the plane. A forward hook sees a module's output
+# without changing the model; here hooks read each hidden layer's first units at one point.
+{extent}
+
+
+{grid}
+
+
+{hooked}
+
+
+VIEW_RESOLUTION = {MAP_RESOLUTION}
+ROW, COLUMN = {row}, {column}            # the grid point, counted from the bottom left
+point = grid_points(extent_of(X), VIEW_RESOLUTION)[ROW * VIEW_RESOLUTION + COLUMN]
+outputs = {{}}
+hooks = [module.register_forward_hook(
+             lambda module, inputs, output, layer=layer: outputs.__setitem__(layer, output))
+         for layer, module in enumerate(activation_modules(model), start=1)]
+model.eval()
+with torch.no_grad():
+    model(torch.tensor(scaler.transform(point[None]), dtype=torch.float32, device=DEVICE))
+for hook in hooks:
+    hook.remove()                        # hooks stay until removed
+for layer, output in outputs.items():
+    for unit, value in enumerate(output[0, :3].tolist(), start=1):
+        print(f"hidden layer {{layer}}, unit {{unit}} at ({{point[0]:.4f}}, {{point[1]:.4f}}): {{value:.6f}}")
 '''

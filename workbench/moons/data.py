@@ -155,8 +155,13 @@ def grid_points(extent: tuple[float, float, float, float], resolution: int) -> n
 
 def plot_extent(data: Dataset, margin: float = 0.25) -> tuple[float, float, float, float]:
     """Fixed axes for the whole run: the data's bounding box plus a margin, rounded."""
-    lo = data.features.min(axis=0) - margin
-    hi = data.features.max(axis=0) + margin
+    return extent_of(data.features, margin)
+
+
+def extent_of(points: np.ndarray, margin: float = 0.25) -> tuple[float, float, float, float]:
+    """(x min, x max, y min, y max) of raw points (n, 2), plus a margin, rounded out to 0.25."""
+    lo = points.min(axis=0) - margin
+    hi = points.max(axis=0) + margin
     return (math.floor(lo[0] * 4) / 4, math.ceil(hi[0] * 4) / 4,
             math.floor(lo[1] * 4) / 4, math.ceil(hi[1] * 4) / 4)
 

@@ -22,6 +22,12 @@ from torch import nn
 from workbench.common.modes import evaluating
 
 
+# The network view's unit maps: 12 x 12 points each (TensorFlow Playground draws its neurons at
+# 10 x 10). The lesson preset's 96 units are 13.8 KB a picture, which with the boundary's frame
+# (about 6 KB) and the weights (2.2 KB) keeps a frame under 25 KB.
+MAP_RESOLUTION = 12
+
+
 def activation_modules(model: nn.Module) -> list[nn.Module]:
     """Each hidden layer's activation module, in order: the module right after every `nn.Linear`
     but the last (in the moons trainer's MLP: Linear, activation, [dropout], ..., Linear)."""
