@@ -56,7 +56,6 @@ def pipeline_section(run: LoaderRun, current: BatchRecord, s: BatchSettings,
 
 
 def epochs_section(run: LoaderRun, s: BatchSettings) -> None:
-    st.header("Epoch by epoch", divider="gray")
     # Drawn once per DataLoader run, outside the batch view: a step leaves the counts as they are
     # (the current batch's own counts are in its box above).
     st.markdown("**Classes in each batch**, in the order the loader yields them")
@@ -114,7 +113,6 @@ def _run_pitfall(page: BatchPageState) -> None:
 
 
 def pitfall_section(page: BatchPageState, settings: BatchSettings, run: LoaderRun) -> None:
-    st.header("Pitfalls from practice", divider="gray")
     st.subheader("Workers that draw the same random numbers")
     st.markdown(
         "Each worker process gets a **copy** of the dataset. A NumPy generator made in the "
@@ -161,7 +159,6 @@ def pitfall_section(page: BatchPageState, settings: BatchSettings, run: LoaderRu
 # %% Exclusive options ------------------------------------------------------------------------
 
 def exclusive_section() -> None:
-    st.header("Options that exclude each other", divider="gray")
     st.markdown("`DataLoader` checks its options when it is built and raises a `ValueError` for "
                 "combinations where two options would both decide the same thing. Pick one:")
     name = st.selectbox("Forbidden combination", list(EXCLUSIVE_COMBINATIONS), key="bi_exclusive")
@@ -180,7 +177,6 @@ def _measure(page: BatchPageState) -> None:
 
 
 def cost_section(page: BatchPageState) -> None:
-    st.header("What batching costs", divider="gray")
     st.markdown(
         "With `batch_size=32` the DataLoader calls `__getitem__` 32 times and then "
         "`default_collate` stacks the 32 results. A `TensorDataset` can instead index a whole "
@@ -210,7 +206,6 @@ def cost_section(page: BatchPageState) -> None:
 
 def accumulation_section(run: LoaderRun | None, settings: BatchSettings,
                          moons: SharedModel) -> None:
-    st.header("Gradient accumulation", divider="gray")
     st.markdown(
         "When a batch of 32 does not fit in memory, run 4 micro-batches of 8: `backward()` on "
         "each **adds** into `.grad`, and one `optimizer.step()` follows. Scale each micro-batch's "
@@ -249,7 +244,6 @@ def accumulation_section(run: LoaderRun | None, settings: BatchSettings,
 def pin_memory_section(run: LoaderRun | None) -> None:
     """Outside the batch view: `is_pinned()` is the same for every batch of a run."""
     first = run.records[0] if run is not None and run.records else None
-    st.header("pin_memory", divider="gray")
     st.markdown(
         "`pin_memory=True` makes the DataLoader copy each batch into *page-locked* host memory. "
         "The GPU can read page-locked memory directly, so `batch.to('cuda', non_blocking=True)` "

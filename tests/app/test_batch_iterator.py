@@ -186,7 +186,7 @@ def test_moons_training_split_is_offered_once_the_trainer_published_it():
 TAB_TEXT = {
     "Epoch by epoch": "Classes in each batch",
     "Pitfalls": "Workers that draw the same random numbers",
-    "Exclusive options": "Options that exclude each other",
+    "Exclusive options": "raises a `ValueError` for",
     "What batching costs": "Identical batches from both loaders",
     "Gradient accumulation": "`torch.allclose` on every gradient",
     "pin_memory": "page-locked",
