@@ -157,6 +157,12 @@ CASES = {
     "batch iterator: Next, presenter at 1280x720": Case(
         "/batch_iterator?n=200&batch=4&epochs=2&present=1", PRESENTER,
         (Press(_key("bi_next"), _CHANGED),), where=".st-key-bi_stage_indices"),
+    # The sections below the batch view are lazy tabs: a tab reruns the page to draw its section.
+    "batch iterator: the Pitfalls tab, then Epoch by epoch": Case(
+        "/batch_iterator?n=200&batch=4&epochs=2", LEARNER,
+        (Press(".st-key-bi_tabs [role=tab]:nth-child(2)", "t.includes('Workers that draw')"),
+         Press(".st-key-bi_tabs [role=tab]:nth-child(1)", "t.includes('Classes in each batch')")),
+        where=".st-key-bi_tabs"),
     "lessons: Next step, then Back": Case(
         "/lessons", LEARNER,
         (Press(_key("lesson_next"), _STEP_SHOWN), Press(_key("lesson_back"), _STEP_SHOWN)),
