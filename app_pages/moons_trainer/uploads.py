@@ -11,6 +11,7 @@ from workbench.moons.checkpoints import (
     CheckpointRefused,
     read_checkpoint,
     resume_checkpoint,
+    safetensors_metadata,
     state_dict_pt,
     state_dict_safetensors,
 )
@@ -28,7 +29,8 @@ def checkpoint_panel(session: TrainingSession, state: MoonsTrainerState) -> None
     # The bytes are made when a button is clicked, not on every rerun of the page.
     cols[0].download_button(
         "state_dict (.safetensors)",
-        lambda: state_dict_safetensors(session.model, {"architecture": settings.architecture}),
+        lambda: state_dict_safetensors(session.model, safetensors_metadata(settings.architecture,
+                                                                          settings.features)),
         file_name=stem + ".safetensors", mime="application/octet-stream", key="mt_dl_safetensors",
         icon=":material/download:", on_click="ignore")
     cols[1].download_button("state_dict (.pt)", lambda: state_dict_pt(session.model),

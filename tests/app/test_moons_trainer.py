@@ -12,7 +12,7 @@ import torch
 
 from app_pages.moons_trainer import live_canvas
 from tests.app.apptest import assert_clean, live_view, open_page, settle, shown_text
-from workbench.moons.checkpoints import state_dict_pt, state_dict_safetensors
+from workbench.moons.checkpoints import safetensors_metadata, state_dict_pt, state_dict_safetensors
 from workbench.moons.network import dequantised_maps
 from workbench.moons.settings import PRESET
 from workbench.moons.training import TrainingSession
@@ -177,6 +177,20 @@ def test_a_checkpoint_trained_on_other_input_features_says_which():
     shown = shown_text(at)
     assert "The checkpoint does not fit this model" in shown
     assert "pick the input features it was trained with: its first layer takes 3, the page's model 2" in shown
+
+
+def test_the_pages_own_download_for_other_features_of_the_same_shape_is_refused_by_name():
+    at = open_page(PAGE, QUICK)
+    session = at.session_state["learner::moons_trainer"].session
+    squares = dataclasses.replace(session.settings, features=("x1_sq", "x2_sq"))
+    other = TrainingSession(squares)
+    data = state_dict_safetensors(other.model, safetensors_metadata(squares.architecture,
+                                                                     squares.features))
+    at = _upload(at, "squares.safetensors", data)
+    assert_clean(at)
+    shown = shown_text(at)
+    assert "The checkpoint was trained on other input features" in shown
+    assert "pick the input features x₁², x₂² (features=x1_sq,x2_sq)" in shown
 
 
 def test_a_crafted_pickle_is_refused_on_the_page_never_an_unexpected_error():

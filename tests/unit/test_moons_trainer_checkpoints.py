@@ -19,6 +19,7 @@ from workbench.moons.checkpoints import (
     load_into_fresh,
     read_checkpoint,
     resume_checkpoint,
+    safetensors_metadata,
     state_dict_pt,
     state_dict_safetensors,
 )
@@ -111,6 +112,41 @@ def test_other_architecture_is_refused_with_both_architectures_named(trained):
         assert "2 -> 16 -> 1" in refused.value.explanation
         assert "2 -> 64 -> 32 -> 1" in refused.value.explanation
         assert "shape" in str(refused.value) or "missing" in str(refused.value)
+
+
+SQUARES = ("x1_sq", "x2_sq")      # two inputs, as x1, x2: the same shapes, other features
+
+
+def _squares_model() -> torch.nn.Module:
+    return TrainingSession(dataclasses.replace(SMALL, features=SQUARES)).model
+
+
+def test_weights_for_other_input_features_are_refused_when_the_file_names_them(trained):
+    """The same shapes fed other features compute another function: a file that says which
+    features it was trained on (this page's safetensors and resume downloads) is refused
+    before anything loads, naming both; one that says the same features loads."""
+    squares = _squares_model()
+    files = {
+        "safetensors": state_dict_safetensors(squares, safetensors_metadata("2 -> 4 -> 1", SQUARES)),
+        "resume": resume_checkpoint(squares, torch.optim.AdamW(squares.parameters()), 1, 0.5,
+                                    {"features": list(SQUARES)}),
+    }
+    for kind, data in files.items():
+        with pytest.raises(CheckpointRefused) as refused:
+            read_checkpoint(data, trained.model, "AdamW")
+        error = refused.value.explained
+        assert error.title == "The checkpoint was trained on other input features", kind
+        assert "trained on x₁², x₂²; the page's model takes x₁, x₂" in error.message, kind
+        assert any("features=x1_sq,x2_sq" in fix for fix in error.fixes), kind
+        assert read_checkpoint(data, squares, "AdamW").state_dict.keys() == squares.state_dict().keys()
+    # A bare state_dict names nothing: its shapes fit, so it loads (the page cannot tell).
+    assert read_checkpoint(state_dict_pt(squares), trained.model).kind == "state_dict"
+
+
+@pytest.mark.parametrize("said", ["x1,evil<b>", "", "x1," * 20, "<script>", "x1,x1,x1,x1,x1,x1,x1,x1"])
+def test_features_a_file_says_that_the_page_cannot_read_are_not_echoed_nor_trusted(trained, said):
+    data = state_dict_safetensors(trained.model, {"features": said})
+    assert read_checkpoint(data, trained.model).kind == "state_dict"
 
 
 def test_float64_weights_are_refused_not_silently_cast(trained):

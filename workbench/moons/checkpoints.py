@@ -45,7 +45,7 @@ from safetensors.torch import save as safetensors_save
 
 from workbench.common.errors import WEIGHTS_ONLY, ExplainedError
 from workbench.moons.pickle_scan import DAMAGED, FOREIGN, LIMIT, PickleRefused, scan_torch_zip
-from workbench.moons.settings import MAX_EPOCHS
+from workbench.moons.settings import FEATURE_LABELS, MAX_EPOCHS
 
 # The largest file this page saves is a resume checkpoint of the widest, deepest MLP the settings
 # allow with Adam's state: 2,392,363 bytes. 3 MiB fits it with 31% to spare; it equals
@@ -105,6 +105,12 @@ def cpu_state_dict(model: torch.nn.Module) -> dict[str, torch.Tensor]:
 
 def state_dict_safetensors(model: torch.nn.Module, metadata: Mapping[str, str] | None = None) -> bytes:
     return safetensors_save(cpu_state_dict(model), metadata=dict(metadata or {}))
+
+
+def safetensors_metadata(architecture: str, features: tuple[str, ...]) -> dict[str, str]:
+    """What the page's .safetensors download says about the model beside its tensors: the
+    architecture in words and the input features (an upload with other features is refused)."""
+    return {"architecture": architecture, "features": ",".join(features)}
 
 
 def state_dict_pt(model: torch.nn.Module) -> bytes:
@@ -447,6 +453,42 @@ def _refuse_mismatch(problems: list[str], found: Mapping[str, TensorSpec],
         tuple(fixes))
 
 
+def _model_features(model: torch.nn.Module) -> tuple[str, ...] | None:
+    """The input features `model`'s first module computes (the moons MLP's `InputFeatures`)."""
+    names = getattr(getattr(model, "features", None), "names", None)
+    return tuple(names) if isinstance(names, tuple) else None
+
+
+def _saved_features(value: Any) -> tuple[str, ...] | None:
+    """The input features a file says it was trained with: a list (a resume checkpoint's
+    settings) or comma-separated text (safetensors metadata). None when the file says nothing
+    this page can read; the names are only ever shown from FEATURE_LABELS, never as written."""
+    names = value.split(",") if isinstance(value, str) else value
+    if not isinstance(names, list | tuple) or not names or len(names) > len(FEATURE_LABELS):
+        return None
+    if not all(isinstance(n, str) and n in FEATURE_LABELS for n in names):
+        return None
+    return tuple(names)
+
+
+def _refuse_other_features(saved: Any, model: torch.nn.Module) -> None:
+    """Same shapes, other inputs: x₁², x₂² weights loaded into a model that feeds them x₁, x₂
+    would load without an error and draw a meaningless boundary. Only a file that names its
+    features can be checked (this page's downloads do; a bare `torch.save` does not)."""
+    file_features, model_features = _saved_features(saved), _model_features(model)
+    if file_features is None or model_features is None or file_features == model_features:
+        return
+    words = lambda names: ", ".join(FEATURE_LABELS[n] for n in names)  # noqa: E731
+    raise CheckpointRefused(
+        "The checkpoint was trained on other input features",
+        f"trained on {words(file_features)}; the page's model takes {words(model_features)}",
+        "Its first layer has the right shape, but each of its weights belongs to one input "
+        "feature: fed other features, the same weights compute another function. Nothing was "
+        "loaded and your model is unchanged.",
+        (f"pick the input features {words(file_features)} (features="
+         f"{','.join(file_features)}), then upload again",))
+
+
 def _first_layer_inputs(specs: Mapping[str, TensorSpec]) -> int | None:
     """How many inputs the first Linear layer takes (the input features), if there is one."""
     weights = [s.shape for name, s in specs.items() if name.endswith("weight") and len(s.shape) == 2]
@@ -656,6 +698,9 @@ def _read_checkpoint(data: bytes, model: torch.nn.Module, optimizer_name: str | 
                 continue
             found[name] = _safetensors_spec(name, entry)
         _refuse_mismatch(compare_to_architecture(found, expected), found, expected)
+        metadata = header.get("__metadata__")
+        _refuse_other_features(metadata.get("features") if isinstance(metadata, dict) else None,
+                               model)
         try:
             tensors = safetensors_load(data)
         except Exception as exc:  # safetensors raises its own SafetensorError for corrupt files
@@ -679,6 +724,9 @@ def _read_checkpoint(data: bytes, model: torch.nn.Module, optimizer_name: str | 
     found = {k: _spec_of(v) for k, v in meta_state.items()}
     _refuse_mismatch(compare_to_architecture(found, expected), found, expected)
     if resume:
+        saved_settings = on_meta.get("settings")
+        _refuse_other_features(saved_settings.get("features")
+                               if isinstance(saved_settings, Mapping) else None, model)
         saved_name = on_meta.get("optimizer_name")
         if optimizer_name is not None and not (isinstance(saved_name, str) and saved_name == optimizer_name):
             # The name comes from the file: only letters and digits go into the (Markdown) fix.
