@@ -45,7 +45,7 @@ def pin_buttons(me: MoonsTrainerState, session: TrainingSession,
     if st.session_state.pop(RERUN, False):
         st.rerun(scope="app")           # the code panel and the link follow a pin
     replacing = me.pinned is not None
-    st.button("Pin this run" if not replacing else "Pin this run instead", key="mt_pin",
+    st.button("Pin this run" if not replacing else "Pin instead", key="mt_pin",
               icon=":material/push_pin:", on_click=pin, args=(me, stop),
               disabled=me.running or not has_trained(session),
               help=("Keep this run as it is and start a fresh run of the same settings from the same "
@@ -220,9 +220,8 @@ def comparison_panel(me: MoonsTrainerState, session: TrainingSession, url_path: 
             st.plotly_chart(boundary_figure(session, f"{now_label} · epoch {session.epoch}"),
                             key="mt_compare_now", config={"displayModeBar": False})
         st.table(comparison_table([first, second]))
-        st.caption("The link below opens this comparison: the pinned run with the settings `vs=` "
-                   "names, this run with the link's own; Play trains both from the same initial "
-                   "weights.")
+        st.caption("This link opens the comparison: `vs=` names the pinned run's settings that "
+                   "differ, the rest are this run's, and Play trains both from the start.")
         params = {**TABLE.write(session.settings), **comparison_params(me, session.settings)}
         link_block(lesson_url(url_path, params, root=app_root()))
 

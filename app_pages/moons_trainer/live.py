@@ -298,6 +298,20 @@ def frame_source(me: MoonsTrainerState) -> FrameSource:
 
         # The network picture this route last sent, as (run, serial): each is sent once.
         network_sent: list[tuple[int, int] | None] = [None]
+        # The pinned run's curves last sent (a comparison link's pinned run trains too): sent
+        # again only when they gained an epoch or the runs changed.
+        pinned_sent: list[tuple | None] = [None]
+
+        def pinned_update(session: TrainingSession) -> dict | str | None:
+            if not me.pinned_trains or me.pinned is None:
+                return UNCHANGED
+            curves = pinned_curves(me, session)
+            assert curves is not None
+            seen = (id(me.pinned), id(session), len(curves["history"]["epoch"]))
+            if pinned_sent[0] == seen:
+                return UNCHANGED
+            pinned_sent[0] = seen
+            return curves
 
         def produce(since: int) -> bytes | None:
             session = me.session
@@ -319,7 +333,7 @@ def frame_source(me: MoonsTrainerState) -> FrameSource:
                                 me.sent.scene_id, me.view.get("mt_show_test", False),
                                 ended=not alive, end_note="" if alive else end_text(session),
                                 network=network,
-                                pinned=pinned_curves(me, session) if me.pinned_trains else UNCHANGED)
+                                pinned=pinned_update(session))
 
         # One frame per snapshot at most, however the browser asks (components/frame_route.py).
         me.frames = frame_route.register(FrameSource(produce, pause, interval=SNAPSHOT_SECONDS))
