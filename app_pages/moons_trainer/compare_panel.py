@@ -53,7 +53,8 @@ def pin_buttons(me: MoonsTrainerState, session: TrainingSession,
                     "both side by side." + (" The run pinned now is replaced." if replacing else "")))
     if replacing:
         st.button("Unpin", key="mt_unpin", icon=":material/close:", on_click=unpin, args=(me,),
-                  help="Leave the comparison: the pinned run is let go, the run on screen stays.")
+                  help="Leave the comparison: the run on screen stays, and the pinned run is kept "
+                       "in memory with a way back to it.")
 
 
 def pin(me: MoonsTrainerState, stop: Callable[[MoonsTrainerState], None]) -> None:
@@ -62,20 +63,32 @@ def pin(me: MoonsTrainerState, stop: Callable[[MoonsTrainerState], None]) -> Non
     if session is None or not has_trained(session):
         return
     me.replay = None
+    replaced = me.pinned if me.pinned is not None and has_trained(me.pinned) else None
     me.pinned, me.pinned_trains = session, False
     me.compare_problems = []
     me.session = new_session(session.settings, session.device)
     me.sent = SentToBrowser()
     me.reload_check = None
-    announce(me, (f"Pinned the run at {where(session)}. A fresh run of the same settings starts "
-                  "from the same initial weights and the same data: change a setting (the "
-                  "optimizer, say) and press Play; the two runs are compared below."), "info")
+    notice = (f"Pinned the run at {where(session)}. A fresh run of the same settings starts from "
+              "the same initial weights and the same data: change a setting (the optimizer, say) "
+              "and press Play; the two runs are compared below.")
+    if replaced is not None:        # never dropped silently: the notice's button brings it back
+        me.previous = replaced
+        notice += (f" The run pinned before (at {where(replaced)}) is kept in memory until the "
+                   "next new run.")
+    announce(me, notice, "new" if replaced is not None else "info")
     st.session_state[RERUN] = True
 
 
 def unpin(me: MoonsTrainerState) -> None:
+    """Leave the comparison; a trained pinned run stays in memory, with the notice's way back."""
+    pinned = me.pinned
     me.pinned, me.pinned_trains = None, False
     me.notice = ""
+    if pinned is not None and has_trained(pinned):
+        me.previous = pinned
+        announce(me, (f"Unpinned the run at {where(pinned)}: it is kept in memory until the next "
+                      "new run."), "new")
     st.session_state[RERUN] = True
 
 

@@ -87,6 +87,12 @@ def test_pin_change_the_optimizer_train_and_compare():
     assert (overlay["label"], overlay["now_label"]) == ("pinned: AdamW", "now: SGD")
     assert overlay["history"]["val_loss"] == [round(v, 5) for v in pinned.history.val_loss]
     assert at.query_params["vs"] == "opt:AdamW" and at.query_params["opt"] == "SGD"
+    # Pinning the SGD run instead keeps the AdamW run in memory, with a way back.
+    at.button(key="mt_pin").click().run()
+    at.run()
+    assert_clean(at)
+    assert _me(at).pinned.settings.opt == "SGD" and _me(at).previous.settings.opt == "AdamW"
+    assert "The run pinned before (at epoch 3) is kept in memory" in shown_text(at)
 
 
 def test_the_code_panel_trains_both_runs():
@@ -154,3 +160,24 @@ def test_another_width_is_said_to_start_from_other_weights_and_unpin_ends_it():
     assert _me(at).pinned is None and "vs" not in at.query_params
     assert "Two runs side by side" not in shown_text(at)
     assert _me(at).session.epoch == 3, "unpinning keeps the run on screen"
+    # ... and the pinned run is kept, with a way back to it.
+    assert "Unpinned the run at epoch 3: it is kept in memory" in shown_text(at)
+    at.button(key="mt_back_to_previous").click().run()
+    assert_clean(at)
+    assert _me(at).session.settings.hidden == (8,) and at.text_input(key="mt_hidden").value == "8"
+
+
+def test_the_frame_route_sends_a_links_pinned_curves_when_they_change():
+    """While Play trains both runs the view's frames come by the frame route: the pinned run's
+    curves come with a frame when they gained an epoch, not with every frame."""
+    from components.binary_payload import unpack
+
+    at = open_page(PAGE, {**QUICK, "vs": "opt:SGD"})
+    settle(at.button(key="mt_play").click().run())
+    assert_clean(at)
+    me = _me(at)
+    assert me.frames is not None, "the playing run's view asked the frame route"
+    first = unpack(me.frames.produce(0))[0]["frame"]
+    assert first["pinned"]["label"] == "pinned: SGD"
+    assert first["pinned"]["history"]["epoch"] == [1, 2, 3]
+    assert "pinned" not in unpack(me.frames.produce(3))[0]["frame"], "nothing new: not sent again"
