@@ -2,8 +2,11 @@
 train, compare; a `vs=` link opens a comparison and Play trains both runs."""
 from __future__ import annotations
 
+import base64
 import dataclasses
+import json
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -47,6 +50,14 @@ def _trained(settings) -> TrainingSession:
     return run
 
 
+def _array(value) -> np.ndarray:
+    """A Plotly figure's array: a list, or Plotly's typed array ({dtype, bdata, shape})."""
+    if isinstance(value, dict):
+        shape = tuple(int(n) for n in str(value["shape"]).split(","))
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).reshape(shape)
+    return np.asarray(value)
+
+
 def _percent(value: float) -> str:
     return f"{100 * value:.2f}%"
 
@@ -81,7 +92,14 @@ def test_pin_change_the_optimizer_train_and_compare():
     assert rows["pinned: AdamW"]["test accuracy"] == _percent(pinned.test_report().accuracy)
     assert rows["now: SGD"]["test accuracy"] == _percent(now.test_report().accuracy)
     assert rows["now: SGD"]["best possible (Bayes)"] == _percent(now.test_report().bayes_accuracy)
-    assert len(at.get("plotly_chart")) >= 2, "both boundaries"
+    # Both boundaries side by side, each the picture of its own run's weights.
+    pictures = {}
+    for chart in at.get("plotly_chart"):
+        figure = json.loads(chart.proto.spec)
+        pictures[figure["layout"]["title"]["text"]] = _array(figure["data"][0]["z"])
+    for title, run in (("pinned: AdamW · epoch 3", pinned), ("now: SGD · epoch 3", now)):
+        grid, _ = run.live_probabilities(48, with_test=False)
+        assert np.allclose(pictures[title], grid.reshape(48, 48) / 255), title
     # The curves overlay the pinned run's; the address bar names the comparison.
     overlay = live_view(at)[0]["frame"]["pinned"]
     assert (overlay["label"], overlay["now_label"]) == ("pinned: AdamW", "now: SGD")
