@@ -76,8 +76,9 @@ def training_work(me: MoonsTrainerState, session: TrainingSession) -> Callable[[
                 return pace.wait(session.steps_per_epoch)
             epoch_before = session.epoch
             started = time.perf_counter()
-            session.run_for(10**9 if allowed is None else allowed, seconds,
-                            stop_at_epoch_end=me.stop_at_epoch is not None)
+            if not (stepping and session.epoch >= me.stop_at_epoch):     # a pinned run catching up
+                session.run_for(10**9 if allowed is None else allowed, seconds,
+                                stop_at_epoch_end=stepping)
             more = not session.done and not (me.stop_at_epoch is not None
                                              and session.epoch >= me.stop_at_epoch)
             pinned = me.pinned if me.pinned_trains else None

@@ -149,7 +149,7 @@ def test_a_comparison_link_trains_both_runs_from_the_same_start():
 def test_reset_starts_both_runs_of_a_link_again():
     at = open_page(PAGE, {**QUICK, "vs": "opt:SGD"})
     settle(at.button(key="mt_step").click().run())
-    assert _me(at).pinned.epoch == 1
+    assert _me(at).pinned.epoch == 1 and _me(at).session.epoch == 1, "Step: one epoch of each"
     at.button(key="mt_reset").click().run()
     assert_clean(at)
     assert _me(at).pinned.epoch == 0 and _me(at).session.epoch == 0
@@ -199,3 +199,26 @@ def test_the_frame_route_sends_a_links_pinned_curves_when_they_change():
     assert first["pinned"]["label"] == "pinned: SGD"
     assert first["pinned"]["history"]["epoch"] == [1, 2, 3]
     assert "pinned" not in unpack(me.frames.produce(3))[0]["frame"], "nothing new: not sent again"
+
+
+def test_step_waits_for_a_pinned_run_that_lags_without_training_on(monkeypatch):
+    """A pinned run that could not catch up within a slice (a busy server) catches up in the
+    next ones, while the learner's run stays at the end of its stepped epoch."""
+    from app_pages.moons_trainer import live
+    from workbench.moons import compare
+
+    slices = []
+
+    def one_slice_short(pinned, session, seconds):
+        if session.epoch == 1 and "behind" not in slices:
+            slices.append("behind")
+            return True                 # the stepped epoch is done, the pinned run's is not
+        slices.append(pinned.epoch)
+        return compare.keep_pace(pinned, session, seconds)
+
+    monkeypatch.setattr(live, "keep_pace", one_slice_short)
+    at = open_page(PAGE, {**QUICK, "vs": "opt:SGD"})
+    settle(at.button(key="mt_step").click().run())
+    assert_clean(at)
+    assert "behind" in slices and slices[-1] != "behind", slices
+    assert _me(at).session.epoch == 1 and _me(at).pinned.epoch == 1
