@@ -18,7 +18,7 @@ import torch
 
 from app_pages.moons_trainer.figures import staged
 from app_pages.moons_trainer.live_canvas import RESOLUTION, SentToBrowser
-from app_pages.moons_trainer.state import MoonsTrainerState, announce, has_trained, new_session, where
+from app_pages.moons_trainer.state import MoonsTrainerState, has_trained, new_session, where
 from components.classroom import app_root, lesson_url
 from components.code_block import link_block
 from components.lesson_link import problem_markdown
@@ -76,7 +76,9 @@ def pin(me: MoonsTrainerState, stop: Callable[[MoonsTrainerState], None]) -> Non
         me.previous = replaced
         notice += (f" The run pinned before (at {where(replaced)}) is kept in memory until the "
                    "next new run.")
-    announce(me, notice, "new" if replaced is not None else "info")
+    # Set, not announced: a toast from a button's callback in the live view's fragment would
+    # be drawn at the top of the page (Streamlit warns); the notice above the view says it.
+    me.notice, me.notice_kind = notice, ("new" if replaced is not None else "info")
     st.session_state[RERUN] = True
 
 
@@ -87,8 +89,8 @@ def unpin(me: MoonsTrainerState) -> None:
     me.notice = ""
     if pinned is not None and has_trained(pinned):
         me.previous = pinned
-        announce(me, (f"Unpinned the run at {where(pinned)}: it is kept in memory until the next "
-                      "new run."), "new")
+        me.notice = f"Unpinned the run at {where(pinned)}: it is kept in memory until the next new run."
+        me.notice_kind = "new"
     st.session_state[RERUN] = True
 
 
