@@ -152,8 +152,11 @@ def status_line(me: MoonsTrainerState, session: TrainingSession, at: LiveSnapsho
                   f" · from the uploaded weights {loaded.name} (training history unknown)")
     playing = "" if paused or not me.running else \
         " · training…" if me.stop_at_epoch is None else " · training one epoch…"
+    pinned = me.pinned
+    beside = (f" · pinned run: epoch {pinned.epoch} / {pinned.settings.epochs}"
+              if pinned is not None and me.pinned_trains else "")
     return (f"Epoch {at.epoch} / {s.epochs} · {at.steps:,} optimizer steps "
-            f"({session.steps_per_epoch} per epoch){origin}{playing}")
+            f"({session.steps_per_epoch} per epoch){origin}{beside}{playing}")
 
 
 def _frame() -> None:

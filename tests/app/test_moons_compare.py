@@ -130,9 +130,11 @@ def test_a_comparison_link_trains_both_runs_from_the_same_start():
     assert me.session.settings.opt == "AdamW"
     text = shown_text(at)
     assert "Train the pinned run (SGD) and this run (AdamW) to compare" in text
+    assert live_view(at)[0]["frame"]["status"].endswith("· pinned run: epoch 0 / 3")
     settle(at.button(key="mt_play").click().run())
     assert_clean(at)
     assert me.pinned.epoch == 3 and me.session.epoch == 3
+    assert "· pinned run: epoch 3 / 3" in live_view(at)[0]["frame"]["status"]
     # Trained beside the other, each run is the run it would be alone.
     pinned = _trained(dataclasses.replace(SETTINGS, opt="SGD"))
     assert me.pinned.history == pinned.history
