@@ -105,6 +105,8 @@ def test_another_seed_draws_other_data():
     first = TrainingSession(dataclasses.replace(QUICK, seed=7))
     second = TrainingSession(QUICK)
     assert not compare.same_data(first, second) and not compare.same_initial_weights(first, second)
+    noisier = TrainingSession(dataclasses.replace(QUICK, noise=0.3))
+    assert not compare.same_data(noisier, second) and compare.same_initial_weights(noisier, second)
 
 
 def test_a_pinned_run_keeping_pace_is_the_run_it_would_be_alone():
