@@ -18,10 +18,12 @@ from collections.abc import Callable
 import streamlit as st
 
 from app_pages.moons_trainer.class_post import post_finished_run, post_note
+from app_pages.moons_trainer.compare_panel import comparison_panel, pin_buttons, pinned_curves
 from app_pages.moons_trainer.live_canvas import KEY as LIVE_KEY
 from app_pages.moons_trainer.live_canvas import (
     NETWORK_RESOLUTION,
     RESOLUTION,
+    UNCHANGED,
     live_canvas,
     polled_frame,
 )
@@ -36,6 +38,7 @@ from components.plain_text import md
 from components.state import connection_check, resend_widget_value, session_id, shared_model
 from workbench.common.errors import unexpected
 from workbench.common.jobs import SCHEDULER, SCRIPT_RUNS
+from workbench.moons.compare import keep_pace
 from workbench.moons.pace import Pace
 from workbench.moons.settings import MAX_STEPS_PER_RUN
 from workbench.moons.training import LiveSnapshot, TrainingSession
@@ -72,10 +75,17 @@ def training_work(me: MoonsTrainerState, session: TrainingSession) -> Callable[[
             if allowed == 0:
                 return pace.wait(session.steps_per_epoch)
             epoch_before = session.epoch
-            session.run_for(10**9 if allowed is None else allowed, seconds,
-                            stop_at_epoch_end=me.stop_at_epoch is not None)
+            started = time.perf_counter()
+            if not (stepping and session.epoch >= me.stop_at_epoch):     # a pinned run catching up
+                session.run_for(10**9 if allowed is None else allowed, seconds,
+                                stop_at_epoch_end=stepping)
             more = not session.done and not (me.stop_at_epoch is not None
                                              and session.epoch >= me.stop_at_epoch)
+            pinned = me.pinned if me.pinned_trains else None
+            if pinned is not None and pinned is not session:
+                # A comparison link's pinned run follows this one epoch by epoch (compare.py).
+                left = max(seconds - (time.perf_counter() - started), 0.005)
+                more = keep_pace(pinned, session, left) or more
             # The other tools see the model of a finished epoch, at most once a second (a copy
             # of the model and the data costs about a millisecond), and at the end.
             if session.epoch != epoch_before and (not more or time.perf_counter() - published[0] >= 1):
@@ -142,8 +152,11 @@ def status_line(me: MoonsTrainerState, session: TrainingSession, at: LiveSnapsho
                   f" · from the uploaded weights {loaded.name} (training history unknown)")
     playing = "" if paused or not me.running else \
         " · training…" if me.stop_at_epoch is None else " · training one epoch…"
+    pinned = me.pinned
+    beside = (f" · pinned run: epoch {pinned.epoch} / {pinned.settings.epochs}"
+              if pinned is not None and me.pinned_trains else "")
     return (f"Epoch {at.epoch} / {s.epochs} · {at.steps:,} optimizer steps "
-            f"({session.steps_per_epoch} per epoch){origin}{playing}")
+            f"({session.steps_per_epoch} per epoch){origin}{beside}{playing}")
 
 
 def _frame() -> None:
@@ -200,6 +213,7 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
                   key="mt_reset", shortcut="0",
                   help=with_shortcut("A fresh model with the same seed: the same run again, from "
                                      "epoch 0.", "0"))
+        pin_buttons(me, session, stop_training)
         for key, (label, help_text) in VIEW_TOGGLES.items():
             # Streamlit drops a widget's state on another page; the learner's choice is kept.
             resend_widget_value(key, me.view.get(key, False))
@@ -288,6 +302,20 @@ def frame_source(me: MoonsTrainerState) -> FrameSource:
 
         # The network picture this route last sent, as (run, serial): each is sent once.
         network_sent: list[tuple[int, int] | None] = [None]
+        # The pinned run's curves last sent (a comparison link's pinned run trains too): sent
+        # again only when they gained an epoch or the runs changed.
+        pinned_sent: list[tuple | None] = [None]
+
+        def pinned_update(session: TrainingSession) -> dict | str | None:
+            if not me.pinned_trains or me.pinned is None:
+                return UNCHANGED
+            curves = pinned_curves(me, session)
+            assert curves is not None
+            seen = (id(me.pinned), id(session), len(curves["history"]["epoch"]))
+            if pinned_sent[0] == seen:
+                return UNCHANGED
+            pinned_sent[0] = seen
+            return curves
 
         def produce(since: int) -> bytes | None:
             session = me.session
@@ -308,7 +336,8 @@ def frame_source(me: MoonsTrainerState) -> FrameSource:
                                 status_line(me, session, snapshot, paused=True), since,
                                 me.sent.scene_id, me.view.get("mt_show_test", False),
                                 ended=not alive, end_note="" if alive else end_text(session),
-                                network=network)
+                                network=network,
+                                pinned=pinned_update(session))
 
         # One frame per snapshot at most, however the browser asks (components/frame_route.py).
         me.frames = frame_route.register(FrameSource(produce, pause, interval=SNAPSHOT_SECONDS))
@@ -363,7 +392,7 @@ def live_frame() -> None:
                 show_test=me.view.get("mt_show_test", False),
                 show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll,
                 settle=settle, pause_key=PAUSE_KEY, pause_shortcut=PLAY_PAUSE_SHORTCUT,
-                end_note=end_text(session), replay_epoch=replayed)
+                end_note=end_text(session), replay_epoch=replayed, pinned=pinned_curves(me, session))
     if me.route_blocked:
         st.caption("The frame route (`api/frames/`) did not answer this browser, perhaps a proxy "
                    "in front of the server blocks it: the view updates by page reruns, a few times "
@@ -387,3 +416,4 @@ def live_frame() -> None:
         results_panel(session, me)
     else:
         first_run_hint(session)
+    comparison_panel(me, session, "moons_trainer")

@@ -162,14 +162,20 @@ def network_frame(network: NetworkSnapshot) -> tuple[dict, dict[str, np.ndarray]
                     "biases": np.concatenate(picture.biases).astype(np.float32)}
 
 
+UNCHANGED = "unchanged"        # a frame that leaves the view's pinned curves as they are
+
+
 def frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, history_from: int,
           with_test: bool, *, playing: bool, end_note: str = "",
-          network: NetworkSnapshot | None = None) -> tuple[dict, dict]:
+          network: NetworkSnapshot | None = None, pinned: dict | str | None = UNCHANGED
+          ) -> tuple[dict, dict]:
     """A snapshot's picture, and the epochs finished from `history_from` on. `playing`: whether
     the run goes on after this frame; `end_note`: why it cannot go on, in plain text (empty while
     it can). The view announces progress, a pause and the end from these two, however its frames
     come (the route, or page reruns where no route is reached). `network`: the network view's
-    picture, sent with this frame (a frame without one leaves the view's as it is)."""
+    picture, sent with this frame (a frame without one leaves the view's as it is). `pinned`: the
+    pinned run's curves to overlay (compare_panel.pinned_curves; None: no pinned run), or
+    UNCHANGED to leave the view's as they are."""
     points = snapshot.points if with_test else snapshot.points[:len(session.y_train) + len(session.y_val)]
     h = session.history
     loaded = session.loaded
@@ -189,6 +195,8 @@ def frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, history
                     for name in ("epoch", "train_loss", "val_loss", "train_acc", "val_acc")},
         "changes": [{"epoch": c.epoch, "short": c.short} for c in list(session.changes)],
     }
+    if pinned != UNCHANGED:
+        header["pinned"] = pinned
     blobs = {"grid": snapshot.grid, "point_probability": points}
     if network is not None:
         header["network"], network_blobs = network_frame(network)
@@ -198,13 +206,14 @@ def frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, history
 
 def polled_frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, paused_status: str,
                  since: int, scene_id: str, with_test: bool, ended: bool, end_note: str = "",
-                 network: NetworkSnapshot | None = None) -> bytes:
+                 network: NetworkSnapshot | None = None, pinned: dict | str | None = UNCHANGED) -> bytes:
     """The message the frame route answers while a run plays: the latest snapshot, the epochs
     from `since` (what the browser already has), whether the run has ended (and `end_note`, why
     it cannot go on, if so), and the status line the view shows if the learner pauses on this
     frame."""
     header, blobs = frame(session, snapshot, status, min(since, snapshot.epochs_recorded), with_test,
-                          playing=not ended, end_note=end_note if ended else "", network=network)
+                          playing=not ended, end_note=end_note if ended else "", network=network,
+                          pinned=pinned)
     header["paused_status"] = paused_status
     return pack({"frame": header, "scene_id": scene_id, "ended": ended}, blobs)
 
@@ -213,14 +222,16 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
                 playing: bool, show_test: bool, show_bayes: bool, full_run: bool,
                 poll_url: str | None = None, settle: bool = False, pause_key: str | None = None,
                 pause_shortcut: str | None = None, end_note: str = "",
-                max_height: int = 520, replay_epoch: int | None = None) -> None:
+                max_height: int = 520, replay_epoch: int | None = None,
+                pinned: dict | None = None) -> None:
     """Draw (or update in place) the live view; send the scene only when the browser lacks it.
     With `poll_url`, the browser asks it for the playing run's frames itself (WebSocket, else
     fetch), and a press of the button with key `pause_key` (or of its `pause_shortcut` key) pauses
     the run through it at once.
     `end_note`: why the run cannot go on (plain text, empty while it can), which the view
     announces when the run ends. `replay_epoch`: show the run as it was at the end of that
-    finished epoch (paused only), recomputed from its recorded weights."""
+    finished epoch (paused only), recomputed from its recorded weights. `pinned`: a pinned run's
+    curves, overlaid on this run's (compare_panel.pinned_curves)."""
     result = st.session_state.get(KEY)
     asked = result.get("resync") if result is not None else None    # the browser lacks something
     if full_run or asked is not None:
@@ -246,7 +257,7 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
         shown = f"Replaying · {shown} (now: epoch {session.epoch})"
     frame_header, frame_blobs = frame(session, snapshot, shown, history_from, show_test,
                                       playing=playing, end_note="" if playing else end_note,
-                                      network=network)
+                                      network=network, pinned=pinned)
     if replaying:
         frame_header["replay_epoch"] = replay_epoch
     epochs_now = snapshot.epochs_recorded

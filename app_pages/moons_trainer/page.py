@@ -6,9 +6,15 @@ the tabs below.
 """
 import streamlit as st
 
+from app_pages.moons_trainer.compare_panel import (
+    comparison_caption,
+    comparison_code,
+    open_comparison_link,
+    publish_comparison,
+)
 from app_pages.moons_trainer.controls import notice_panel, settings_panel
 from app_pages.moons_trainer.gradients_panel import gradients_panel
-from app_pages.moons_trainer.live import PAUSE_KEY, keep_playing, live_view
+from app_pages.moons_trainer.live import PAUSE_KEY, keep_playing, live_view, stop_training
 from app_pages.moons_trainer.losses_panel import losses_and_hooks
 from app_pages.moons_trainer.model_panel import (
     activation_panel,
@@ -39,6 +45,7 @@ skip_to_controls("mt_play", PAUSE_KEY, "mt_step", "mt_reset")   # the playback r
 
 # Settings: from the link, the learner's own (back from another page), or the widgets.
 linked, fresh = link_settings(TABLE, KEY)
+compare_notes = st.container()      # what a comparison link (`vs=`) could not use
 form = SettingsForm(TABLE, linked, fresh, prefix="mt_")
 me = state()
 device = learner_device()
@@ -53,15 +60,18 @@ with settings_area:
     if presenting():
         st.subheader("Settings", anchor=False)
     settings = settings_panel(form, me, side_by_side=presenting())
+with compare_notes:
+    open_comparison_link(me, settings, device, stop_training)
 publish_link(TABLE, KEY, settings)
 fixed_settings_note(fixed_slot, TABLE, settings)
 
 # Compute: the learner's run for these settings (continued, or new), an upload; the run's
 # training itself goes on in the scheduler (live.py), not in this script.
 session = current_session(me, settings, device)
+publish_comparison(me, settings)
 process_upload(session, me)
 keep_playing(me, session)
-script = moons_script(settings, str(device), session.changes)
+script = comparison_code(me, session, str(device)) or moons_script(settings, str(device), session.changes)
 
 # Draw.
 with main_column:
@@ -95,7 +105,7 @@ if tabs[3].open:
 if tabs[4].open:
     with tabs[4]:
         code_panel(script, filename="moons_trainer.py", key="mt_code", expanded=True,
-                   caption=script_caption(session))
+                   caption=comparison_caption(me) or script_caption(session))
 if tabs[5].open:
     with tabs[5]:
         pitfall_lab(me, device)

@@ -61,6 +61,12 @@ class MoonsTrainerState:
     # The finished epoch the live view replays, as (a weak reference to the run, the epoch);
     # None: the view shows the model as it is now.
     replay: tuple[weakref.ref, int] | None = None
+    # Two runs side by side (compare_panel.py): the pinned run, kept as it was, whether Play
+    # trains it beside this one (a comparison link's), and the `vs=` last applied or published.
+    pinned: TrainingSession | None = None
+    pinned_trains: bool = False
+    compare_link: str | None = None
+    compare_problems: list = field(default_factory=list)
 
     def replayed_epoch(self, session: TrainingSession) -> int | None:
         """The epoch of `session` the view replays, None when it shows the model now."""
@@ -135,6 +141,8 @@ def current_session(me: MoonsTrainerState, settings: MoonsSettings,
     if me.reset_requested:
         me.reset_requested = False
         me.session = new_session(settings, device)
+        if me.pinned is not None and me.pinned_trains:     # a link's pair: both start again
+            me.pinned = TrainingSession(me.pinned.settings, device)
     assert me.session is not None
     return me.session
 

@@ -5,6 +5,28 @@ import { FONT_PX, css } from "./plane.js";
 import { formatTick, niceTicks } from "./ticks.js";
 
 export const CURVE_FIELDS = ["train_loss", "val_loss", "train_acc", "val_acc"];
+export const PINNED_ALPHA = 0.5;   // a pinned run's curves: the text colour, half transparent
+
+// What of the pinned run's curves the drawing depends on (its name and epochs), "" without one.
+export function pinnedKey(pinned) {
+  return pinned ? `${pinned.label}:${pinned.now_label}:${pinned.history.epoch.length}` : "";
+}
+
+// The pinned run's last epoch in words, added to the curves' names for a screen reader.
+export function pinnedWords(pinned) {
+  const h = pinned && pinned.history;
+  if (!h || !h.epoch.length) return { loss: "", accuracy: "" };
+  const i = h.epoch.length - 1, at = `; ${pinned.label}, at epoch ${h.epoch[i]}: `;
+  const percent = (v) => `${(100 * v).toFixed(1)}%`;
+  return { loss: `${at}train ${h.train_loss[i].toFixed(3)}, validation ${h.val_loss[i].toFixed(3)}`,
+           accuracy: `${at}train ${percent(h.train_acc[i])}, validation ${percent(h.val_acc[i])}` };
+}
+
+// The values of `fields` in this run's history and the pinned run's, for the axes' ranges.
+export function curveValues(history, pinned, fields) {
+  const runs = pinned ? [history, pinned.history] : [history];
+  return runs.flatMap((h) => fields.flatMap((f) => h[f])).filter(Number.isFinite);
+}
 
 // ---- drawing (the view's two curve canvases) -------------------------------------------------
 // `columnHeight`: beside the plane, the two panels share this height; below it (null), each
@@ -15,9 +37,11 @@ export function drawCurves(view, width, columnHeight) {
   const each = columnHeight ? Math.max(120, (columnHeight - 8) / 2) : 230 * s;
   const panels = columnHeight ? [[view.lossCanvas, width, each], [view.accuracyCanvas, width, each]]
                              : [[view.lossCanvas, width / 2 - 6, each], [view.accuracyCanvas, width / 2 - 6, each]];
-  const epochs = Math.max(fr.epochs, h.epoch.length ? h.epoch[h.epoch.length - 1] : 0, 1);
-  const loss = [...h.train_loss, ...h.val_loss].filter(Number.isFinite);
-  const lowAccuracy = Math.min(0.5, ...h.train_acc, ...h.val_acc);
+  const pinned = view.pinned;
+  const pinnedEpochs = pinned && pinned.history.epoch.length ? pinned.history.epoch[pinned.history.epoch.length - 1] : 0;
+  const epochs = Math.max(fr.epochs, h.epoch.length ? h.epoch[h.epoch.length - 1] : 0, pinnedEpochs, 1);
+  const loss = curveValues(h, pinned, ["train_loss", "val_loss"]);
+  const lowAccuracy = Math.min(0.5, ...curveValues(h, pinned, ["train_acc", "val_acc"]));
   const panelSpecs = [
     { title: "Loss (BCE)", fields: ["train_loss", "val_loss"], lo: 0,
       hi: Math.max(0.1, ...loss) * 1.05, percent: false },
@@ -75,19 +99,25 @@ function drawPanel(view, canvas, width, height, spec, epochs) {
     ctx.beginPath(); ctx.moveTo(px(0), py(spec.ceiling)); ctx.lineTo(px(epochs), py(spec.ceiling)); ctx.stroke();
     ctx.setLineDash([]);
   }
-  spec.fields.forEach((field, k) => {
-    ctx.strokeStyle = sc.colours.curves[k]; ctx.lineWidth = 2 * s;
-    ctx.setLineDash(k ? [6 * s, 4 * s] : []);
+  const line = (history, field, colour, dash, width) => {
+    ctx.strokeStyle = colour; ctx.lineWidth = width;
+    ctx.setLineDash(dash);
     ctx.beginPath();
-    h[field].forEach((v, i) => {
-      const x = px(h.epoch[i]), y = py(Math.min(Math.max(v, spec.lo - 1), spec.hi + 1));
-      if (i === 0 || h.epoch[i] !== h.epoch[i - 1] + 1) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+    history[field].forEach((v, i) => {
+      const x = px(history.epoch[i]), y = py(Math.min(Math.max(v, spec.lo - 1), spec.hi + 1));
+      if (i === 0 || history.epoch[i] !== history.epoch[i - 1] + 1) ctx.moveTo(x, y); else ctx.lineTo(x, y);
     });
-    if (h[field].length === 1) {
-      ctx.arc(px(h.epoch[0]), py(h[field][0]), 2 * s, 0, 2 * Math.PI);
+    if (history[field].length === 1) {
+      ctx.arc(px(history.epoch[0]), py(history[field][0]), 2 * s, 0, 2 * Math.PI);
     }
     ctx.stroke();
-  });
+  };
+  // A pinned run's curves first, in grey under this run's: the same dashes name the split.
+  if (view.pinned) {
+    spec.fields.forEach((field, k) => line(view.pinned.history, field, css(view.text, PINNED_ALPHA),
+                                           k ? [6 * s, 4 * s] : [], 1.5 * s));
+  }
+  spec.fields.forEach((field, k) => line(h, field, sc.colours.curves[k], k ? [6 * s, 4 * s] : [], 2 * s));
   ctx.setLineDash([]);
   ctx.restore();
   ctx.strokeStyle = css(view.text, 0.35); ctx.lineWidth = s; ctx.strokeRect(m.left, m.top, w, hh);

@@ -26,7 +26,7 @@ import {
   FILL_WORDS, announcement, cellBounds, cellReadout, classOneShare, curveLabels, drawDelay, latest, moveCursor,
   planeDescription, planeLabel, relabelNow, startCursor,
 } from "./access.js";
-import { CURVE_FIELDS, drawCurves } from "./curves.js";
+import { CURVE_FIELDS, PINNED_ALPHA, drawCurves, pinnedKey, pinnedWords } from "./curves.js";
 import { NetworkPane } from "./network.js";
 import { FONT_PX, css, drawBoundary, hover, pointsOf, rgbOf } from "./plane.js";
 import { HttpFrames, ROUTE_TRIES, SocketFrames, postPause, sleep } from "./transport.js";
@@ -35,6 +35,11 @@ import { unpack } from "./wire.js";
 const FIT_BOTTOM_GAP_PX = 10;     // presenter mode: what stays free below the figures on the first screen
 const FIT_MIN_PLANE_PX = 240;     // ... and the shortest plane it draws when the screen has less room
 const CURVES_MS = 250;            // while a run plays, the curves are redrawn at most four times a second
+
+// A run's name from the server, as text in the legend's HTML.
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
 
 // Focus in a place that takes typed text: Streamlit's shortcuts are off there, so is the view's.
 function isTyping(target) {
@@ -115,6 +120,7 @@ class LiveView {
     this.polling = null;
     this.frame = null;
     this.history = { epoch: [], train_loss: [], val_loss: [], train_acc: [], val_acc: [] };
+    this.pinned = null;             // a pinned run's curves and both runs' names, or null
     this.frames = 0;
     window.__moonsLiveMounts = mount;
     this.root.dataset.mount = String(mount);
@@ -357,6 +363,9 @@ class LiveView {
       this.history[name].push(...frame.history[name]);
     }
     this.frame = { ...frame, grid: blobs.grid, pointProbability: blobs.point_probability };
+    // A pinned run's curves (compare_panel.py) come with the page's frames and, while Play
+    // trains a comparison link's pinned run too, with every frame; others leave them as they are.
+    if ("pinned" in frame) this.pinned = frame.pinned;
     // The network's picture comes with some frames only (at most five a second while a run
     // plays); the page's own frames and the pause's may put its units in a new order.
     if (frame.network) this.network.update(frame.network, blobs, how !== "polled");
@@ -427,8 +436,9 @@ class LiveView {
     const metrics = latest(this.history);
     const set = (element, name) => { if (element.getAttribute("aria-label") !== name) element.setAttribute("aria-label", name); };
     const [loss, accuracy] = curveLabels(metrics, sc.bayes_accuracy);
-    set(this.lossCanvas, loss);
-    set(this.accuracyCanvas, accuracy);
+    const pinned = pinnedWords(this.pinned);
+    set(this.lossCanvas, loss + pinned.loss);
+    set(this.accuracyCanvas, accuracy + pinned.accuracy);
     if (!this.plane.matches(":focus")) set(this.plane, planeLabel(fr.epoch, fr.epochs, metrics, classOneShare(fr.grid)));
     if (this.describedScene !== this.sceneId) {       // the points change with the scene only
       this.describedScene = this.sceneId;
@@ -497,7 +507,8 @@ class LiveView {
     // not with every frame: redrawn only then, and while a run plays at most every CURVES_MS (a
     // preset run finishes an epoch every frame or two; the boundary is what moves).
     const curvesLayout = [curvesWidth, wide ? this.planeHeight : 0, curvesHeight, s, this.themeKey,
-                          this.sceneId, fr.changes.length, fr.epochs, fr.history_note, fr.replay_epoch].join("|");
+                          this.sceneId, fr.changes.length, fr.epochs, fr.history_note, fr.replay_epoch,
+                          pinnedKey(this.pinned)].join("|");
     const curvesKey = `${curvesLayout}|${this.history.epoch.length}`;
     const now = performance.now();
     const throttled = polled && curvesLayout === this.curvesLayout && now - this.curvesDrawn < CURVES_MS;
@@ -565,10 +576,19 @@ class LiveView {
     // attributes): drawn with every frame, the legends are rebuilt only when they change.
     if (this.boundaryLegendHtml !== boundaryLegend) this.boundaryLegend.innerHTML = this.boundaryLegendHtml = boundaryLegend;
     const [train, val] = sc.colours.curves;
-    const curves = [
-      `<span>${swatch(train, "line")}train</span>`, `<span>${swatch(val, "dashed")}validation</span>`,
-      `<span>${swatch(sc.colours.bayes, "dotted")}best possible test accuracy ${(100 * sc.bayes_accuracy).toFixed(2)}%</span>`,
-    ].join("");
+    // Comparing: this run's lines are named by what sets it apart, the pinned run's follow in grey.
+    const pinned = this.pinned;
+    const now = pinned ? `${escapeHtml(pinned.now_label)} ` : "";
+    const curveItems = [
+      `<span>${swatch(train, "line")}${now}train</span>`, `<span>${swatch(val, "dashed")}${now}validation</span>`,
+    ];
+    if (pinned) {
+      const grey = css(this.text, PINNED_ALPHA), name = escapeHtml(pinned.label);
+      curveItems.push(`<span class="pinned">${swatch(grey, "line")}${name} train</span>`,
+                      `<span class="pinned">${swatch(grey, "dashed")}${name} validation</span>`);
+    }
+    curveItems.push(`<span>${swatch(sc.colours.bayes, "dotted")}best possible test accuracy ${(100 * sc.bayes_accuracy).toFixed(2)}%</span>`);
+    const curves = curveItems.join("");
     if (this.curvesLegendHtml !== curves) this.curvesLegend.innerHTML = this.curvesLegendHtml = curves;
   }
 }

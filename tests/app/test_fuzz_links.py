@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from tests.app.apptest import assert_clean, guard_panels, open_page
 from workbench.autograd import settings as autograd_settings
 from workbench.batches import settings as batches
+from workbench.moons import compare as moons_compare
 from workbench.moons import settings as moons
 from workbench.tensors import settings as tensors
 from workbench.common.links import (
@@ -33,10 +34,12 @@ from workbench.common.links import (
 from workbench.lessons.settings import TABLE as LESSONS_TABLE
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))
-PAGES: dict[str, tuple[str | None, LinkSchema]] = {
+PAGES: dict[str, tuple[str | None, LinkSchema | tuple[LinkSchema, ...]]] = {
     "tensor_inspector": ("app_pages/tensor_inspector/page.py", tensors.TABLE),
     "autograd_graph": ("app_pages/autograd_graph/page.py", autograd_settings.TABLE),
     "moons_trainer": ("app_pages/moons_trainer/page.py", moons.TABLE),
+    # A comparison link (`vs=`) with the moons settings it overrides.
+    "moons_trainer_vs": ("app_pages/moons_trainer/page.py", (moons.TABLE, moons_compare.TABLE)),
     "batch_iterator": ("app_pages/batch_iterator/page.py", batches.TABLE),
     "lessons": ("app_pages/lessons/page.py", LESSONS_TABLE),
 }
@@ -73,6 +76,10 @@ def _values(param) -> st.SearchStrategy[str]:
         size = st.one_of(st.integers(param.lo, min(param.hi, 64)),
                          st.sampled_from([param.lo, param.hi, param.hi + 1, -1, 10**12]))
         typed = st.lists(size, max_size=param.max_len + 1).map(lambda xs: ",".join(map(str, xs)))
+    elif isinstance(param, moons_compare.OverridesParam):    # `vs=opt:SGD;lr:0.1`
+        pair = st.sampled_from(moons.TABLE.params).flatmap(
+            lambda p: _values(p).map(lambda v, name=p.name: f"{name}:{v}"))
+        typed = st.lists(pair, max_size=3).map(";".join)
     elif isinstance(param, TextParam):
         typed = st.text(max_size=80)
     else:  # pragma: no cover - every kind is listed above
@@ -80,9 +87,11 @@ def _values(param) -> st.SearchStrategy[str]:
     return st.one_of(typed, typed, st.sampled_from(PAYLOADS), st.text(max_size=12))
 
 
-def _queries(schema: LinkSchema) -> st.SearchStrategy[dict[str, str]]:
-    by_name = {p.name: _values(p) for p in schema.params}
-    extra = {"hide": st.lists(st.sampled_from([*schema.names, "", "zzz"]), max_size=4).map(",".join),
+def _queries(schemas: LinkSchema | tuple[LinkSchema, ...]) -> st.SearchStrategy[dict[str, str]]:
+    schemas = schemas if isinstance(schemas, tuple) else (schemas,)
+    by_name = {p.name: _values(p) for schema in schemas for p in schema.params}
+    names = [name for schema in schemas for name in schema.names]
+    extra = {"hide": st.lists(st.sampled_from([*names, "", "zzz"]), max_size=4).map(",".join),
              "present": st.sampled_from(["1", "0", "x", PAYLOADS[-7]]),
              "zzz": st.text(max_size=8)}
     return st.fixed_dictionaries({}, optional={**by_name, **extra})
@@ -120,6 +129,10 @@ def test_autograd_graph_links():
 
 def test_moons_trainer_links():
     _fuzz("moons_trainer")()
+
+
+def test_moons_trainer_comparison_links():
+    _fuzz("moons_trainer_vs")()
 
 
 @pytest.mark.spawns     # a fuzzed `workers=` starts DataLoader worker processes

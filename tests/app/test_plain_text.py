@@ -31,13 +31,14 @@ def _schemas() -> dict[str, tuple[str, ...]]:
     from workbench.autograd.settings import TABLE as AUTOGRAD
     from workbench.batches.settings import TABLE as BATCHES
     from workbench.lessons.settings import TABLE as LESSONS_TABLE
+    from workbench.moons.compare import TABLE as MOONS_COMPARE
     from workbench.moons.settings import TABLE as MOONS
     from workbench.tensors.settings import TABLE as TENSORS
 
     return {"app_pages/home/page.py": (), "app_pages/lessons/page.py": LESSONS_TABLE.names,
             "app_pages/tensor_inspector/page.py": TENSORS.names,
             "app_pages/autograd_graph/page.py": AUTOGRAD.names,
-            "app_pages/moons_trainer/page.py": MOONS.names,
+            "app_pages/moons_trainer/page.py": (*MOONS.names, *MOONS_COMPARE.names),
             "app_pages/batch_iterator/page.py": BATCHES.names}
 
 

@@ -11,7 +11,15 @@ import textwrap
 
 import pytest
 
-from workbench.moons.codegen import CHANGES, NETWORK_VIEW, PENALTY, SHARED, VIEW_POINT, moons_script
+from workbench.moons.codegen import (
+    CHANGES,
+    NETWORK_VIEW,
+    PENALTY,
+    SHARED,
+    VIEW_POINT,
+    comparison_script,
+    moons_script,
+)
 from workbench.moons.data import GENERATORS, grid_points, plot_extent
 from workbench.moons.network import MAP_RESOLUTION
 from workbench.moons.settings import DATASETS, PRESET
@@ -186,3 +194,74 @@ def test_the_script_pastes_the_source_the_page_runs_not_a_copy(dataset):
         defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
         names = {obj.__name__ for obj in pasted}
         assert defined - names <= SCRIPT_ONLY, defined - names
+
+
+# ---- a comparison: both runs in one script ----------------------------------------------------
+
+def _compared(out: str, name: str) -> tuple[float, str, int]:
+    """(val loss before training, final val loss, correct) the script printed for run `name`."""
+    found = re.search(re.escape(name) + r": val loss before training (\d+\.\d+), final val loss "
+                      r"(\d+\.\d+), test accuracy [\d.]+ \((\d+)/\d+\)", out)
+    assert found, out[-2000:]
+    return float(found.group(1)), found.group(2), int(found.group(3))
+
+
+@pytest.mark.spawns
+def test_a_comparison_script_reproduces_both_runs_from_the_same_start(tmp_path):
+    """SGD against AdamW, as a comparison link opens them: the script trains both and prints
+    what the page shows, the same loss before any step for both, and each run's own end."""
+    pinned = dataclasses.replace(PRESET, n=400, epochs=4, opt="SGD", lr=0.05)
+    now = dataclasses.replace(PRESET, n=400, epochs=4)
+    script = comparison_script([("pinned: SGD, lr 0.05", pinned, []), ("now: AdamW, lr 0.003", now, [])])
+    ast.parse(script)
+    out = _run_script(script, tmp_path)
+    firsts = []
+    for name, settings in (("pinned: SGD, lr 0.05", pinned), ("now: AdamW, lr 0.003", now)):
+        session = TrainingSession(settings)
+        session.run_to_end()
+        first, last, correct = _compared(out, name)
+        assert last == f"{session.history.val_loss[-1]:.4f}"
+        assert correct == round(session.test_report().accuracy * session.test_report().n)
+        firsts.append(first)
+    assert firsts[0] == firsts[1], "the same data and initial weights: the same loss before any step"
+
+
+@pytest.mark.spawns
+def test_a_comparison_of_other_data_a_penalty_and_a_mid_run_change_is_reproduced(tmp_path):
+    """The optional parts of one run (a penalty, a change made mid-run, another dataset) go into
+    the shared `train` and leave the other run as it was."""
+    pinned = dataclasses.replace(PRESET, dataset="circles", n=300, epochs=3, hidden=(8,), reg="L2",
+                                 reg_rate=0.01)
+    start = dataclasses.replace(PRESET, n=300, epochs=3, hidden=(8,))
+    session = TrainingSession(start)
+    session.run_for(session.steps_per_epoch + 2, 1e9)
+    changed = dataclasses.replace(start, lr=0.02)
+    session.continue_with(changed)
+    session.run_to_end()
+    first = TrainingSession(pinned)
+    first.run_to_end()
+    script = comparison_script([("pinned", pinned, []), ("now", changed, session.changes)])
+    assert "def weight_penalty(" in script and "def apply_changes(" in script
+    assert "def draw_circles(" in script and "def draw_moons(" in script
+    out = _run_script(script, tmp_path)
+    for name, run in (("pinned", first), ("now", session)):
+        _, last, correct = _compared(out, name)
+        assert last == f"{run.history.val_loss[-1]:.4f}"
+        assert correct == round(run.test_report().accuracy * run.test_report().n)
+    # Without the change the second run ends elsewhere: the schedule is what matches.
+    plain = TrainingSession(changed)
+    plain.run_to_end()
+    assert f"{plain.history.val_loss[-1]:.4f}" != _compared(out, "now")[1]
+
+
+def test_a_comparison_script_pastes_the_source_once_and_keeps_notebook_cells_whole():
+    pinned = dataclasses.replace(PRESET, opt="SGD")
+    script = comparison_script([("pinned: SGD", pinned, []), ("now: AdamW", PRESET, [])])
+    for obj in (GENERATORS["moons"], *SHARED):
+        assert script.count(textwrap.dedent(inspect.getsource(obj))) == 1, obj.__name__
+    assert "weight_penalty" not in script and "apply_changes" not in script
+    tree = ast.parse(script)
+    defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    assert defined - {obj.__name__ for obj in (GENERATORS["moons"], *SHARED)} == {"train"}
+    # Every `# %%` cell starts at the top level, so a notebook split on them runs.
+    assert all(line.startswith("# %%") for line in script.splitlines() if "# %%" in line)

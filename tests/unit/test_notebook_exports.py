@@ -51,8 +51,20 @@ def _moons_script() -> str:
     return moons_script(settings, "cpu")
 
 
+def _moons_comparison_script() -> str:
+    """The code panel's script while two runs are compared (SGD against AdamW)."""
+    from workbench.moons.codegen import comparison_script
+    from workbench.moons.compare import pinned_settings
+    from workbench.moons.settings import TABLE
+
+    settings, _ = TABLE.read({"n": "300", "epochs": "3", "hidden": "16"})
+    pinned = pinned_settings(settings, (("opt", "SGD"),))
+    return comparison_script([("pinned: SGD", pinned, []), ("now: AdamW", settings, [])], "cpu")
+
+
 SCRIPTS = {"tensor_inspector": _tensor_script, "autograd_graph": _autograd_script,
-           "batch_iterator": _batch_script, "moons_trainer": _moons_script}
+           "batch_iterator": _batch_script, "moons_trainer": _moons_script,
+           "moons_comparison": _moons_comparison_script}
 
 
 @pytest.fixture(scope="module")

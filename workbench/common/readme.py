@@ -17,6 +17,7 @@ TABLES = {
     "tensor_inspector": "workbench.tensors.settings",
     "autograd_graph": "workbench.autograd.settings",
     "moons_trainer": "workbench.moons.settings",
+    "moons_compare": "workbench.moons.compare",       # a comparison link's `vs=`
     "batch_iterator": "workbench.batches.settings",
     "lessons": "workbench.lessons.settings",
 }

@@ -71,31 +71,67 @@ def _start_settings(settings: MoonsSettings, changes: Sequence[SettingChange]) -
     return dataclasses.replace(settings, **first)
 
 
-def moons_script(settings: MoonsSettings, device: str = "cpu",
-                 changes: Sequence[SettingChange] = ()) -> str:
-    """A standalone script for `settings` that prints the final test accuracy; with `changes`
-    (settings changed while the page trained), it makes them at the same optimizer steps."""
-    s = _start_settings(settings, changes)
-    change_block = apply_block = ""
-    if changes:
-        at_step, batch_from = _schedule(changes)
-        change_block = (
-            "\n# Settings changed on the page while the run trained, made here at the same points:\n"
-            "# {optimizer steps taken before the change: {setting: new value}}\n"
-            f"STEP_CHANGES = {at_step!r}\n"
-            f"BATCH_CHANGES = {batch_from!r}      # {{epoch: the batch size from that epoch on}}\n")
-        apply_block = f"\n\n\n{shown(CHANGES)}"
+def _split_and_load(test_pct: str, val_pct: str) -> str:
+    """From the drawn points X, y to the seeded loader: the split, the scaler, the tensors and
+    the three generators (`test_pct`, `val_pct`: the percentages, or the names that hold them)."""
+    return f'''X_rest, X_test, y_rest, y_test = train_test_split(
+    X, y, test_size={test_pct} / 100, stratify=y, random_state=SEED)
+X_train, X_val, y_train, y_val = train_test_split(
+    X_rest, y_rest, test_size=({val_pct} / 100) / (1 - {test_pct} / 100), stratify=y_rest, random_state=SEED)
+
+scaler = StandardScaler().fit(X_train)      # fit on the training split ONLY: no leakage
+
+
+def to_tensors(features, labels):
+    """Scaled float32 features (N, 2); float32 targets (N,), as BCEWithLogitsLoss wants."""
+    return (torch.tensor(scaler.transform(features), dtype=torch.float32),
+            torch.tensor(labels, dtype=torch.float32))
+
+
+x_train, t_train = to_tensors(X_train, y_train)
+x_val, t_val = to_tensors(X_val, y_val)
+x_test, t_test = to_tensors(X_test, y_test)
+
+# Three generators, so nothing depends on (or disturbs) torch's global random state.
+init_gen = torch.Generator().manual_seed(SEED)              # initial weights
+shuffle_gen = torch.Generator().manual_seed(SEED + 1)       # batch order
+dropout_gen = torch.Generator(device=DEVICE).manual_seed(SEED + 2)  # dropout masks
+train_loader = DataLoader(TensorDataset(x_train, t_train), batch_size=BATCH_SIZE,
+                          shuffle=True, generator=shuffle_gen)
+'''
+
+
+def _model_block(apply_block: str = "") -> str:
+    """The model, its loss and optimizer from the settings' names, and the evaluation helper
+    (`apply_block`: pasted after the optimizer where settings change mid-run)."""
+    return f'''model = build_model(HIDDEN, ACTIVATION, DROPOUT, DEVICE, init_gen, FEATURES)
+model.set_dropout_generator(dropout_gen)
+print(model)
+loss_fn = nn.BCEWithLogitsLoss()
+optimizer = build_optimizer(OPTIMIZER, model.parameters(), LR, WEIGHT_DECAY){apply_block}
+
+
+def evaluate(x, t):
+    """Loss and accuracy in eval mode (dropout off), without building a graph."""
+    model.eval()
+    with torch.no_grad():
+        logits = model(x.to(DEVICE))
+        loss = loss_fn(logits, t.to(DEVICE)).item()
+        accuracy = ((logits > 0).float() == t.to(DEVICE)).float().mean().item()
+    return loss, accuracy
+'''
+
+
+def _training(changes: bool, regularised: bool) -> str:
+    """The script's loop and test, over the names its settings define (EPOCHS, OPTIMIZER, ...):
+    the same text in the one-run script and in the comparison's `train` function. `changes`:
+    settings change at steps STEP_CHANGES and epochs BATCH_CHANGES; `regularised`: the loss
+    takes the weights' penalty."""
     loop_start = "step = 0                         # optimizer steps taken so far\n" if changes else ""
     epoch_start = ("""    if epoch in BATCH_CHANGES:   # a loader's batch size is fixed while it is iterated
         train_loader = DataLoader(train_loader.dataset, batch_size=BATCH_CHANGES[epoch],
                                   shuffle=True, generator=shuffle_gen)
 """ if changes else "")
-    # The penalty's lines only where the run is regularised at some point: the lesson's script
-    # stays the five lines of a training step.
-    regularised = s.reg != "none" or any(c.field == "reg" for c in changes)
-    penalty_settings = (f'\nREGULARIZATION = "{s.reg}"         # a penalty on the weights: none, L1 or L2'
-                        f"\nREGULARIZATION_RATE = {s.reg_rate!r}" if regularised else "")
-    penalty_block = f"\n\n\n{shown(PENALTY)}" if regularised else ""
     backward = ("""        penalty = weight_penalty(model, REGULARIZATION, REGULARIZATION_RATE)
         (loss if penalty is None else loss + penalty).backward()   # the data's loss and the penalty
 """ if regularised else "        loss.backward()\n")
@@ -107,6 +143,59 @@ def moons_script(settings: MoonsSettings, device: str = "cpu",
             REGULARIZATION_RATE = STEP_CHANGES[step].get("regularization_rate", REGULARIZATION_RATE)
 """
     step_end = "        step += 1\n" if changes else ""
+    return f'''# %% Training
+first_val_loss, first_val_acc = evaluate(x_val, t_val)    # the initial weights, before any step
+print(f"epoch    0  val loss {{first_val_loss:.6f}}  val accuracy {{first_val_acc:.2%}}  (before any step)")
+{loop_start}for epoch in range(1, EPOCHS + 1):
+{epoch_start}    model.train()
+    running_loss, seen = 0.0, 0
+    for xb, yb in train_loader:
+{step_start}        xb, yb = xb.to(DEVICE), yb.to(DEVICE)
+        optimizer.zero_grad()                 # forget the previous batch's gradients
+        loss = loss_fn(model(xb), yb)
+{backward}        optimizer.step()
+{step_end}        running_loss += loss.item() * len(yb)  # .item(): a float, so the graph can be freed
+        seen += len(yb)
+    if epoch % 10 == 0 or epoch == EPOCHS:
+        val_loss, val_acc = evaluate(x_val, t_val)
+        print(f"epoch {{epoch:4d}}  train loss {{running_loss / seen:.4f}}  "
+              f"val loss {{val_loss:.4f}}  val accuracy {{val_acc:.2%}}")
+
+# %% Test: accuracy and F1, looked at once, at the end
+model.eval()
+with torch.no_grad():
+    predicted = (model(x_test.to(DEVICE)) > 0).long().cpu()
+target = t_test.long()
+correct = int((predicted == target).sum())
+tp = int(((predicted == 1) & (target == 1)).sum())
+fp = int(((predicted == 1) & (target == 0)).sum())
+fn = int(((predicted == 0) & (target == 1)).sum())
+print(f"test accuracy: {{correct / len(target):.6f}} ({{correct}}/{{len(target)}})")
+print(f"test F1: {{2 * tp / max(2 * tp + fp + fn, 1):.6f}}")
+'''
+
+
+def moons_script(settings: MoonsSettings, device: str = "cpu",
+                 changes: Sequence[SettingChange] = ()) -> str:
+    """A standalone script for `settings` that prints the final test accuracy; with `changes`
+    (settings changed while the page trained), it makes them at the same optimizer steps."""
+    s = _start_settings(settings, changes)
+    change_block = apply_block = ""
+    regularised = s.reg != "none" or any(c.field == "reg" for c in changes)
+    training = _training(bool(changes), regularised)
+    if changes:
+        at_step, batch_from = _schedule(changes)
+        change_block = (
+            "\n# Settings changed on the page while the run trained, made here at the same points:\n"
+            "# {optimizer steps taken before the change: {setting: new value}}\n"
+            f"STEP_CHANGES = {at_step!r}\n"
+            f"BATCH_CHANGES = {batch_from!r}      # {{epoch: the batch size from that epoch on}}\n")
+        apply_block = f"\n\n\n{shown(CHANGES)}"
+    # The penalty's lines only where the run is regularised at some point: the lesson's script
+    # stays the five lines of a training step.
+    penalty_settings = (f'\nREGULARIZATION = "{s.reg}"         # a penalty on the weights: none, L1 or L2'
+                        f"\nREGULARIZATION_RATE = {s.reg_rate!r}" if regularised else "")
+    penalty_block = f"\n\n\n{shown(PENALTY)}" if regularised else ""
     train_pct, val_pct, test_pct = (int(p) for p in s.split.split("/"))
     data_import = {"moons": "from sklearn.datasets import make_moons\n",
                    "circles": "from sklearn.datasets import make_circles\n"}.get(s.dataset, "")
@@ -115,6 +204,8 @@ def moons_script(settings: MoonsSettings, device: str = "cpu",
                if s.dataset == "gaussians" else "")
     seeded_dropout, input_features, mlp, builder, optimizer_map = (shown(obj) for obj in SHARED)
     network_block = _network_view_block() if s.hidden else ""
+    split_and_load = _split_and_load(str(test_pct), str(val_pct))
+    model_block = _model_block(apply_block)
     return f'''"""Train an MLP on {s.dataset}: {s.architecture}, {s.act}, {s.opt}, like the PyTorch Workbench.
 
 Run it as is: it prints the same final test accuracy as the page for seed {s.seed}.
@@ -147,31 +238,7 @@ BATCH_SIZE = {s.batch}{change_block}
 
 
 X, y = {draw.__name__}(n={s.n}, noise={s.noise!r}, seed=SEED)
-X_rest, X_test, y_rest, y_test = train_test_split(
-    X, y, test_size={test_pct} / 100, stratify=y, random_state=SEED)
-X_train, X_val, y_train, y_val = train_test_split(
-    X_rest, y_rest, test_size=({val_pct} / 100) / (1 - {test_pct} / 100), stratify=y_rest, random_state=SEED)
-
-scaler = StandardScaler().fit(X_train)      # fit on the training split ONLY: no leakage
-
-
-def to_tensors(features, labels):
-    """Scaled float32 features (N, 2); float32 targets (N,), as BCEWithLogitsLoss wants."""
-    return (torch.tensor(scaler.transform(features), dtype=torch.float32),
-            torch.tensor(labels, dtype=torch.float32))
-
-
-x_train, t_train = to_tensors(X_train, y_train)
-x_val, t_val = to_tensors(X_val, y_val)
-x_test, t_test = to_tensors(X_test, y_test)
-
-# Three generators, so nothing depends on (or disturbs) torch's global random state.
-init_gen = torch.Generator().manual_seed(SEED)              # initial weights
-shuffle_gen = torch.Generator().manual_seed(SEED + 1)       # batch order
-dropout_gen = torch.Generator(device=DEVICE).manual_seed(SEED + 2)  # dropout masks
-train_loader = DataLoader(TensorDataset(x_train, t_train), batch_size=BATCH_SIZE,
-                          shuffle=True, generator=shuffle_gen)
-
+{split_and_load}
 
 # %% Model: {s.architecture}, returning raw logits (no sigmoid: the loss applies it)
 {seeded_dropout}
@@ -189,51 +256,9 @@ train_loader = DataLoader(TensorDataset(x_train, t_train), batch_size=BATCH_SIZE
 {optimizer_map}{penalty_block}
 
 
-model = build_model(HIDDEN, ACTIVATION, DROPOUT, DEVICE, init_gen, FEATURES)
-model.set_dropout_generator(dropout_gen)
-print(model)
-loss_fn = nn.BCEWithLogitsLoss()
-optimizer = build_optimizer(OPTIMIZER, model.parameters(), LR, WEIGHT_DECAY){apply_block}
+{model_block}
 
-
-def evaluate(x, t):
-    """Loss and accuracy in eval mode (dropout off), without building a graph."""
-    model.eval()
-    with torch.no_grad():
-        logits = model(x.to(DEVICE))
-        loss = loss_fn(logits, t.to(DEVICE)).item()
-        accuracy = ((logits > 0).float() == t.to(DEVICE)).float().mean().item()
-    return loss, accuracy
-
-
-# %% Training
-{loop_start}for epoch in range(1, EPOCHS + 1):
-{epoch_start}    model.train()
-    running_loss, seen = 0.0, 0
-    for xb, yb in train_loader:
-{step_start}        xb, yb = xb.to(DEVICE), yb.to(DEVICE)
-        optimizer.zero_grad()                 # forget the previous batch's gradients
-        loss = loss_fn(model(xb), yb)
-{backward}        optimizer.step()
-{step_end}        running_loss += loss.item() * len(yb)  # .item(): a float, so the graph can be freed
-        seen += len(yb)
-    if epoch % 10 == 0 or epoch == EPOCHS:
-        val_loss, val_acc = evaluate(x_val, t_val)
-        print(f"epoch {{epoch:4d}}  train loss {{running_loss / seen:.4f}}  "
-              f"val loss {{val_loss:.4f}}  val accuracy {{val_acc:.2%}}")
-
-# %% Test: accuracy and F1, looked at once, at the end
-model.eval()
-with torch.no_grad():
-    predicted = (model(x_test.to(DEVICE)) > 0).long().cpu()
-target = t_test.long()
-correct = int((predicted == target).sum())
-tp = int(((predicted == 1) & (target == 1)).sum())
-fp = int(((predicted == 1) & (target == 0)).sum())
-fn = int(((predicted == 0) & (target == 1)).sum())
-print(f"test accuracy: {{correct / len(target):.6f}} ({{correct}}/{{len(target)}})")
-print(f"test F1: {{2 * tp / max(2 * tp + fp + fn, 1):.6f}}")
-
+{training}
 # %% Save the state_dict, reload it into a fresh model, compare predictions
 torch.save(model.state_dict(), "moons_mlp.pt")
 fresh = MLP(HIDDEN, ACTIVATION, DROPOUT, features=FEATURES)
@@ -281,4 +306,107 @@ for hook in hooks:
 for layer, output in outputs.items():
     for unit, value in enumerate(output[0, :3].tolist(), start=1):
         print(f"hidden layer {{layer}}, unit {{unit}} at ({{point[0]:.4f}}, {{point[1]:.4f}}): {{value:.6f}}")
+'''
+
+
+def comparison_script(runs: Sequence[tuple[str, MoonsSettings, Sequence[SettingChange]]],
+                      device: str = "cpu") -> str:
+    """Both runs of a comparison in one script, each `(name, settings, changes made mid-run)`:
+    the pasted definitions once, then `train(...)`, the one-run script's data, model, loop and
+    test for one run's settings, called for each run. It prints each run's validation loss before
+    any step, its final validation loss and its test accuracy, which the page shows too."""
+    starts = [(name, _start_settings(settings, changes), settings, changes)
+              for name, settings, changes in runs]
+    changed = any(changes for *_, changes in starts)
+    regularised = any(s.reg != "none" or any(c.field == "reg" for c in changes)
+                      for _, s, _, changes in starts)
+    datasets = list(dict.fromkeys(s.dataset for _, s, _, _ in starts))
+    data_import = "".join({"moons": "from sklearn.datasets import make_moons\n",
+                           "circles": "from sklearn.datasets import make_circles\n"}.get(d, "")
+                          for d in datasets)
+    centres = (f"GAUSSIAN_CENTRES = {GAUSSIAN_CENTRES!r}      # each class's mean\n\n\n"
+               if "gaussians" in datasets else "")
+    draws = "\n\n\n".join(shown(GENERATORS[d]) for d in datasets)
+    pasted = "\n\n\n".join(shown(obj) for obj in SHARED)
+    if regularised:
+        pasted += f"\n\n\n{shown(PENALTY)}"
+    if changed:
+        pasted += f"\n\n\n{shown(CHANGES)}"
+    optional = (["REGULARIZATION", "REGULARIZATION_RATE"] if regularised else []) + \
+               (["STEP_CHANGES", "BATCH_CHANGES"] if changed else [])
+    body = ("X, y = DRAW(n=N, noise=NOISE, seed=SEED)\n" + _split_and_load("TEST_PCT", "VAL_PCT")
+            + "\n\n" + _model_block(), _training(changed, regularised).replace("# %% ", "# "))
+    body_text = "\n".join(body) + """
+return {"val loss before training": first_val_loss, "final val loss": val_loss,
+        "test accuracy": correct / len(target), "correct": correct, "total": len(target)}
+"""
+    indented = "".join(f"    {line}" if line.strip() else line for line in body_text.splitlines(True))
+    run_dicts = []
+    for name, s, settings, changes in starts:
+        _, val_pct, test_pct = (int(p) for p in s.split.split("/"))
+        values = [("SEED", s.seed), ("DRAW", GENERATORS[s.dataset].__name__), ("N", s.n),
+                  ("NOISE", s.noise), ("VAL_PCT", val_pct), ("TEST_PCT", test_pct),
+                  ("FEATURES", s.features), ("HIDDEN", s.hidden), ("ACTIVATION", s.act),
+                  ("DROPOUT", s.dropout), ("OPTIMIZER", s.opt), ("LR", s.lr), ("WEIGHT_DECAY", s.wd),
+                  ("EPOCHS", settings.epochs), ("BATCH_SIZE", s.batch)]
+        if regularised:
+            values += [("REGULARIZATION", s.reg), ("REGULARIZATION_RATE", s.reg_rate)]
+        if changed:
+            at_step, batch_from = _schedule(changes)
+            values += [("STEP_CHANGES", at_step), ("BATCH_CHANGES", batch_from)]
+        lines = [", ".join(f"{key}={value if key == 'DRAW' else repr(value)}"
+                           for key, value in values[start:stop])
+                 for start, stop in ((0, 6), (6, 10), (10, 15), (15, None))]
+        shown_values = ",\n        ".join(line for line in lines if line)
+        run_dicts.append(f"    {name!r}: dict(\n        {shown_values}),")
+    names = " and ".join(name for name, *_ in starts)
+    parameters = ",\n          ".join(", ".join(group) for group in (
+        ("SEED", "DRAW", "N", "NOISE", "VAL_PCT", "TEST_PCT"),
+        ("FEATURES", "HIDDEN", "ACTIVATION", "DROPOUT"),
+        ("OPTIMIZER", "LR", "WEIGHT_DECAY", "EPOCHS", "BATCH_SIZE"), optional) if group)
+    return f'''"""Two runs side by side, like the PyTorch Workbench's comparison: {names}.
+
+Run it as is: it trains both runs and prints, for each, the validation loss before any step, the
+final validation loss and the test accuracy the page shows. Runs with the same seed draw the same
+data, and with the same layers the same initial weights: their losses before any step are equal.
+"""
+# %% Imports and the definitions both runs use
+import math
+
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+{data_import}from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+torch.set_num_threads(1)        # the workbench's setting; keeps float sums in the same order
+DEVICE = torch.device("{device}")
+
+
+{centres}{draws}
+
+
+{pasted}
+
+
+# %% One run: the one-run script's data, model, loop and test, its settings as parameters
+def train({parameters}):
+{indented}
+
+# %% Both runs' settings (STEP_CHANGES: settings changed on the page while a run trained)
+RUNS = {{
+{chr(10).join(run_dicts)}
+}}
+
+# %% Train both, then compare
+results = {{}}
+for name, run in RUNS.items():
+    print(f"=== {{name}} ===")
+    results[name] = train(**run)
+print()
+for name, result in results.items():
+    print(f"{{name}}: val loss before training {{result['val loss before training']:.6f}}, "
+          f"final val loss {{result['final val loss']:.4f}}, "
+          f"test accuracy {{result['test accuracy']:.6f}} ({{result['correct']}}/{{result['total']}})")
 '''
