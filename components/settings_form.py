@@ -41,8 +41,9 @@ TEXT_KINDS = ("text", "text_area")    # drawn as typed text, parsed by the table
 
 def _keeps_last_valid(p: Param) -> bool:
     """A setting whose widget can hold a value the table refuses (typed text, an emptied set of
-    choices): its last good value is kept beside the widget."""
-    return p.kind in TEXT_KINDS or isinstance(p, ChoiceSetParam)
+    choices), or that the page draws itself (kind `plane`, given by `change`): its last good
+    value is kept beside the widget."""
+    return p.kind in TEXT_KINDS or p.kind == "plane" or isinstance(p, ChoiceSetParam)
 
 
 class SettingsForm(Generic[Settings]):

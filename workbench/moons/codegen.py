@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from workbench.common.source import source_of
-from workbench.moons.data import GAUSSIAN_CENTRES, GENERATORS
+from workbench.moons.data import GAUSSIAN_CENTRES, GENERATORS, drawn_points
 from workbench.moons.model import (
     MLP,
     InputFeatures,
@@ -65,6 +65,13 @@ def _start_settings(settings: MoonsSettings, changes: Sequence[SettingChange]) -
     return dataclasses.replace(settings, **first)
 
 
+def points_literal(points: Sequence[tuple[float, float, int]], per_line: int = 5) -> str:
+    """The drawn points as a Python literal the script pastes: a list of (x1, x2, class)."""
+    items = [f"({x!r}, {y!r}, {c})" for x, y, c in points]
+    lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+    return "[\n" + "".join(f"    {line},\n" for line in lines) + "]"
+
+
 def moons_script(settings: MoonsSettings, device: str = "cpu",
                  changes: Sequence[SettingChange] = ()) -> str:
     """A standalone script for `settings` that prints the final test accuracy; with `changes`
@@ -104,11 +111,20 @@ def moons_script(settings: MoonsSettings, device: str = "cpu",
     train_pct, val_pct, test_pct = (int(p) for p in s.split.split("/"))
     data_import = {"moons": "from sklearn.datasets import make_moons\n",
                    "circles": "from sklearn.datasets import make_circles\n"}.get(s.dataset, "")
-    draw = GENERATORS[s.dataset]
-    centres = (f"GAUSSIAN_CENTRES = {GAUSSIAN_CENTRES!r}      # each class's mean\n\n\n"
-               if s.dataset == "gaussians" else "")
+    if s.drawn:
+        data_name = f"your {len(s.points)} drawn points"
+        data_source = (f"# The points you drew on the page: (x1, x2, class)\n"
+                       f"POINTS = {points_literal(s.points)}\n\n\n{shown(drawn_points)}\n\n\n"
+                       "X, y = drawn_points(POINTS)")
+    else:
+        draw = GENERATORS[s.dataset]
+        centres = (f"GAUSSIAN_CENTRES = {GAUSSIAN_CENTRES!r}      # each class's mean\n\n\n"
+                   if s.dataset == "gaussians" else "")
+        data_name = s.dataset
+        data_source = (f"{centres}{shown(draw)}\n\n\n"
+                       f"X, y = {draw.__name__}(n={s.n}, noise={s.noise!r}, seed=SEED)")
     seeded_dropout, input_features, mlp, builder, optimizer_map = (shown(obj) for obj in SHARED)
-    return f'''"""Train an MLP on {s.dataset}: {s.architecture}, {s.act}, {s.opt}, like the PyTorch Workbench.
+    return f'''"""Train an MLP on {data_name}: {s.architecture}, {s.act}, {s.opt}, like the PyTorch Workbench.
 
 Run it as is: it prints the same final test accuracy as the page for seed {s.seed}.
 """
@@ -136,10 +152,7 @@ EPOCHS = {settings.epochs}
 BATCH_SIZE = {s.batch}{change_block}
 
 # %% Data: draw the points, split them (stratified {train_pct}/{val_pct}/{test_pct}), scale them
-{centres}{shown(draw)}
-
-
-X, y = {draw.__name__}(n={s.n}, noise={s.noise!r}, seed=SEED)
+{data_source}
 X_rest, X_test, y_rest, y_test = train_test_split(
     X, y, test_size={test_pct} / 100, stratify=y, random_state=SEED)
 X_train, X_val, y_train, y_val = train_test_split(
