@@ -42,6 +42,8 @@ def settings_panel(form: SettingsForm[MoonsSettings], me: MoonsTrainerState, *,
                     form.value(name, on_change=refuse_epochs_below_the_run, args=(me, form))
                 elif name == "reg_rate":        # a rate without a penalty does nothing
                     form.value(name, disabled=drawn.get("reg") == "none")
+                elif name in ("n", "noise"):    # drawn points: as many as drawn, no noise added
+                    form.value(name, disabled=drawn.get("dataset") == "drawn")
                 else:
                     drawn[name] = form.value(name)
     return form.settings()

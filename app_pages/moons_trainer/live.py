@@ -18,10 +18,12 @@ from collections.abc import Callable
 import streamlit as st
 
 from app_pages.moons_trainer.class_post import post_finished_run, post_note
+from app_pages.moons_trainer.drawing import points_sent
 from app_pages.moons_trainer.live_canvas import KEY as LIVE_KEY
 from app_pages.moons_trainer.live_canvas import (
     NETWORK_RESOLUTION,
     RESOLUTION,
+    board_canvas,
     live_canvas,
     polled_frame,
 )
@@ -203,7 +205,10 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
         for key, (label, help_text) in VIEW_TOGGLES.items():
             # Streamlit drops a widget's state on another page; the learner's choice is kept.
             resend_widget_value(key, me.view.get(key, False))
-            me.view[key] = st.toggle(label, key=key, help=help_text)
+            if key == "mt_show_bayes" and session.settings.drawn:
+                help_text = "Drawn points have none: no known process drew them."
+            me.view[key] = st.toggle(label, key=key, help=help_text,
+                                     disabled=key == "mt_show_bayes" and session.settings.drawn)
     ended = None if me.running else end_note(session)
     if ended is not None:
         # Beside the buttons it greys out: why they are grey and what to do next.
@@ -329,8 +334,12 @@ def live_frame() -> None:
     by a page run; after a pause or the run's end the browser asks for the full page next
     (file names, the code panel), once the paused view is drawn."""
     me = state()
-    if me.reset_requested:
-        st.rerun(scope="app")           # a new run: the page's current_session makes it
+    if me.reset_requested or me.drawn_request is not None:
+        st.rerun(scope="app")           # a new run (or new drawn points): the page makes it
+    if me.board is not None:            # drawn points too few to train on: no run to show
+        board_settings, status = me.board
+        board_canvas(board_settings, status, on_points=points_sent)
+        return
     asked = st.session_state.get(LIVE_KEY)
     if asked is not None and asked.get("settle") and me.running != me.page_drew_running:
         st.rerun(scope="app")           # the browser drew the paused view: now the page follows
@@ -363,7 +372,7 @@ def live_frame() -> None:
                 show_test=me.view.get("mt_show_test", False),
                 show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll,
                 settle=settle, pause_key=PAUSE_KEY, pause_shortcut=PLAY_PAUSE_SHORTCUT,
-                end_note=end_text(session), replay_epoch=replayed)
+                end_note=end_text(session), replay_epoch=replayed, on_points=points_sent)
     if me.route_blocked:
         st.caption("The frame route (`api/frames/`) did not answer this browser, perhaps a proxy "
                    "in front of the server blocks it: the view updates by page reruns, a few times "

@@ -7,8 +7,9 @@ the tabs below.
 import streamlit as st
 
 from app_pages.moons_trainer.controls import notice_panel, settings_panel
+from app_pages.moons_trainer.drawing import board, drawing_panel, take_drawn_points
 from app_pages.moons_trainer.gradients_panel import gradients_panel
-from app_pages.moons_trainer.live import PAUSE_KEY, keep_playing, live_view
+from app_pages.moons_trainer.live import PAUSE_KEY, keep_playing, live_view, stop_training
 from app_pages.moons_trainer.losses_panel import losses_and_hooks
 from app_pages.moons_trainer.model_panel import (
     activation_panel,
@@ -41,6 +42,7 @@ skip_to_controls("mt_play", PAUSE_KEY, "mt_step", "mt_reset")   # the playback r
 linked, fresh = link_settings(TABLE, KEY)
 form = SettingsForm(TABLE, linked, fresh, prefix="mt_")
 me = state()
+take_drawn_points(me, form)     # points drawn on the live view since the last run (drawing.py)
 device = learner_device()
 if presenting():
     # The projected first screen is the live view's: the settings (the same widgets, the same
@@ -56,6 +58,20 @@ with settings_area:
 publish_link(TABLE, KEY, settings)
 fixed_settings_note(fixed_slot, TABLE, settings)
 
+# Drawn points too few to split: the drawing alone, with no run to train (drawing.py).
+shortfall = board(me, settings)
+if shortfall is not None:
+    if me.running:
+        stop_training(me)       # the view shows no run now; the run stays, with its notice
+    with main_column:
+        notice_panel(me, form)
+        drawing_panel(settings, shortfall)
+        with st.container(key="moons_trainer_main"):
+            live_view(me)
+    share_panel(schema=TABLE, settings=settings, url_path="moons_trainer",
+                script=moons_script(settings, str(device)), title="Moons trainer", key="mt_share")
+    st.stop()
+
 # Compute: the learner's run for these settings (continued, or new), an upload; the run's
 # training itself goes on in the scheduler (live.py), not in this script.
 session = current_session(me, settings, device)
@@ -66,6 +82,8 @@ script = moons_script(settings, str(device), session.changes)
 # Draw.
 with main_column:
     notice_panel(me, form)
+    if settings.drawn:
+        drawing_panel(settings, None)
     with st.container(key="moons_trainer_main"):
         live_view(me)           # the playback row, the live view and the results below it
 
