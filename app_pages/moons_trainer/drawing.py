@@ -6,6 +6,8 @@ keeps it in the learner's state; the page's next full run puts it into the setti
 (`take_drawn_points`), so the address bar, the share link, the run and the code panel follow as
 they do for a widget. Until each class has enough points to split, there is no run: the view
 shows the drawing alone and the page says how many more points it needs (`drawing_panel`).
+What changes while the learner draws is written below the plane, so that the plane stays put
+under the pointer.
 """
 from __future__ import annotations
 
@@ -45,21 +47,25 @@ def take_drawn_points(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]) 
     form.change({"points": points})
 
 
+def drawing_help(settings: MoonsSettings) -> None:
+    """Above the live view, the same while the learner draws (the plane must not move under the
+    pointer): how to draw."""
+    if not visible("points"):
+        st.caption("**Points drawn by the link's author.** This link fixes them.")
+        return
+    st.caption(
+        "**Your own points.** Pick a class above the plane, then click the plane to add a point "
+        "of it; click a point to remove it (Shift+click adds one even there). By keyboard: focus "
+        "the plane, move its cursor with the arrow keys, press Enter to add a point there and "
+        f"Delete to remove one. At most {POINTS.max_points} points, "
+        f"{drawn_minimum(settings.fractions)} or more of each class to train; they travel in the "
+        "page's link.")
+
+
 def drawing_panel(settings: MoonsSettings, shortfall: str | None) -> None:
-    """Above the live view: how to draw, what is drawn (per class, and every point in a table a
-    screen reader or Ctrl+F can read), and why there is no run yet, if there is none."""
-    need = drawn_minimum(settings.fractions)
+    """Below the live view: why there is no run yet, if there is none, and what is drawn (per
+    class, and every point in a table a screen reader or Ctrl+F can read)."""
     with st.container(key="mt_drawing"):
-        if visible("points"):
-            st.caption(
-                "**Your own points.** Pick a class above the plane, then click the plane to add a "
-                "point of it; click a point to remove it (Shift+click adds one even there). By "
-                "keyboard: focus the plane, move its cursor with the arrow keys, press Enter to "
-                "add a point there and Delete to remove one. "
-                f"At most {POINTS.max_points} points, {need} or more of each class to train; "
-                "they travel in the page's link.")
-        else:
-            st.caption("**Points drawn by the link's author.** This link fixes them.")
         if shortfall is not None:
             st.warning(shortfall, icon=":material/draw:")
         with st.expander(f"Drawn points: {points_words(settings.points)}",

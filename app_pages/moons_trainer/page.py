@@ -7,7 +7,7 @@ the tabs below.
 import streamlit as st
 
 from app_pages.moons_trainer.controls import notice_panel, settings_panel
-from app_pages.moons_trainer.drawing import board, drawing_panel, take_drawn_points
+from app_pages.moons_trainer.drawing import board, drawing_help, drawing_panel, take_drawn_points
 from app_pages.moons_trainer.gradients_panel import gradients_panel
 from app_pages.moons_trainer.live import PAUSE_KEY, keep_playing, live_view, stop_training
 from app_pages.moons_trainer.losses_panel import losses_and_hooks
@@ -65,9 +65,10 @@ if shortfall is not None:
         stop_training(me)       # the view shows no run now; the run stays, with its notice
     with main_column:
         notice_panel(me, form)
-        drawing_panel(settings, shortfall)
+        drawing_help(settings)
         with st.container(key="moons_trainer_main"):
             live_view(me)
+        drawing_panel(settings, shortfall)
     share_panel(schema=TABLE, settings=settings, url_path="moons_trainer",
                 script=moons_script(settings, str(device)), title="Moons trainer", key="mt_share")
     st.stop()
@@ -83,9 +84,11 @@ script = moons_script(settings, str(device), session.changes)
 with main_column:
     notice_panel(me, form)
     if settings.drawn:
-        drawing_panel(settings, None)
+        drawing_help(settings)
     with st.container(key="moons_trainer_main"):
         live_view(me)           # the playback row, the live view and the results below it
+    if settings.drawn:
+        drawing_panel(settings, None)
 
 st.divider()
 # Lazy tabs: only the open one's heavy content runs; switching tabs reruns the page. The

@@ -205,3 +205,11 @@ def test_a_run_on_drawn_points_trains_and_says_its_ceiling_is_unknown():
 def test_the_preset_is_untouched():
     assert PRESET.points == () and PRESET.dataset == "moons"
     assert "points" not in TABLE.write(PRESET)
+
+
+def test_the_views_encoding_is_the_links():
+    """tests/js/draw.test.mjs has the view write these points as this string; the server reads
+    it back as the same points and writes the same string."""
+    text = "0:-1.2,0.5_0.3,1.1~1:1,-0.5_2,1.5"
+    assert POINTS.parse(text) == ((-1.2, 0.5, 0), (0.3, 1.1, 0), (1.0, -0.5, 1), (2.0, 1.5, 1))
+    assert POINTS.format(POINTS.parse(text)) == text
