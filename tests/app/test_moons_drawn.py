@@ -101,6 +101,7 @@ def test_a_link_can_fix_the_points():
     assert_clean(at)
     assert live_view(at)[0]["scene"]["draw"]["editable"] is False
     assert "This link fixes them." in shown_text(at)
+    assert any("**This link fixes** Drawn points **20 points**" in i.value for i in at.info)
 
 
 def test_the_drawing_is_kept_when_another_dataset_is_picked():

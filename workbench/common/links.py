@@ -411,6 +411,8 @@ class LinkSchema(Generic[Settings]):
                 shown = p.choice_label(value)
             elif isinstance(p, BoolParam):
                 shown = "on" if value else "off"
+            elif isinstance(p, PointsParam):
+                shown = f"{len(value)} point{'s' if len(value) != 1 else ''}"   # drawn on the page
             else:
                 shown = p.format(value)
             if isinstance(p, TextParam) and ("\n" in shown or len(shown) > SHORT_TEXT):
