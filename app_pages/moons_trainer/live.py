@@ -336,9 +336,14 @@ def live_frame() -> None:
     me = state()
     if me.reset_requested or me.drawn_request is not None:
         st.rerun(scope="app")           # a new run (or new drawn points): the page makes it
+    # The playback row above, the view below: the view keeps its place in the fragment whatever
+    # is drawn above it, so the browser updates it in place (a drawing under way survives the
+    # run that its points start).
+    controls, view = st.container(), st.container()
     if me.board is not None:            # drawn points too few to train on: no run to show
         board_settings, status = me.board
-        board_canvas(board_settings, status, on_points=points_sent)
+        with view:
+            board_canvas(board_settings, status, on_points=points_sent)
         return
     asked = st.session_state.get(LIVE_KEY)
     if asked is not None and asked.get("settle") and me.running != me.page_drew_running:
@@ -362,17 +367,20 @@ def live_frame() -> None:
             if job_error is not None:
                 me.job_error = unexpected(job_error)
                 st.rerun(scope="app")   # the error's panel is above this fragment
-    playback(me, session)               # after the check: a run that just ended enables Play
-    replayed = None if me.running else replay_control(me, session)
+    with controls:
+        playback(me, session)           # after the check: a run that just ended enables Play
+        replayed = None if me.running else replay_control(me, session)
     poll = frame_source(me).url if me.running and not me.route_blocked else None
     # Paused here, still playing below: the view shows the pause first, then the browser asks
     # for the full page (the results), so Pause shows as soon as this fragment has run.
     settle = not me.running and me.page_drew_running
-    live_canvas(session, me.sent, lambda at: status_line(me, session, at), playing=me.running,
-                show_test=me.view.get("mt_show_test", False),
-                show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll,
-                settle=settle, pause_key=PAUSE_KEY, pause_shortcut=PLAY_PAUSE_SHORTCUT,
-                end_note=end_text(session), replay_epoch=replayed, on_points=points_sent)
+    with view:
+        live_canvas(session, me.sent, lambda at: status_line(me, session, at), playing=me.running,
+                    show_test=me.view.get("mt_show_test", False),
+                    show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run,
+                    poll_url=poll, settle=settle, pause_key=PAUSE_KEY,
+                    pause_shortcut=PLAY_PAUSE_SHORTCUT, end_note=end_text(session),
+                    replay_epoch=replayed, on_points=points_sent)
     if me.route_blocked:
         st.caption("The frame route (`api/frames/`) did not answer this browser, perhaps a proxy "
                    "in front of the server blocks it: the view updates by page reruns, a few times "
