@@ -196,6 +196,11 @@ class SettingsForm(Generic[Settings]):
             return st.session_state.get(self._valid_key(p.name), getattr(self.linked, p.field))
         return self._values.get(p.field, getattr(self.linked, p.field))
 
+    def held(self, name: str) -> Any:
+        """The value the form holds for `name` now, outside a run's drawing (a callback): a
+        text setting's or a page-drawn one's last good value, else the last drawn or the link's."""
+        return self._last_good(self.table[name])
+
     def reread(self) -> None:
         """Forget the values drawn so far, so that `settings()` reads every widget's stored
         value: in a fragment's rerun the widgets outside it are not drawn, and a callback (a

@@ -3,6 +3,7 @@ change did to the run. The playback buttons are part of the live view (live.py).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 
 import streamlit as st
 
@@ -54,7 +55,9 @@ def start_lesson_preset(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]
     even where only settings a run carries on with differ (a finished 80-epoch run would
     otherwise read "Epoch 80 / 50"). The run it replaces is kept, with a way back."""
     stop_training(me)
-    form.seed(PRESET)
+    # The learner's drawing is theirs, not the lesson's: it stays (unused by the preset's moons),
+    # so picking Your own points again brings it back.
+    form.seed(dataclasses.replace(PRESET, points=form.held("points")))
     me.fresh_run_for = "the lesson preset starts at epoch 0"
 
 

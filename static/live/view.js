@@ -670,9 +670,10 @@ class LiveView {
     for (const group of sc.groups) {
       items.push(`<span>${swatch(css(this.text), `circle ${group.fill}`)}${group.label}: ${FILL_WORDS[group.fill]}</span>`);
     }
-    items.push(`<span>${swatch(css(this.text), "line")}decision boundary (P = 0.5)</span>`);
+    const board = sc.draw && !sc.groups.length;     // drawn points too few to train: no model yet
+    if (board) items.push(`<span>${swatch(css(this.text), "circle filled")}your points: filled</span>`);
+    else items.push(`<span>${swatch(css(this.text), "line")}decision boundary (P = 0.5)</span>`);
     if (sc.blobs.bayes) items.push(`<span>${swatch(sc.colours.bayes, "dashed")}best possible boundary (Bayes)</span>`);
-    if (sc.draw && !sc.groups.length) items.splice(2, 0, `<span>${swatch(css(this.text), "circle filled")}your points: filled</span>`);
     const boundaryLegend = items.join("");
     // Compared with what was set last, not with innerHTML (the browser respells the style
     // attributes): drawn with every frame, the legends are rebuilt only when they change.

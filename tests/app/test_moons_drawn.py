@@ -114,3 +114,29 @@ def test_the_drawing_is_kept_when_another_dataset_is_picked():
     at.selectbox(key="mt_dataset").set_value("drawn").run()
     assert_clean(at)
     assert learner(at).session.settings.points == POINTS.parse(DRAWING)
+
+
+def test_the_lesson_preset_keeps_the_drawing_for_later():
+    at = open_page(PAGE, LINK)
+    at.button(key="mt_preset").click().run()
+    assert_clean(at)
+    settings = learner(at).session.settings
+    assert settings.dataset == "moons" and settings.points == POINTS.parse(DRAWING)
+    assert at.query_params["points"] == DRAWING and "dataset" not in at.query_params
+    at.selectbox(key="mt_dataset").set_value("drawn").run()
+    assert_clean(at)
+    assert learner(at).session.settings.points == POINTS.parse(DRAWING)
+
+
+def test_the_network_view_and_the_other_views_take_drawn_points():
+    at = open_page(PAGE, {**LINK, "net": "1", "discrete": "1", "features": "x1,x2,x1_sq"})
+    assert_clean(at)
+    header, _ = live_view(at)
+    assert header["scene"]["network"]["widths"] == [3, 64, 32, 1]
+    settle(at.button(key="mt_step").click().run())
+    assert_clean(at)
+    for tab in ("Model", "Losses & hooks", "Weights & gradients", "Code"):
+        at.session_state["mt_tabs"] = tab
+        at.run()
+        assert_clean(at, tab)
+    assert "POINTS = [" in shown_text(at), "the Code tab's script pastes the drawing"
