@@ -246,8 +246,13 @@ class LiveView {
 
   addAt(x, y) {
     const added = addPoint(this.drawn, x, y, this.drawClass, this.scene.draw);
-    if (added.points) this.editDrawing(added.points, "Added", added.point);
-    else this.readout.textContent = `Not added: ${added.reason}.`;
+    if (added.points) {
+      this.editDrawing(added.points, "Added", added.point);
+      return;
+    }
+    // Said where it was asked for (the cursor's read-out) and shown beside the count.
+    this.readout.textContent = `Not added: ${added.reason}.`;
+    this.drawCount.textContent = `${countText(this.drawn, this.scene.draw)}. Not added: ${added.reason}.`;
   }
 
   // Enter adds a point at the keyboard cursor's centre; Delete (or Backspace) removes the last
