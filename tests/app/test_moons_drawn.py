@@ -140,3 +140,21 @@ def test_the_network_view_and_the_other_views_take_drawn_points():
         at.run()
         assert_clean(at, tab)
     assert "POINTS = [" in shown_text(at), "the Code tab's script pastes the drawing"
+
+
+def test_draw_on_these_points_turns_the_generated_data_into_a_drawing():
+    at = open_page(PAGE, {"dataset": "spiral", "n": "600", "epochs": "3"})
+    generated = learner(at).session.data
+    at.button(key="mt_draw_these").click().run()
+    assert_clean(at)
+    settings = learner(at).session.settings
+    assert settings.dataset == "drawn" and 250 <= len(settings.points) <= 300
+    # Each drawn point is one of the spiral's, on the drawing's grid (within half a step).
+    spiral = {(round(float(x), 6), round(float(y), 6)): int(c)
+              for (x, y), c in zip(generated.features, generated.labels, strict=True)}
+    for x, y, c in settings.points:
+        near = [v for (gx, gy), v in spiral.items() if abs(gx - x) <= 0.025 and abs(gy - y) <= 0.025]
+        assert c in near, (x, y, c)
+    assert at.query_params["dataset"] == "drawn"
+    assert len(at.query_params["points"]) < 4000
+    assert not [b for b in at.button if b.key == "mt_draw_these"], "only under a generated dataset"

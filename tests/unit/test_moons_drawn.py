@@ -213,3 +213,16 @@ def test_the_views_encoding_is_the_links():
     text = "0:-1.2,0.5_0.3,1.1~1:1,-0.5_2,1.5"
     assert POINTS.parse(text) == ((-1.2, 0.5, 0), (0.3, 1.1, 0), (1.0, -0.5, 1), (2.0, 1.5, 1))
     assert POINTS.format(POINTS.parse(text)) == text
+
+
+def test_a_dataset_as_a_drawing_is_capped_clipped_and_on_the_grid():
+    from workbench.moons.data import Dataset, as_drawing
+
+    far = Dataset(np.array([[5.0, -7.0], [0.012, 0.5], [1.0, 1.0]]), np.array([0, 1, 1]), "xor", 0.1)
+    assert as_drawing(far) == ((3.0, -3.0, 0), (0.0, 0.5, 1), (1.0, 1.0, 1))
+    many = make_dataset("moons", 3000, 0.25, 42)
+    drawing = as_drawing(many)
+    assert len(drawing) <= MAX_DRAWN and len(POINTS.format(drawing)) < MAX_RAW_LENGTH
+    assert all(POINTS.snap(x) == x and POINTS.snap(y) == y for x, y, _ in drawing)
+    assert {c for *_, c in drawing} == {0, 1}
+    assert drawn_shortfall(drawing, PRESET.fractions) is None

@@ -20,7 +20,7 @@ from sklearn.datasets import make_circles, make_moons
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from workbench.moons.settings import DATASETS, DRAW_BOUND, MAX_SAMPLES
+from workbench.moons.settings import DATASETS, DRAW_BOUND, MAX_DRAWN, MAX_SAMPLES, TABLE
 
 DrawnPoints = tuple[tuple[float, float, int], ...]      # (x, y, class), as the settings hold them
 
@@ -104,6 +104,18 @@ def drawn_points(points: tuple) -> tuple[np.ndarray, np.ndarray]:
     """The points drawn on the page, (x1, x2, class) each: features (n, 2) and labels (n,)."""
     table = np.asarray(points, dtype=np.float64).reshape(-1, 3)
     return table[:, :2].copy(), table[:, 2].astype(np.int64)
+
+
+def as_drawing(data: Dataset, most: int = MAX_DRAWN) -> DrawnPoints:
+    """Up to `most` of a dataset's points as a drawing to edit ("Draw on these points"): evenly
+    spaced through the data (shuffled by their generators, so each class keeps about its
+    share), each clipped to the drawing's plane and rounded to its grid, repeats dropped."""
+    param = TABLE["points"]
+    picked = np.unique(np.linspace(0, len(data.labels) - 1, min(most, len(data.labels))).round().astype(int))
+    clipped = np.clip(data.features[picked], -DRAW_BOUND, DRAW_BOUND)
+    points = [(param.snap(float(x)), param.snap(float(y)), int(c))
+              for (x, y), c in zip(clipped, data.labels[picked], strict=True)]
+    return param.parse(param.format(points))
 
 
 MIN_DRAWN_PER_CLASS = 5      # a class needs at least this many points, whatever the split
