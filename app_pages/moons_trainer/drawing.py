@@ -17,6 +17,7 @@ import streamlit as st
 from app_pages.moons_trainer.live_canvas import KEY as LIVE_KEY
 from app_pages.moons_trainer.state import MoonsTrainerState, state
 from components.classroom import visible
+from components.figures import presenting
 from components.settings_form import SettingsForm
 from workbench.common.links import MAX_RAW_LENGTH
 from workbench.moons.data import drawn_minimum, drawn_shortfall
@@ -49,7 +50,10 @@ def take_drawn_points(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]) 
 
 def drawing_help(settings: MoonsSettings) -> None:
     """Above the live view, the same while the learner draws (the plane must not move under the
-    pointer): how to draw."""
+    pointer): how to draw. Not in presenter mode, where the plane needs the first screen's
+    room (the tools above it and its description say how to draw as well)."""
+    if presenting():
+        return
     if not visible("points"):
         st.caption("**Points drawn by the link's author.** This link fixes them.")
         return
