@@ -37,7 +37,8 @@ import { unpack } from "./wire.js";
 
 const FIT_BOTTOM_GAP_PX = 10;     // presenter mode: what stays free below the figures on the first screen
 const FIT_MIN_PLANE_PX = 240;     // ... and the shortest plane it draws when the screen has less room
-const CURVES_MS = 250;            // while a run plays, the curves are redrawn at most four times a second
+const CURVES_MS = 250;
+const PENDING_MS = 10000;         // a drawing sent this recently and not back yet outlives its view            // while a run plays, the curves are redrawn at most four times a second
 
 // Focus in a place that takes typed text: Streamlit's shortcuts are off there, so is the view's.
 function isTyping(target) {
@@ -186,14 +187,24 @@ class LiveView {
   // -- drawing your own points ----------------------------------------------------------------------
   // The scene's drawing. A scene that brings back what this view sent last (or any, when it
   // sent nothing since) is what the page holds; while an edit is on its way, the view keeps its own.
+  // An edit on its way outlives the view: a view mounted anew (Streamlit may re-create the
+  // element while a page run replaces another) takes it over from the page's window.
   setDrawing(draw) {
     this.drawTools.hidden = !draw;
     if (!draw) { this.drawn = null; this.drawSent = null; return; }
-    if (this.drawSent === null || draw.text === this.drawSent) {
+    const pending = window.__moonsDrawPending;
+    if (this.drawSent === null && pending && pending.text !== draw.text && !this.drawn && draw.editable
+        && Date.now() - pending.at < PENDING_MS) {
+      this.drawn = pending.points.map((p) => [...p]);
+      this.drawSent = pending.text;
+      this.drawRevision += 1;
+      this.setTriggerValue("points", pending.text);     // sent again: this view's own to wait for
+    } else if (this.drawSent === null || draw.text === this.drawSent) {
       this.drawn = draw.points.map((p) => [...p]);
       this.drawSent = null;
       this.drawRevision += 1;
     }
+    if (pending && pending.text === draw.text) window.__moonsDrawPending = null;
     const sc = this.scene;
     this.drawClasses.forEach((input, cls) => {
       input.disabled = !draw.editable;
@@ -219,6 +230,7 @@ class LiveView {
     this.drawn = points;
     this.drawRevision += 1;
     this.drawSent = encodePoints(points, draw.step);
+    window.__moonsDrawPending = { text: this.drawSent, points, at: Date.now() };
     this.drawCount.textContent = countText(points, draw);
     this.readout.textContent = changeText(verb, point, points, draw);
     this.root.dataset.drawn = this.drawSent;
