@@ -36,6 +36,7 @@ from workbench.common.links import (  # noqa: E402
     IntListParam,
     IntParam,
     Param,
+    PointsParam,
     TextParam,
 )
 from workbench.common.readme import TABLES  # noqa: E402
@@ -67,6 +68,8 @@ def spec_of(param: Param) -> Spec:
         return ("int", (param.lo, param.hi))
     if isinstance(param, FloatParam):
         return ("float", (param.lo, param.hi))
+    if isinstance(param, PointsParam):
+        return ("points", (param.bound, param.max_points))
     if isinstance(param, TextParam):
         return (TEXT_KINDS.get(param.name, "nasty"), ())
     raise TypeError(f"no fuzzing for {type(param).__name__} {param.name!r}")
@@ -350,7 +353,25 @@ def value_for(rng: random.Random, spec: Spec) -> str:
         return _code(rng)
     if kind == "hidden":
         return _hidden(rng)
+    if kind == "points":
+        bound, most = args
+        return _points(rng, float(bound), int(most))  # type: ignore[call-overload]
     return rng.choice(NASTY)
+
+
+def _points(rng: random.Random, bound: float, most: int) -> str:
+    """Drawn points (the moons trainer's `points=`): on and off the plane, few and many (up to
+    past the cap), classes unknown or repeated, pieces missing."""
+    def number() -> str:
+        if rng.random() < 0.97:
+            return f"{rng.uniform(-bound, bound):.2f}"
+        return rng.choice((f"{rng.uniform(-2 * bound, 2 * bound):g}", "", "nan", "-0", "1e9", "x"))
+    groups = []
+    for _ in range(rng.randint(0, 3)):
+        count = rng.choice((0, 1, 5, 12, 60, most // 2 + 1))
+        points = "_".join(f"{number()},{number()}" for _ in range(count))
+        groups.append(f"{rng.choice(('0', '1', '1', '0', '2', ''))}:{points}")
+    return "~".join(groups)
 
 
 def make_query(rng: random.Random, page: str) -> str:

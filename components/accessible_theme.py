@@ -8,7 +8,9 @@ in both themes (axe-core finds nothing: tests/e2e/test_accessibility.py; docs/ac
   Streamlit's grey on the background (it has no orange fill: the dark label vanished there).
 - **Captions, code in captions, code comments**: Streamlit fades them to about 60%, under 4.5:1
   on the light theme's grey (4.34:1); here they are the theme's text faded only as far as it
-  still reads at 4.6:1 (`muted_text`).
+  still reads at 4.6:1 (`muted_text`). So are a disabled slider's label and value (the moons
+  trainer's noise, for drawn points), which Streamlit fades to 40% (2.5:1): axe reads them as
+  text, not as part of the disabled control.
 - **Syntax colours in code blocks**: Streamlit's are the same in both themes and read at 2.2-3.9:1
   on the light theme's code background. Here each kind of token takes an Okabe & Ito hue (the
   figures' palette) moved toward the text colour until it reads at 4.6:1 (`readable`).
@@ -188,7 +190,9 @@ def _theme_rules(theme) -> str:
     rules = [f"""
 {mark} [data-testid="stCaptionContainer"],
 {mark} [data-testid="stCaptionContainer"] code,
-{code} .token.comment, {code} .token.punctuation {{ color: {muted}; opacity: 1; }}"""]
+{code} .token.comment, {code} .token.punctuation {{ color: {muted}; opacity: 1; }}
+{mark} .stSlider [data-testid="stWidgetLabel"][disabled] p,
+{mark} [data-testid="stSliderThumbValue"][disabled] p {{ color: {muted}; }}"""]
     block = f"{mark} .{CODE_CLASS}"
     rules.append(f"""
 {block} > pre {{ background: {theme.secondary_background}; color: {theme.text}; }}

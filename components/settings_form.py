@@ -41,8 +41,9 @@ TEXT_KINDS = ("text", "text_area")    # drawn as typed text, parsed by the table
 
 def _keeps_last_valid(p: Param) -> bool:
     """A setting whose widget can hold a value the table refuses (typed text, an emptied set of
-    choices): its last good value is kept beside the widget."""
-    return p.kind in TEXT_KINDS or isinstance(p, ChoiceSetParam)
+    choices), or that the page draws itself (kind `plane`, given by `change`): its last good
+    value is kept beside the widget."""
+    return p.kind in TEXT_KINDS or p.kind == "plane" or isinstance(p, ChoiceSetParam)
 
 
 class SettingsForm(Generic[Settings]):
@@ -194,6 +195,11 @@ class SettingsForm(Generic[Settings]):
         if _keeps_last_valid(p):
             return st.session_state.get(self._valid_key(p.name), getattr(self.linked, p.field))
         return self._values.get(p.field, getattr(self.linked, p.field))
+
+    def held(self, name: str) -> Any:
+        """The value the form holds for `name` now, outside a run's drawing (a callback): a
+        text setting's or a page-drawn one's last good value, else the last drawn or the link's."""
+        return self._last_good(self.table[name])
 
     def reread(self) -> None:
         """Forget the values drawn so far, so that `settings()` reads every widget's stored

@@ -3,6 +3,7 @@ change did to the run. The playback buttons are part of the live view (live.py).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 
 import streamlit as st
 
@@ -12,9 +13,11 @@ from app_pages.moons_trainer.state import (
     back_to_previous,
     where,
 )
+from components.classroom import visible
 from components.error_panel import error_panel
 from components.settings_form import SettingsForm
-from workbench.moons.settings import PRESET, MoonsSettings
+from workbench.moons.data import as_drawing
+from workbench.moons.settings import MAX_DRAWN, PRESET, MoonsSettings
 
 
 def settings_panel(form: SettingsForm[MoonsSettings], me: MoonsTrainerState, *,
@@ -42,6 +45,17 @@ def settings_panel(form: SettingsForm[MoonsSettings], me: MoonsTrainerState, *,
                     form.value(name, on_change=refuse_epochs_below_the_run, args=(me, form))
                 elif name == "reg_rate":        # a rate without a penalty does nothing
                     form.value(name, disabled=drawn.get("reg") == "none")
+                elif name in ("n", "noise"):    # drawn points: as many as drawn, no noise added
+                    form.value(name, disabled=drawn.get("dataset") == "drawn")
+                elif name == "dataset":
+                    drawn[name] = form.value(name)
+                    if drawn[name] != "drawn" and visible("dataset") and visible("points"):
+                        st.button("Draw on these points", key="mt_draw_these", icon=":material/draw:",
+                                  on_click=draw_on_these, args=(me, form),
+                                  width="content" if side_by_side else "stretch",
+                                  help=f"Your own points, starting from up to {MAX_DRAWN} of this "
+                                       "dataset's points (rounded onto the drawing's grid): add, "
+                                       "remove, and train on them.")
                 else:
                     drawn[name] = form.value(name)
     return form.settings()
@@ -52,8 +66,20 @@ def start_lesson_preset(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]
     even where only settings a run carries on with differ (a finished 80-epoch run would
     otherwise read "Epoch 80 / 50"). The run it replaces is kept, with a way back."""
     stop_training(me)
-    form.seed(PRESET)
+    # The learner's drawing is theirs, not the lesson's: it stays (unused by the preset's moons),
+    # so picking Your own points again brings it back.
+    form.seed(dataclasses.replace(PRESET, points=form.held("points")))
     me.fresh_run_for = "the lesson preset starts at epoch 0"
+
+
+def draw_on_these(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]) -> None:
+    """The button under Dataset: the run's generated points become a drawing to edit, as in a
+    TensorFlow Playground where the data could be changed by hand."""
+    session = me.session
+    if session is None or session.settings.drawn:
+        return
+    stop_training(me)
+    form.change({"dataset": "drawn", "points": as_drawing(session.data)})
 
 
 def refuse_epochs_below_the_run(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]) -> None:

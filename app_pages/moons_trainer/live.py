@@ -19,11 +19,13 @@ import streamlit as st
 
 from app_pages.moons_trainer.class_post import post_finished_run, post_note
 from app_pages.moons_trainer.compare_panel import comparison_panel, pin_buttons, pinned_curves
+from app_pages.moons_trainer.drawing import points_sent
 from app_pages.moons_trainer.live_canvas import KEY as LIVE_KEY
 from app_pages.moons_trainer.live_canvas import (
     NETWORK_RESOLUTION,
     RESOLUTION,
     UNCHANGED,
+    board_canvas,
     live_canvas,
     polled_frame,
 )
@@ -217,7 +219,10 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
         for key, (label, help_text) in VIEW_TOGGLES.items():
             # Streamlit drops a widget's state on another page; the learner's choice is kept.
             resend_widget_value(key, me.view.get(key, False))
-            me.view[key] = st.toggle(label, key=key, help=help_text)
+            if key == "mt_show_bayes" and session.settings.drawn:
+                help_text = "Drawn points have none: no known process drew them."
+            me.view[key] = st.toggle(label, key=key, help=help_text,
+                                     disabled=key == "mt_show_bayes" and session.settings.drawn)
     ended = None if me.running else end_note(session)
     if ended is not None:
         # Beside the buttons it greys out: why they are grey and what to do next.
@@ -358,8 +363,17 @@ def live_frame() -> None:
     by a page run; after a pause or the run's end the browser asks for the full page next
     (file names, the code panel), once the paused view is drawn."""
     me = state()
-    if me.reset_requested:
-        st.rerun(scope="app")           # a new run: the page's current_session makes it
+    if me.reset_requested or me.drawn_request is not None:
+        st.rerun(scope="app")           # a new run (or new drawn points): the page makes it
+    # The playback row above, the view below: the view keeps its place in the fragment whatever
+    # is drawn above it, so the browser updates it in place (a drawing under way survives the
+    # run that its points start).
+    controls, view = st.container(), st.container()
+    if me.board is not None:            # drawn points too few to train on: no run to show
+        board_settings, status = me.board
+        with view:
+            board_canvas(board_settings, status, on_points=points_sent)
+        return
     asked = st.session_state.get(LIVE_KEY)
     if asked is not None and asked.get("settle") and me.running != me.page_drew_running:
         st.rerun(scope="app")           # the browser drew the paused view: now the page follows
@@ -382,17 +396,20 @@ def live_frame() -> None:
             if job_error is not None:
                 me.job_error = unexpected(job_error)
                 st.rerun(scope="app")   # the error's panel is above this fragment
-    playback(me, session)               # after the check: a run that just ended enables Play
-    replayed = None if me.running else replay_control(me, session)
+    with controls:
+        playback(me, session)           # after the check: a run that just ended enables Play
+        replayed = None if me.running else replay_control(me, session)
     poll = frame_source(me).url if me.running and not me.route_blocked else None
     # Paused here, still playing below: the view shows the pause first, then the browser asks
     # for the full page (the results), so Pause shows as soon as this fragment has run.
     settle = not me.running and me.page_drew_running
-    live_canvas(session, me.sent, lambda at: status_line(me, session, at), playing=me.running,
-                show_test=me.view.get("mt_show_test", False),
-                show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run, poll_url=poll,
-                settle=settle, pause_key=PAUSE_KEY, pause_shortcut=PLAY_PAUSE_SHORTCUT,
-                end_note=end_text(session), replay_epoch=replayed, pinned=pinned_curves(me, session))
+    with view:
+        live_canvas(session, me.sent, lambda at: status_line(me, session, at), playing=me.running,
+                    show_test=me.view.get("mt_show_test", False),
+                    show_bayes=me.view.get("mt_show_bayes", False), full_run=full_run,
+                    poll_url=poll, settle=settle, pause_key=PAUSE_KEY,
+                    pause_shortcut=PLAY_PAUSE_SHORTCUT, end_note=end_text(session),
+                    replay_epoch=replayed, pinned=pinned_curves(me, session), on_points=points_sent)
     if me.route_blocked:
         st.caption("The frame route (`api/frames/`) did not answer this browser, perhaps a proxy "
                    "in front of the server blocks it: the view updates by page reruns, a few times "

@@ -27,6 +27,7 @@ import streamlit as st
 
 from components import binary_payload, frame_route
 from components.binary_payload import pack
+from components.classroom import visible
 from components.figures import graph_scale, presenting
 from workbench.common.jobs import SCHEDULER
 from workbench.common.palette import (
@@ -40,9 +41,10 @@ from workbench.common.palette import (
     WHITE,
 )
 from workbench.common.theme import DARK, LIGHT, sign_colours
-from workbench.moons.data import plot_extent
+from workbench.moons.data import drawn_minimum, plot_extent
 from workbench.moons.network import MAP_RESOLUTION, WEIGHT_ZERO, quantised_maps, quantised_weights
-from workbench.moons.settings import feature_words
+from workbench.moons.settings import TABLE as SETTINGS_TABLE
+from workbench.moons.settings import MoonsSettings, feature_words
 from workbench.moons.training import LiveSnapshot, NetworkSnapshot, TrainingSession
 
 RESOLUTION = 48
@@ -97,35 +99,59 @@ def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
     # learner nor a grey projector loses it; its split is how the shape is filled.
     groups = [("train", "filled", 2.8, split.x_train, split.y_train, "train"),
               ("val", "open", 3.8, split.x_val, split.y_val, "validation")]
-    if show_test:
+    if show_test or session.settings.drawn:     # drawn points never vanish from the plane
         groups.append(("test", "dot", 3.8, split.x_test, split.y_test, "test"))
     blobs: dict[str, np.ndarray] = {}
     for name, _, _, x, y, _ in groups:
         blobs[f"{name}_xy"] = np.asarray(x, dtype=np.float32).ravel()
         blobs[f"{name}_y"] = np.asarray(y, dtype=np.uint8)
-    if show_bayes:
-        blobs["bayes"] = session.bayes_grid(RESOLUTION).astype(np.float32).ravel()
+    bayes = session.bayes_grid(RESOLUTION) if show_bayes else None     # None: drawn data
+    if bayes is not None:
+        blobs["bayes"] = bayes.astype(np.float32).ravel()
     network = network_scene(session, blobs) if session.settings.net else None
-    header = {
-        "extent": [float(v) for v in plot_extent(session.data)], "resolution": RESOLUTION,
+    header = plane_header(session.settings, plot_extent(session.data), max_height)
+    header.update({
         "groups": [{"name": n, "fill": fill, "size": size, "label": label}
                    for n, fill, size, _, _, label in groups],
+        "bayes_accuracy": session.bayes_test_accuracy,
+        "network": network,
+    })
+    return _scene_id(header, blobs, session)
+
+
+def plane_header(settings: MoonsSettings, extent: tuple[float, ...], max_height: int) -> dict:
+    """The scene's plane: axes, colours, layout and, for drawn data, the drawing (`draw`)."""
+    return {
+        "extent": [float(v) for v in extent], "resolution": RESOLUTION, "groups": [],
         "class_shapes": list(CLASS_SHAPES),
         "x_title": "x\u2081 (raw)", "y_title": "x\u2082 (raw)", "scale": graph_scale(),
         # Presenter mode: the browser sizes the plane to the rest of its viewport (the server
         # never knows the projector's size); otherwise at most `max_height` pixels tall.
-        "fit_viewport": presenting(), "max_height": max_height,
-        "bayes_accuracy": session.bayes_test_accuracy,
-        "shade_opacity": 0.85, "discretize": session.settings.discrete,
+        "fit_viewport": presenting(), "max_height": max_height, "bayes_accuracy": None,
+        "shade_opacity": 0.85, "discretize": settings.discrete,
         "colours": {"classes": [BLUE, ORANGE], "class_names": ["blue", "orange"], "class0_shade": CLASS0_BLUE,
                     "class1_shade": CLASS1_AMBER, "middle": WHITE, "outline": INK_SOFT,
                     "bayes": GREEN, "curves": [BLUE, VERMILION]},
-        "network": network,
+        "network": None,
+        "draw": drawing(settings) if settings.drawn else None,
     }
+
+
+def drawing(settings: MoonsSettings) -> dict:
+    """What the view draws with (static/live/draw.js): the points as the settings hold them and
+    as their link writes them, the plane's grid and cap from the settings table, the points each
+    class needs, and whether this learner may change them (a link can hide `points`)."""
+    param = SETTINGS_TABLE["points"]
+    return {"points": [list(point) for point in settings.points], "text": param.format(settings.points),
+            "bound": param.bound, "step": param.step, "max": param.max_points,
+            "minimum": drawn_minimum(settings.fractions), "editable": visible("points")}
+
+
+def _scene_id(header: dict, blobs: dict[str, np.ndarray], owner: object) -> tuple[dict, dict]:
     digest = hashlib.blake2b(repr(sorted(header.items())).encode(), digest_size=8)
     for name in sorted(blobs):
         digest.update(blobs[name].tobytes())
-    header["id"] = digest.hexdigest() + f"-{id(session):x}"
+    header["id"] = digest.hexdigest() + f"-{id(owner):x}"
     return header, blobs
 
 
@@ -176,6 +202,7 @@ def frame(session: TrainingSession, snapshot: LiveSnapshot, status: str, history
     picture, sent with this frame (a frame without one leaves the view's as it is). `pinned`: the
     pinned run's curves to overlay (compare_panel.pinned_curves; None: no pinned run), or
     UNCHANGED to leave the view's as they are."""
+    with_test = with_test or session.settings.drawn     # the scene shows drawn test points too
     points = snapshot.points if with_test else snapshot.points[:len(session.y_train) + len(session.y_val)]
     h = session.history
     loaded = session.loaded
@@ -223,7 +250,8 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
                 poll_url: str | None = None, settle: bool = False, pause_key: str | None = None,
                 pause_shortcut: str | None = None, end_note: str = "",
                 max_height: int = 520, replay_epoch: int | None = None,
-                pinned: dict | None = None) -> None:
+                pinned: dict | None = None,
+                on_points: Callable[[], None] | None = None) -> None:
     """Draw (or update in place) the live view; send the scene only when the browser lacks it.
     With `poll_url`, the browser asks it for the playing run's frames itself (WebSocket, else
     fetch), and a press of the button with key `pause_key` (or of its `pause_shortcut` key) pauses
@@ -231,7 +259,8 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
     `end_note`: why the run cannot go on (plain text, empty while it can), which the view
     announces when the run ends. `replay_epoch`: show the run as it was at the end of that
     finished epoch (paused only), recomputed from its recorded weights. `pinned`: a pinned run's
-    curves, overlaid on this run's (compare_panel.pinned_curves)."""
+    curves, overlaid on this run's (compare_panel.pinned_curves). `on_points`: called when the
+    learner changed the drawn points (dataset `drawn`; the points in `st.session_state[KEY]`)."""
     result = st.session_state.get(KEY)
     asked = result.get("resync") if result is not None else None    # the browser lacks something
     if full_run or asked is not None:
@@ -270,7 +299,31 @@ def live_canvas(session: TrainingSession, sent: SentToBrowser, status: Callable[
     else:
         header["scene_id"] = scene_header["id"]
         blobs = frame_blobs
-    _RENDERER(data=pack(header, blobs), key=KEY, on_resync_change=lambda: None,
-              on_ended_change=lambda: None, on_settle_change=lambda: None,
-              on_no_route_change=lambda: None)
+    _mount(pack(header, blobs), on_points)
     sent.scene_id, sent.history_epochs = scene_header["id"], epochs_now
+
+
+def _mount(data: bytes, on_points: Callable[[], None] | None) -> None:
+    _RENDERER(data=data, key=KEY, on_resync_change=lambda: None,
+              on_ended_change=lambda: None, on_settle_change=lambda: None,
+              on_no_route_change=lambda: None, on_points_change=on_points or (lambda: None))
+
+
+BOARD_TITLE = "Your points: no model yet"
+
+
+def board_canvas(settings: MoonsSettings, status: str, *, on_points: Callable[[], None],
+                 max_height: int = 520) -> None:
+    """The live view with drawn points too few to train on: the plane and the points alone, no
+    model (P = 0.5 everywhere, no boundary), and `status` above it."""
+    bound = float(SETTINGS_TABLE["points"].bound)
+    header, _ = _scene_id(plane_header(settings, (-bound, bound, -bound, bound), max_height), {},
+                          BOARD_TITLE)
+    frame_header = {
+        "epoch": 0, "epochs": settings.epochs, "status": status, "playing": False, "end_note": "",
+        "history_from": 0, "history_note": "", "changes": [], "plane_title": BOARD_TITLE,
+        "history": {name: [] for name in ("epoch", "train_loss", "val_loss", "train_acc", "val_acc")},
+    }
+    blobs = {"grid": np.full(RESOLUTION ** 2, 128, dtype=np.uint8),
+             "point_probability": np.zeros(0, dtype=np.uint8)}
+    _mount(pack({"frame": frame_header, "scene": header, "protocol": protocol()}, blobs), on_points)

@@ -13,6 +13,7 @@ from app_pages.moons_trainer.compare_panel import (
     publish_comparison,
 )
 from app_pages.moons_trainer.controls import notice_panel, settings_panel
+from app_pages.moons_trainer.drawing import board, drawing_help, drawing_panel, take_drawn_points
 from app_pages.moons_trainer.gradients_panel import gradients_panel
 from app_pages.moons_trainer.live import PAUSE_KEY, keep_playing, live_view, stop_training
 from app_pages.moons_trainer.losses_panel import losses_and_hooks
@@ -48,6 +49,7 @@ linked, fresh = link_settings(TABLE, KEY)
 compare_notes = st.container()      # what a comparison link (`vs=`) could not use
 form = SettingsForm(TABLE, linked, fresh, prefix="mt_")
 me = state()
+take_drawn_points(me, form)     # points drawn on the live view since the last run (drawing.py)
 device = learner_device()
 if presenting():
     # The projected first screen is the live view's: the settings (the same widgets, the same
@@ -65,6 +67,21 @@ with compare_notes:
 publish_link(TABLE, KEY, settings)
 fixed_settings_note(fixed_slot, TABLE, settings)
 
+# Drawn points too few to split: the drawing alone, with no run to train (drawing.py).
+shortfall = board(me, settings)
+if shortfall is not None:
+    if me.running:
+        stop_training(me)       # the view shows no run now; the run stays, with its notice
+    with main_column:
+        notice_panel(me, form)
+        drawing_help(settings)
+        with st.container(key="moons_trainer_main"):
+            live_view(me)
+        drawing_panel(settings, shortfall)
+    share_panel(schema=TABLE, settings=settings, url_path="moons_trainer",
+                script=moons_script(settings, str(device)), title="Moons trainer", key="mt_share")
+    st.stop()
+
 # Compute: the learner's run for these settings (continued, or new), an upload; the run's
 # training itself goes on in the scheduler (live.py), not in this script.
 session = current_session(me, settings, device)
@@ -76,8 +93,12 @@ script = comparison_code(me, session, str(device)) or moons_script(settings, str
 # Draw.
 with main_column:
     notice_panel(me, form)
+    if settings.drawn:
+        drawing_help(settings)
     with st.container(key="moons_trainer_main"):
         live_view(me)           # the playback row, the live view and the results below it
+    if settings.drawn:
+        drawing_panel(settings, None)
 
 st.divider()
 # Lazy tabs: only the open one's heavy content runs; switching tabs reruns the page. The

@@ -10,9 +10,17 @@ from workbench.moons.checkpoints import save_and_reload
 from workbench.moons.training import TestReport, TrainingSession
 
 
+UNKNOWN_CEILING = ("**Best possible: unknown.** You drew these points yourself, so no known "
+                   "process generated them and no Bayes-optimal classifier can be computed: there "
+                   "is no ceiling to compare with. Judge the model by its validation and test "
+                   "accuracy, and by whether its boundary follows the shape you drew.")
+
+
 def verdict(report: TestReport, noise: float) -> str:
     """How close the model came to the best possible accuracy, in plain words."""
     gap = report.gap_points
+    if gap is None or report.bayes_accuracy is None:
+        return UNKNOWN_CEILING
     lines = [f"The Bayes-optimal classifier of the generative process, which knows exactly how "
              f"the points were drawn, scores **{100 * report.bayes_accuracy:.2f}%** on these same "
              f"{report.n} test points. On average over fresh draws of the data no classifier beats "
@@ -68,11 +76,13 @@ def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
     cols = st.columns(4)
     cols[0].metric("Test accuracy", f"{100 * report.accuracy:.2f}%")
     cols[1].metric("Test F1", f"{report.f1:.3f}", help="F1 of class 1: 2·TP / (2·TP + FP + FN)")
-    cols[2].metric("Best possible", f"{100 * report.bayes_accuracy:.2f}%",
+    known = report.bayes_accuracy is not None and report.gap_points is not None
+    cols[2].metric("Best possible", f"{100 * report.bayes_accuracy:.2f}%" if known else "unknown",
                    help="Accuracy of the Bayes-optimal classifier on the same test points. On "
                         "average over fresh data no classifier beats it; on one finite split a "
-                        "lucky one can.")
-    cols[3].metric("Gap", f"{abs(report.gap_points):.2f} pts",
+                        "lucky one can." + ("" if known else " Drawn points have none: no known "
+                                            "process generated them."))
+    cols[3].metric("Gap", f"{abs(report.gap_points):.2f} pts" if known else "unknown",
                    help="Percentage points between your model and the best possible accuracy.")
     st.markdown(verdict(report, session.settings.noise))
     log = validation_log(session)
@@ -106,6 +116,12 @@ def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
 
 
 def first_run_hint(session: TrainingSession) -> None:
+    if session.bayes_test_accuracy is None:
+        st.info("Press **Play** to train, or **Step** for one epoch at a time. The shading is the "
+                "model's predicted probability of class 1. You drew these points, so there is no "
+                "best possible accuracy to compare with: no known process generated them.",
+                icon=":material/play_circle:")
+        return
     st.info(f"Press **Play** to train, or **Step** for one epoch at a time. The shading is the "
             f"model's predicted probability of class 1; the dotted green line on the accuracy "
             f"chart is the Bayes-optimal classifier's accuracy on the test split "

@@ -67,6 +67,11 @@ class MoonsTrainerState:
     pinned_trains: bool = False
     compare_link: str | None = None
     compare_problems: list = field(default_factory=list)
+    # Drawn data (dataset `drawn`, app_pages/moons_trainer/drawing.py): the points the live view
+    # sent, until the page's next full run puts them into the settings; and, while there are too
+    # few to train on, why (the live view then shows the drawing alone, with no run).
+    drawn_request: tuple[tuple[float, float, int], ...] | None = None
+    board: tuple[MoonsSettings, str] | None = None      # (the settings, the view's status line)
 
     def replayed_epoch(self, session: TrainingSession) -> int | None:
         """The epoch of `session` the view replays, None when it shows the model now."""

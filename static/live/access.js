@@ -110,8 +110,9 @@ export function planeDescription(groups, labelsOf, classShapes, colourNames) {
 }
 
 // The two curve canvases' accessible names: [loss, accuracy].
+// `bayesAccuracy` null: unknown (drawn points).
 export function curveLabels(metrics, bayesAccuracy) {
-  const best = `; best possible test accuracy ${percentText(bayesAccuracy)}`;
+  const best = `; best possible test accuracy ${bayesAccuracy == null ? "unknown" : percentText(bayesAccuracy)}`;
   if (!metrics) return ["Loss per epoch: no epoch trained yet", `Accuracy per epoch: no epoch trained yet${best}`];
   return [`Loss per epoch, at epoch ${metrics.epoch}: train ${lossText(metrics.train_loss)}, ` +
           `validation ${lossText(metrics.val_loss)}`,
@@ -177,7 +178,7 @@ export function cellReadout(cursor, extent, grid, resolution, points, cells = CU
     lines.push("no points here");
   } else {
     const named = inside.slice(0, MAX_LISTED).map(
-      (q) => `${q.label} class ${q.cls} (P \u2248 ${(100 * q.p).toFixed(0)}%)`);
+      (q) => `${q.label} class ${q.cls}${Number.isFinite(q.p) ? ` (P \u2248 ${(100 * q.p).toFixed(0)}%)` : ""}`);
     const more = inside.length > MAX_LISTED ? `, and ${inside.length - MAX_LISTED} more` : "";
     const ones = inside.filter((q) => q.cls === 1).length;
     const split = inside.length > 1 ? `, ${inside.length - ones} of class 0 and ${ones} of class 1` : "";

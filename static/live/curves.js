@@ -46,7 +46,7 @@ export function drawCurves(view, width, columnHeight) {
     { title: "Loss (BCE)", fields: ["train_loss", "val_loss"], lo: 0,
       hi: Math.max(0.1, ...loss) * 1.05, percent: false },
     { title: "Accuracy", fields: ["train_acc", "val_acc"], lo: lowAccuracy - 0.02, hi: 1.005,
-      percent: true, ceiling: sc.bayes_accuracy },
+      percent: true, ceiling: Number.isFinite(sc.bayes_accuracy) ? sc.bayes_accuracy : undefined },
   ];
   panels.forEach(([canvas, w, hgt], k) => drawPanel(view, canvas, w, hgt, panelSpecs[k], epochs));
 }

@@ -162,7 +162,7 @@ export function drawBoundary(view, width, limit = null) {
   // What does not change from frame to frame (points, axes, colour bar) is drawn once per
   // size, theme and scene into a layer of its own, and laid over each frame's shading.
   const ratio = window.devicePixelRatio || 1;
-  const layerKey = [width, height, ratio, view.themeKey, view.sceneId].join('|');
+  const layerKey = [width, height, ratio, view.themeKey, view.sceneId, view.drawRevision].join('|');
   if (view.layerKey !== layerKey) {
     view.layerKey = layerKey;
     view.layer = view.layer || document.createElement('canvas');
@@ -180,7 +180,7 @@ export function drawBoundary(view, width, limit = null) {
   ctx.fillStyle = css(view.text);
   ctx.font = `${font * 1.15}px ${view.font}`;
   ctx.textAlign = "left"; ctx.textBaseline = "middle";
-  const titles = planeTitles(fr.epoch, boundary.length > 0, fr.grid[0] > 127.5);
+  const titles = fr.plane_title ? [fr.plane_title] : planeTitles(fr.epoch, boundary.length > 0, fr.grid[0] > 127.5);
   view.label(ctx, view.fitting(ctx, titles, width - left), left, margin.top / 2);
 
   if (view.cursor && view.cursorShown) drawCursor(view, ctx, s);
@@ -203,7 +203,12 @@ function drawStatic(view, ctx, { sc, s, font, px, py, left, top, plotW, plotH, m
   ctx.beginPath(); ctx.rect(left, top, plotW, plotH); ctx.clip();
   // The points: the class is the colour and the shape (scene.class_shapes: circles and
   // squares), the split is the fill (train filled, validation open, test open with a dot).
-  for (const group of sc.groups) {
+  // Drawn points not split yet (too few, or an edit on its way to the page) are all filled.
+  for (const [x, y, cls] of drawnOnly(view) || []) {
+    drawMarker(ctx, sc.class_shapes[cls], "filled", px(x), py(y), 3.4 * s, sc.colours.classes[cls],
+               sc.colours.outline, s);
+  }
+  for (const group of drawnOnly(view) ? [] : sc.groups) {
     const xy = sc.blobs[`${group.name}_xy`], labels = sc.blobs[`${group.name}_y`];
     const size = group.size * s;
     for (let i = 0; i < labels.length; i++) {
@@ -301,10 +306,19 @@ function strokeSegments(ctx, segments, colour, width, dash) {
   ctx.setLineDash([]);
 }
 
+// The drawn points when the plane shows them as drawn rather than split: too few to split (no
+// groups), or an edit the page has not drawn yet. Null otherwise.
+export function drawnOnly(view) {
+  if (!view.drawn || !view.scene.draw) return null;
+  return view.drawSent !== null || !view.scene.groups.length ? view.drawn : null;
+}
+
 // Every point drawn on the plane, for the keyboard's read-out (access.js's cellReadout): its
 // split's label, class, place and the model's P(class 1) (the frame's uint8, 0..1).
 export function pointsOf(view) {
   const sc = view.scene, fr = view.frame, points = [];
+  const drawn = drawnOnly(view);
+  if (drawn) return drawn.map(([x, y, cls]) => ({ label: "drawn", cls, x, y, p: NaN }));
   let offset = 0;
   for (const group of sc.groups) {
     const xy = sc.blobs[`${group.name}_xy`], labels = sc.blobs[`${group.name}_y`];

@@ -27,6 +27,9 @@ import {
   planeDescription, planeLabel, relabelNow, startCursor,
 } from "./access.js";
 import { CURVE_FIELDS, PINNED_ALPHA, drawCurves, pinnedKey, pinnedWords } from "./curves.js";
+import {
+  DRAW_HELP, HIT_PX, addPoint, changeText, countText, drawSummary, encodePoints, lastPointIn, nearestPoint, removePoint,
+} from "./draw.js";
 import { NetworkPane } from "./network.js";
 import { FONT_PX, css, drawBoundary, hover, pointsOf, rgbOf } from "./plane.js";
 import { HttpFrames, ROUTE_TRIES, SocketFrames, postPause, sleep } from "./transport.js";
@@ -34,7 +37,8 @@ import { unpack } from "./wire.js";
 
 const FIT_BOTTOM_GAP_PX = 10;     // presenter mode: what stays free below the figures on the first screen
 const FIT_MIN_PLANE_PX = 240;     // ... and the shortest plane it draws when the screen has less room
-const CURVES_MS = 250;            // while a run plays, the curves are redrawn at most four times a second
+const CURVES_MS = 250;
+const PENDING_MS = 10000;         // a drawing sent this recently and not back yet outlives its view            // while a run plays, the curves are redrawn at most four times a second
 
 // A run's name from the server, as text in the legend's HTML.
 function escapeHtml(text) {
@@ -72,6 +76,14 @@ class LiveView {
       <p class="announce sr-only" role="status" aria-live="polite" aria-atomic="true"></p>
       <div class="panes">
         <figure class="boundary">
+          <div class="draw-tools" role="group" aria-label="Draw your own points" hidden>
+            <span class="draw-pick" role="radiogroup" aria-label="Class of the points you add">
+              <label><input type="radio" name="moons-draw-${mount}" value="0" checked><span class="draw-name"></span></label>
+              <label><input type="radio" name="moons-draw-${mount}" value="1"><span class="draw-name"></span></label>
+            </span>
+            <button type="button" class="draw-clear">Clear all points</button>
+            <span class="draw-count"></span>
+          </div>
           <canvas class="plane" role="application" tabindex="0" aria-label="Decision boundary"
                   aria-describedby="moons-live-${mount}-points"></canvas>
           <p class="describe" id="moons-live-${mount}-points" hidden></p>
@@ -107,6 +119,15 @@ class LiveView {
     this.tooltip = this.root.querySelector(".plane-tooltip");
     this.readout = this.root.querySelector(".readout");
     this.boundaryLegend = this.root.querySelector(".boundary .legend");
+    // Drawing your own points (draw.js): shown when the scene has a drawing (dataset `drawn`).
+    this.drawTools = this.root.querySelector(".draw-tools");
+    this.drawCount = this.drawTools.querySelector(".draw-count");
+    this.drawClasses = [...this.drawTools.querySelectorAll("input[type=radio]")];
+    this.drawClear = this.drawTools.querySelector(".draw-clear");
+    this.drawn = null;              // the drawing on screen: [[x, y, class], ...]; null: not drawing
+    this.drawSent = null;           // the drawing last sent, until a scene brings it back
+    this.drawRevision = 0;
+    this.drawClear.addEventListener("click", () => this.editDrawing([], "Removed", null));
     this.lossCanvas = this.root.querySelector("canvas.loss");
     this.accuracyCanvas = this.root.querySelector("canvas.accuracy");
     this.curvesLegend = this.root.querySelector(".curves .legend");
@@ -166,6 +187,110 @@ class LiveView {
     this.plane.addEventListener("focus", () => { if (this.plane.matches(":focus-visible")) this.showCursor(true); });
     this.plane.addEventListener("blur", () => this.showCursor(false));
     this.plane.addEventListener("keydown", (e) => this.cursorKey(e));
+    this.plane.addEventListener("click", (e) => this.drawClick(e));
+  }
+
+  // -- drawing your own points ----------------------------------------------------------------------
+  // The scene's drawing. A scene that brings back what this view sent last (or any, when it
+  // sent nothing since) is what the page holds; while an edit is on its way, the view keeps its own.
+  // An edit on its way outlives the view: a view mounted anew (Streamlit may re-create the
+  // element while a page run replaces another) takes it over from the page's window.
+  setDrawing(draw) {
+    this.drawTools.hidden = !draw;
+    if (!draw) { this.drawn = null; this.drawSent = null; return; }
+    const pending = window.__moonsDrawPending;
+    if (this.drawSent === null && pending && pending.text !== draw.text && !this.drawn && draw.editable
+        && Date.now() - pending.at < PENDING_MS) {
+      this.drawn = pending.points.map((p) => [...p]);
+      this.drawSent = pending.text;
+      this.drawRevision += 1;
+      this.setTriggerValue("points", pending.text);     // sent again: this view's own to wait for
+    } else if (this.drawSent === null || draw.text === this.drawSent) {
+      this.drawn = draw.points.map((p) => [...p]);
+      this.drawSent = null;
+      this.drawRevision += 1;
+    }
+    if (pending && pending.text === draw.text) window.__moonsDrawPending = null;
+    const sc = this.scene;
+    this.drawClasses.forEach((input, cls) => {
+      input.disabled = !draw.editable;
+      input.nextElementSibling.textContent = `class ${cls} (${sc.colours.class_names[cls]} ${sc.class_shapes[cls]}s)`;
+    });
+    this.drawClear.disabled = !draw.editable;
+    this.drawCount.textContent = countText(this.drawn, draw);
+  }
+
+  get canDraw() {
+    return !!(this.scene && this.scene.draw && this.scene.draw.editable && this.drawn);
+  }
+
+  get drawClass() {
+    return this.drawClasses[1].checked ? 1 : 0;
+  }
+
+  // A new drawing: shown at once, announced, and sent to the page (which puts it in the link and
+  // starts a run on it).
+  editDrawing(points, verb, point) {
+    if (!this.canDraw) return;
+    const draw = this.scene.draw;
+    this.drawn = points;
+    this.drawRevision += 1;
+    this.drawSent = encodePoints(points, draw.step);
+    window.__moonsDrawPending = { text: this.drawSent, points, at: Date.now() };
+    this.drawCount.textContent = countText(points, draw);
+    this.readout.textContent = changeText(verb, point, points, draw);
+    this.root.dataset.drawn = this.drawSent;
+    this.draw();
+    this.setTriggerValue("points", this.drawSent);
+  }
+
+  // A click on the plane: on a point, remove it (Shift: add one there anyway); elsewhere, add
+  // one of the chosen class.
+  drawClick(event) {
+    const t = this.toPlane;
+    if (!this.canDraw || !t) return;
+    const box = this.plane.getBoundingClientRect();
+    const mx = event.clientX - box.left, my = event.clientY - box.top;
+    if (mx < t.left || mx > t.left + t.plotW || my < t.top || my > t.top + t.plotH) return;
+    const hit = event.shiftKey ? -1 : nearestPoint(this.drawn, mx, my, t, HIT_PX * this.scale);
+    if (hit >= 0) {
+      this.editDrawing(removePoint(this.drawn, hit), "Removed", this.drawn[hit]);
+      return;
+    }
+    const x = t.x0 + (mx - t.left) / t.plotW * (t.x1 - t.x0);
+    const y = t.y1 - (my - t.top) / t.plotH * (t.y1 - t.y0);
+    this.addAt(x, y);
+  }
+
+  addAt(x, y) {
+    const added = addPoint(this.drawn, x, y, this.drawClass, this.scene.draw);
+    if (added.points) {
+      this.editDrawing(added.points, "Added", added.point);
+      return;
+    }
+    // Said where it was asked for (the cursor's read-out) and shown beside the count.
+    this.readout.textContent = `Not added: ${added.reason}.`;
+    this.drawCount.textContent = `${countText(this.drawn, this.scene.draw)}. Not added: ${added.reason}.`;
+  }
+
+  // Enter adds a point at the keyboard cursor's centre; Delete (or Backspace) removes the last
+  // point drawn in its cell.
+  drawKey(event) {
+    if (!this.canDraw) return false;
+    const bounds = cellBounds(this.cursor, this.scene.extent);
+    if (event.key === "Enter") {
+      this.addAt((bounds[0] + bounds[1]) / 2, (bounds[2] + bounds[3]) / 2);
+    } else if (event.key === "Delete" || event.key === "Backspace") {
+      const index = lastPointIn(this.drawn, bounds);
+      if (index >= 0) this.editDrawing(removePoint(this.drawn, index), "Removed", this.drawn[index]);
+      else this.readout.textContent = "No drawn point in this cell.";
+    } else {
+      return false;
+    }
+    event.preventDefault();
+    event.stopPropagation();
+    this.cursorShown = true;
+    return true;
   }
 
   reducedMotion() {
@@ -186,6 +311,7 @@ class LiveView {
   // page's (Tab, the playback shortcuts). Handled keys stop here: arrows would scroll the page.
   cursorKey(event) {
     if (event.ctrlKey || event.altKey || event.metaKey) return;
+    if (this.drawKey(event)) return;
     const moved = moveCursor(this.cursor, event.key, event.shiftKey);
     if (!moved) return;
     event.preventDefault();
@@ -349,6 +475,7 @@ class LiveView {
       this.scene = { ...header.scene, blobs };
       this.sceneId = header.scene.id;
       this.network.setScene(header.scene, blobs);
+      this.setDrawing(header.scene.draw || null);
     } else if (header.scene_id !== this.sceneId) {
       this.setTriggerValue("resync", header.scene_id);   // a frame for a scene this view lacks
       return;
@@ -442,8 +569,10 @@ class LiveView {
     if (!this.plane.matches(":focus")) set(this.plane, planeLabel(fr.epoch, fr.epochs, metrics, classOneShare(fr.grid)));
     if (this.describedScene !== this.sceneId) {       // the points change with the scene only
       this.describedScene = this.sceneId;
-      this.planeDescription.textContent = planeDescription(
-        sc.groups, (name) => sc.blobs[`${name}_y`], sc.class_shapes, sc.colours.class_names);
+      const points = sc.groups.length ? planeDescription(
+        sc.groups, (name) => sc.blobs[`${name}_y`], sc.class_shapes, sc.colours.class_names) : "";
+      this.planeDescription.textContent = !sc.draw ? points
+        : `${points || drawSummary(sc.draw.points, sc.draw)} ${sc.draw.editable ? DRAW_HELP : ""}`.trim();
     }
   }
 
@@ -569,7 +698,9 @@ class LiveView {
     for (const group of sc.groups) {
       items.push(`<span>${swatch(css(this.text), `circle ${group.fill}`)}${group.label}: ${FILL_WORDS[group.fill]}</span>`);
     }
-    items.push(`<span>${swatch(css(this.text), "line")}decision boundary (P = 0.5)</span>`);
+    const board = sc.draw && !sc.groups.length;     // drawn points too few to train: no model yet
+    if (board) items.push(`<span>${swatch(css(this.text), "circle filled")}your points: filled</span>`);
+    else items.push(`<span>${swatch(css(this.text), "line")}decision boundary (P = 0.5)</span>`);
     if (sc.blobs.bayes) items.push(`<span>${swatch(sc.colours.bayes, "dashed")}best possible boundary (Bayes)</span>`);
     const boundaryLegend = items.join("");
     // Compared with what was set last, not with innerHTML (the browser respells the style
@@ -587,7 +718,9 @@ class LiveView {
       curveItems.push(`<span class="pinned">${swatch(grey, "line")}${name} train</span>`,
                       `<span class="pinned">${swatch(grey, "dashed")}${name} validation</span>`);
     }
-    curveItems.push(`<span>${swatch(sc.colours.bayes, "dotted")}best possible test accuracy ${(100 * sc.bayes_accuracy).toFixed(2)}%</span>`);
+    curveItems.push(Number.isFinite(sc.bayes_accuracy)
+      ? `<span>${swatch(sc.colours.bayes, "dotted")}best possible test accuracy ${(100 * sc.bayes_accuracy).toFixed(2)}%</span>`
+      : "<span>best possible test accuracy unknown (drawn points)</span>");
     const curves = curveItems.join("");
     if (this.curvesLegendHtml !== curves) this.curvesLegend.innerHTML = this.curvesLegendHtml = curves;
   }

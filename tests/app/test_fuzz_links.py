@@ -29,6 +29,7 @@ from workbench.common.links import (
     IntListParam,
     IntParam,
     LinkSchema,
+    PointsParam,
     TextParam,
 )
 from workbench.lessons.settings import TABLE as LESSONS_TABLE
@@ -80,6 +81,17 @@ def _values(param) -> st.SearchStrategy[str]:
         pair = st.sampled_from(moons.TABLE.params).flatmap(
             lambda p: _values(p).map(lambda v, name=p.name: f"{name}:{v}"))
         typed = st.lists(pair, max_size=3).map(";".join)
+    elif isinstance(param, PointsParam):
+        # Drawn points: on and off the plane and its grid, few (too few to train: the drawing
+        # alone) and many, classes repeated or unknown, pieces missing.
+        bound = param.bound
+        coordinate = st.one_of(st.floats(-bound, bound, allow_nan=False).map(lambda v: f"{v:.3g}"),
+                               st.sampled_from([str(bound), str(-bound), str(bound + 0.1), "1e9",
+                                                "nan", "", "-0", "x"]))
+        point = st.tuples(coordinate, coordinate).map(",".join)
+        group = st.tuples(st.sampled_from(["0", "1", "0", "1", "2", ""]),
+                          st.lists(point, max_size=40).map("_".join)).map(":".join)
+        typed = st.one_of(st.lists(group, max_size=3).map("~".join), st.just(param.longest()))
     elif isinstance(param, TextParam):
         typed = st.text(max_size=80)
     else:  # pragma: no cover - every kind is listed above

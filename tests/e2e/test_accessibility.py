@@ -199,6 +199,20 @@ def test_moons_trainer_playing_and_finished(browser, app_url, layout):
     page.context.close()
 
 
+def test_moons_trainer_drawing_your_own_points(browser, app_url, layout):
+    """The drawing's tools (the class to add, Clear, the count) above the plane, with too few
+    points to train (the drawing alone) and with enough (a run on them)."""
+    from tests.unit.test_moons_drawn import DRAWING
+
+    page = _open(browser, app_url, "/moons_trainer?dataset=drawn&points=0:1,1_2,2~1:-1,-1", layout)
+    expect(page.locator(".st-key-mt_live .draw-tools")).to_be_visible()
+    in_both_themes(page, f"moons trainer, too few drawn points ({layout})")
+    page = _reopen(page, browser, app_url, f"/moons_trainer?dataset=drawn&points={DRAWING}", layout)
+    expect(page.locator(".st-key-mt_live .draw-tools")).to_be_visible()
+    in_both_themes(page, f"moons trainer, drawn points ({layout})")
+    page.context.close()
+
+
 def _reopen(page: Page, browser, app_url: str, path: str, layout: str) -> Page:
     page.context.close()
     return _open(browser, app_url, path, layout)

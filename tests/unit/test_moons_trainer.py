@@ -15,7 +15,7 @@ from workbench.batches.cost import per_sample_loader, whole_batch_loader
 from workbench.moons.bayes import bayes_accuracy, bayes_predict
 from workbench.moons.data import grid_points, make_dataset, plot_extent, split_and_scale
 from workbench.moons.model import activation_curve, build_model, parameter_table
-from workbench.moons.settings import ACTIVATIONS, DATASETS, MAX_SAMPLES, PRESET, TABLE
+from workbench.moons.settings import ACTIVATIONS, DATASETS, GENERATED, MAX_SAMPLES, PRESET, TABLE
 from workbench.moons.training import (
     TrainingSession,
     batched_loader,
@@ -130,7 +130,7 @@ def test_initial_weights_follow_nn_linears_default_bounds():
     assert rows[0].shape == (64, 2) and rows[0].numel == 128
 
 
-@pytest.mark.parametrize("name", DATASETS)
+@pytest.mark.parametrize("name", GENERATED)     # drawn data: tests/unit/test_moons_drawn.py
 def test_every_dataset_trains_and_has_a_ceiling_above_chance(name):
     session = TrainingSession(dataclasses.replace(SMALL, dataset=name))
     session.run_to_end()
@@ -138,7 +138,7 @@ def test_every_dataset_trains_and_has_a_ceiling_above_chance(name):
     assert set(np.unique(session.data.labels)) == {0, 1}
 
 
-@pytest.mark.parametrize("name", DATASETS)
+@pytest.mark.parametrize("name", GENERATED)
 def test_bayes_is_perfect_without_noise_and_beats_a_trained_model_on_many_points(name):
     clean = make_dataset(name, 400, 0.0, 5)
     assert bayes_accuracy(name, clean.features, clean.labels, 0.0, 400) > 0.99
@@ -192,7 +192,7 @@ def test_lesson_link_round_trips_and_clamps():
     assert [p.param for p in problems] == ["epochs"]
 
 
-@pytest.mark.parametrize("name", DATASETS)
+@pytest.mark.parametrize("name", GENERATED)
 def test_bayes_grid_agrees_with_the_bayes_classifier(name):
     session = TrainingSession(dataclasses.replace(SMALL, dataset=name))
     grid = session.bayes_grid(12)

@@ -11,6 +11,7 @@ import textwrap
 
 import pytest
 
+from tests.unit.test_moons_drawn import DRAWING
 from workbench.moons.codegen import (
     CHANGES,
     NETWORK_VIEW,
@@ -20,10 +21,12 @@ from workbench.moons.codegen import (
     comparison_script,
     moons_script,
 )
-from workbench.moons.data import GENERATORS, grid_points, plot_extent
+from workbench.moons.data import GENERATORS, drawn_points, grid_points, plot_extent
 from workbench.moons.network import MAP_RESOLUTION
-from workbench.moons.settings import DATASETS, PRESET
+from workbench.moons.settings import DATASETS, PRESET, TABLE
 from workbench.moons.training import SettingChange, TrainingSession
+
+DRAWN = TABLE["points"].parse(DRAWING)
 
 CASES = {
     "preset": PRESET,
@@ -42,6 +45,9 @@ CASES = {
     "spiral-all-features": dataclasses.replace(PRESET, dataset="spiral", n=400, epochs=8, hidden=(8,),
                                                features=("x1", "x2", "x1_sq", "x2_sq", "x1_x2",
                                                          "sin_x1", "sin_x2")),
+    # The learner's own points (dataset `drawn`): the script pastes them as a literal.
+    "drawn-tanh-small-batches": dataclasses.replace(PRESET, dataset="drawn", points=DRAWN, epochs=12,
+                                                    hidden=(8, 8), act="Tanh", batch=4, lr=0.01),
 }
 
 
@@ -177,18 +183,19 @@ SCRIPT_ONLY = {"to_tensors", "evaluate"}
 def test_the_script_pastes_the_source_the_page_runs_not_a_copy(dataset):
     """Generator, dropout, model, builder, optimizer map and mid-run changes are written once, in
     workbench; the script shows their source verbatim, so what the learner reads is what ran."""
-    settings = dataclasses.replace(PRESET, dataset=dataset, dropout=0.1)
+    settings = dataclasses.replace(PRESET, dataset=dataset, dropout=0.1, points=DRAWN)
+    generator = GENERATORS.get(dataset, drawn_points)       # drawn data: the points' reader
     changed = [SettingChange(5, 0.1, "opt", "AdamW", "SGD")]
     with_changes = moons_script(dataclasses.replace(settings, opt="SGD"), "cpu", changed)
     regularised = moons_script(dataclasses.replace(settings, reg="L2"))
     for script in (moons_script(settings), with_changes, regularised):
-        pasted = (GENERATORS[dataset], *SHARED, *NETWORK_VIEW,
-                  *([CHANGES] if script is with_changes else []),
+        pasted = (generator, *SHARED, *NETWORK_VIEW, *([CHANGES] if script is with_changes else []),
                   *([PENALTY] if script is regularised else []))
         for obj in pasted:
             assert textwrap.dedent(inspect.getsource(obj)) in script, obj.__name__
         for other in set(GENERATORS) - {dataset}:
             assert f"def {GENERATORS[other].__name__}(" not in script
+        assert ("POINTS = [" in script) == (dataset == "drawn")
         # Every function or class the script defines is either pasted source or script-only glue.
         tree = ast.parse(script)
         defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
@@ -265,3 +272,12 @@ def test_a_comparison_script_pastes_the_source_once_and_keeps_notebook_cells_who
     assert defined - {obj.__name__ for obj in (GENERATORS["moons"], *SHARED)} == {"train"}
     # Every `# %%` cell starts at the top level, so a notebook split on them runs.
     assert all(line.startswith("# %%") for line in script.splitlines() if "# %%" in line)
+
+
+def test_the_drawn_points_are_pasted_as_they_are_in_the_settings():
+    script = moons_script(CASES["drawn-tanh-small-batches"])
+    tree = ast.parse(script)
+    literal = next(node.value for node in tree.body if isinstance(node, ast.Assign)
+                   and [t.id for t in node.targets] == ["POINTS"])
+    assert tuple(ast.literal_eval(literal)) == DRAWN
+    assert "your 20 drawn points" in script and "make_moons" not in script

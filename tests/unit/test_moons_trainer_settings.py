@@ -13,7 +13,7 @@ from workbench.moons.checkpoints import CheckpointRefused, read_checkpoint
 from workbench.moons.settings import PRESET, TABLE, MoonsSettings, changes, discard_notice
 from workbench.moons.training import TrainingSession
 
-LINK_NAMES = ("dataset", "n", "noise", "seed", "split", "features", "hidden", "act", "dropout",
+LINK_NAMES = ("dataset", "points", "n", "noise", "seed", "split", "features", "hidden", "act", "dropout",
               "opt", "lr", "wd", "reg", "reg_rate", "batch", "epochs", "speed", "net",
               "discrete")
 

@@ -239,6 +239,93 @@ class TextParam(Param):
         return f"text, at most {self.max_len:,} characters"
 
 
+class PointsParam(Param):
+    """Labelled points on a bounded plane, such as `0:-1.2,0.5_0.3,1~1:2,1.5` (the Moons
+    trainer's drawn data): for each class, `<class>:` and its points `x,y` joined by `_`; the
+    classes joined by `~`. Every character is one a link keeps as it is. Each coordinate is
+    rounded to `step` and must lie in [-bound, bound]; at most `max_points` points, so the
+    longest value (`longest()`) stays under MAX_RAW_LENGTH. Within a class the points keep their
+    order, each once; the value is a tuple of (x, y, class). Its widget is the page's own plane
+    (kind `plane`): the settings form draws none, and keeps the last value the page gave it."""
+
+    CLASSES = (0, 1)
+    default_widget = "plane"
+
+    def __init__(self, name: str, bound: float, step: float, max_points: int,
+                 field: str | None = None, help: str = "", **presentation: Any) -> None:
+        super().__init__(name, field, help, **presentation)
+        self.bound, self.step, self.max_points = bound, step, max_points
+        self.per_unit = round(1 / step)           # grid positions per unit (20 for 0.05)
+        if abs(self.per_unit * step - 1) > 1e-9:
+            raise ValueError("step must divide 1")
+        self.decimals = len(f"{step:g}".split(".")[1]) if "." in f"{step:g}" else 0
+
+    def snap(self, value: float) -> float:
+        """`value` on the grid: rounded to the step (half away from zero), as a float that prints
+        and compares exactly the same every time."""
+        ticks = math.floor(abs(value) * self.per_unit + 0.5)
+        return round(math.copysign(ticks, value) / self.per_unit, self.decimals) + 0.0
+
+    def number(self, value: float) -> str:
+        """A grid value in the shortest plain form: `1.25`, `-0.5`, `2`, `0`."""
+        text = f"{value:.{self.decimals}f}".rstrip("0").rstrip(".") if self.decimals else f"{value:.0f}"
+        return "0" if text in ("-0", "") else text
+
+    def parse(self, raw: str) -> tuple[tuple[float, float, int], ...]:
+        points: list[tuple[float, float, int]] = []
+        seen: set[tuple[float, float, int]] = set()
+        for group in raw.strip().split("~"):
+            group = group.strip()
+            if not group:
+                continue
+            label, colon, body = group.partition(":")
+            if not colon or label.strip() not in ("0", "1"):
+                raise ValueError(f"{group[:20]!r}: each class starts with 0: or 1:, such as "
+                                 "0:-1.2,0.5_0.3,1")
+            cls = int(label)
+            for part in body.split("_"):
+                part = part.strip()
+                if not part:
+                    continue
+                xy = part.split(",")
+                try:
+                    x, y = (float(v) for v in xy) if len(xy) == 2 else (math.nan, math.nan)
+                except ValueError:
+                    x = y = math.nan
+                if not (math.isfinite(x) and math.isfinite(y)):
+                    raise ValueError(f"{part[:20]!r} is not a point x,y such as -1.2,0.5")
+                if max(abs(x), abs(y)) > self.bound:
+                    raise ValueError(f"{part[:20]!r} is off the plane: x and y go from "
+                                     f"{-self.bound:g} to {self.bound:g}")
+                point = (self.snap(x), self.snap(y), cls)
+                if point not in seen:
+                    seen.add(point)
+                    points.append(point)
+                if len(points) > self.max_points:
+                    raise ValueError(f"more than {self.max_points} points")
+        return tuple(p for c in self.CLASSES for p in points if p[2] == c)
+
+    def format(self, value: Any) -> str:
+        groups = []
+        for cls in self.CLASSES:
+            pairs = [f"{self.number(x)},{self.number(y)}" for x, y, c in value if c == cls]
+            if pairs:
+                groups.append(f"{cls}:" + "_".join(pairs))
+        return "~".join(groups)
+
+    def longest(self) -> str:
+        """The longest value this parameter writes: `max_points` points at the plane's corner,
+        each with its own negative coordinates (for the test that it fits in a link)."""
+        widest = self.snap(-(self.bound - self.step))      # -2.95 for a bound of 3, step 0.05
+        half = self.max_points // 2
+        return self.format([(widest, widest, 0)] * half + [(widest, widest, 1)] * (self.max_points - half))
+
+    def values_text(self) -> str:
+        return (f"up to {self.max_points} points `x,y` (each from {-self.bound:g} to "
+                f"{self.bound:g}, rounded to {self.step:g}) joined by `_`, after `0:` or `1:` for "
+                "their class, the classes joined by `~`; empty: none")
+
+
 @dataclass(frozen=True)
 class LinkProblem:
     param: str
@@ -324,6 +411,8 @@ class LinkSchema(Generic[Settings]):
                 shown = p.choice_label(value)
             elif isinstance(p, BoolParam):
                 shown = "on" if value else "off"
+            elif isinstance(p, PointsParam):
+                shown = f"{len(value)} point{'s' if len(value) != 1 else ''}"   # drawn on the page
             else:
                 shown = p.format(value)
             if isinstance(p, TextParam) and ("\n" in shown or len(shown) > SHORT_TEXT):

@@ -25,6 +25,9 @@ def not_reproducible(session: TrainingSession) -> str | None:
     """Why this finished run's link would not retrace it (so it is not posted); None if it would."""
     if session.diverged is not None:
         return "a run whose loss stopped being a number is not posted"
+    if session.bayes_test_accuracy is None:
+        return ("it trained on drawn points, which have no best possible accuracy for the board "
+                "to compare with")
     if session.loaded is not None:
         return "its weights were uploaded, and no link retraces uploaded weights"
     # A change before the first optimizer step (a learning rate set before Play) is the same as

@@ -17,7 +17,14 @@ import dataclasses
 from collections.abc import Sequence
 
 from workbench.common.source import source_of
-from workbench.moons.data import GAUSSIAN_CENTRES, GENERATORS, extent_of, grid_points
+from workbench.moons.data import (
+    DRAW_BOUND,
+    GAUSSIAN_CENTRES,
+    GENERATORS,
+    drawn_points,
+    extent_of,
+    grid_points,
+)
 from workbench.moons.model import (
     MLP,
     InputFeatures,
@@ -69,6 +76,13 @@ def _start_settings(settings: MoonsSettings, changes: Sequence[SettingChange]) -
     for change in changes:
         first.setdefault(change.field, change.old)
     return dataclasses.replace(settings, **first)
+
+
+def points_literal(points: Sequence[tuple[float, float, int]], per_line: int = 5) -> str:
+    """The drawn points as a Python literal the script pastes: a list of (x1, x2, class)."""
+    items = [f"({x!r}, {y!r}, {c})" for x, y, c in points]
+    lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+    return "[\n" + "".join(f"    {line},\n" for line in lines) + "]"
 
 
 def _split_and_load(test_pct: str, val_pct: str) -> str:
@@ -199,14 +213,23 @@ def moons_script(settings: MoonsSettings, device: str = "cpu",
     train_pct, val_pct, test_pct = (int(p) for p in s.split.split("/"))
     data_import = {"moons": "from sklearn.datasets import make_moons\n",
                    "circles": "from sklearn.datasets import make_circles\n"}.get(s.dataset, "")
-    draw = GENERATORS[s.dataset]
-    centres = (f"GAUSSIAN_CENTRES = {GAUSSIAN_CENTRES!r}      # each class's mean\n\n\n"
-               if s.dataset == "gaussians" else "")
+    if s.drawn:
+        data_name = f"your {len(s.points)} drawn points"
+        data_source = (f"# The points you drew on the page: (x1, x2, class)\n"
+                       f"POINTS = {points_literal(s.points)}\n\n\n{shown(drawn_points)}\n\n\n"
+                       "X, y = drawn_points(POINTS)")
+    else:
+        draw = GENERATORS[s.dataset]
+        centres = (f"GAUSSIAN_CENTRES = {GAUSSIAN_CENTRES!r}      # each class's mean\n\n\n"
+                   if s.dataset == "gaussians" else "")
+        data_name = s.dataset
+        data_source = (f"{centres}{shown(draw)}\n\n\n"
+                       f"X, y = {draw.__name__}(n={s.n}, noise={s.noise!r}, seed=SEED)")
     seeded_dropout, input_features, mlp, builder, optimizer_map = (shown(obj) for obj in SHARED)
-    network_block = _network_view_block() if s.hidden else ""
+    network_block = _network_view_block(s.drawn) if s.hidden else ""
     split_and_load = _split_and_load(str(test_pct), str(val_pct))
     model_block = _model_block(apply_block)
-    return f'''"""Train an MLP on {s.dataset}: {s.architecture}, {s.act}, {s.opt}, like the PyTorch Workbench.
+    return f'''"""Train an MLP on {data_name}: {s.architecture}, {s.act}, {s.opt}, like the PyTorch Workbench.
 
 Run it as is: it prints the same final test accuracy as the page for seed {s.seed}.
 """
@@ -234,10 +257,7 @@ EPOCHS = {settings.epochs}
 BATCH_SIZE = {s.batch}{change_block}
 
 # %% Data: draw the points, split them (stratified {train_pct}/{val_pct}/{test_pct}), scale them
-{centres}{shown(draw)}
-
-
-X, y = {draw.__name__}(n={s.n}, noise={s.noise!r}, seed=SEED)
+{data_source}
 {split_and_load}
 
 # %% Model: {s.architecture}, returning raw logits (no sigmoid: the loss applies it)
@@ -270,10 +290,13 @@ print("reloaded model gives identical test predictions:", same){network_block}
 '''
 
 
-def _network_view_block() -> str:
+def _network_view_block(drawn: bool) -> str:
     """The script's last section: one point of the network view's grid, and each hidden layer's
-    first three units there, read with forward hooks as the page's maps are."""
+    first three units there, read with forward hooks as the page's maps are (`drawn`: the plane
+    is the drawing's board, not the data's bounding box)."""
     extent, grid, hooked = (shown(obj) for obj in NETWORK_VIEW)
+    plane = (f"PLANE = {(-DRAW_BOUND, DRAW_BOUND, -DRAW_BOUND, DRAW_BOUND)!r}    # the board the points "
+             "were drawn on" if drawn else "PLANE = extent_of(X)         # the data's box and a margin")
     row, column = VIEW_POINT
     return f'''
 
@@ -293,7 +316,8 @@ def _network_view_block() -> str:
 
 VIEW_RESOLUTION = {MAP_RESOLUTION}
 ROW, COLUMN = {row}, {column}            # the grid point, counted from the bottom left
-point = grid_points(extent_of(X), VIEW_RESOLUTION)[ROW * VIEW_RESOLUTION + COLUMN]
+{plane}
+point = grid_points(PLANE, VIEW_RESOLUTION)[ROW * VIEW_RESOLUTION + COLUMN]
 outputs = {{}}
 hooks = [module.register_forward_hook(
              lambda module, inputs, output, layer=layer: outputs.__setitem__(layer, output))
@@ -326,7 +350,11 @@ def comparison_script(runs: Sequence[tuple[str, MoonsSettings, Sequence[SettingC
                           for d in datasets)
     centres = (f"GAUSSIAN_CENTRES = {GAUSSIAN_CENTRES!r}      # each class's mean\n\n\n"
                if "gaussians" in datasets else "")
-    draws = "\n\n\n".join(shown(GENERATORS[d]) for d in datasets)
+    draws = "\n\n\n".join(shown(drawn_points if d == "drawn" else GENERATORS[d]) for d in datasets)
+    # A run on drawn points draws them from its own literal (the pinned run's drawing may differ).
+    drawings = "".join(
+        f"# Run {name!r}'s drawn points: (x1, x2, class)\nPOINTS_{index} = {points_literal(s.points)}\n\n\n"
+        for index, (name, s, _, _) in enumerate(starts) if s.drawn)
     pasted = "\n\n\n".join(shown(obj) for obj in SHARED)
     if regularised:
         pasted += f"\n\n\n{shown(PENALTY)}"
@@ -342,9 +370,11 @@ return {"val loss before training": first_val_loss, "final val loss": val_loss,
 """
     indented = "".join(f"    {line}" if line.strip() else line for line in body_text.splitlines(True))
     run_dicts = []
-    for name, s, settings, changes in starts:
+    for index, (name, s, settings, changes) in enumerate(starts):
         _, val_pct, test_pct = (int(p) for p in s.split.split("/"))
-        values = [("SEED", s.seed), ("DRAW", GENERATORS[s.dataset].__name__), ("N", s.n),
+        draw = (f"lambda n, noise, seed: drawn_points(POINTS_{index})" if s.drawn
+                else GENERATORS[s.dataset].__name__)
+        values = [("SEED", s.seed), ("DRAW", draw), ("N", s.n),
                   ("NOISE", s.noise), ("VAL_PCT", val_pct), ("TEST_PCT", test_pct),
                   ("FEATURES", s.features), ("HIDDEN", s.hidden), ("ACTIVATION", s.act),
                   ("DROPOUT", s.dropout), ("OPTIMIZER", s.opt), ("LR", s.lr), ("WEIGHT_DECAY", s.wd),
@@ -387,7 +417,7 @@ DEVICE = torch.device("{device}")
 {centres}{draws}
 
 
-{pasted}
+{drawings}{pasted}
 
 
 # %% One run: the one-run script's data, model, loop and test, its settings as parameters

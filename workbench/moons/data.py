@@ -2,9 +2,11 @@
 
 `make_dataset` draws points from one of five generative processes (moons, circles, XOR, spiral
 or two Gaussians), 2-D features and 0/1 labels; because the process is known, `bayes.py` can
-compute the best possible accuracy too. `split_and_scale` makes a stratified train/val/test
-split and fits a StandardScaler on the training split only, so nothing about the val/test
-points leaks into training. This module never imports streamlit.
+compute the best possible accuracy too. Or the data are the learner's own points (`drawn`),
+clicked onto the plane: no process drew them, so no best possible accuracy is known.
+`split_and_scale` makes a stratified train/val/test split and fits a StandardScaler on the
+training split only, so nothing about the val/test points leaks into training. This module
+never imports streamlit.
 """
 from __future__ import annotations
 
@@ -18,7 +20,9 @@ from sklearn.datasets import make_circles, make_moons
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from workbench.moons.settings import DATASETS, MAX_SAMPLES
+from workbench.moons.settings import DATASETS, DRAW_BOUND, MAX_DRAWN, MAX_SAMPLES, TABLE
+
+DrawnPoints = tuple[tuple[float, float, int], ...]      # (x, y, class), as the settings hold them
 
 def _spiral_curve(t: torch.Tensor, label: int) -> torch.Tensor:
     """Two interleaved arms of an Archimedean spiral; t in [0, 1] runs along an arm."""
@@ -96,6 +100,49 @@ GENERATORS: dict[str, Callable[[int, float, int], tuple[np.ndarray, np.ndarray]]
 }
 
 
+def drawn_points(points: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """The points drawn on the page, (x1, x2, class) each: features (n, 2) and labels (n,)."""
+    table = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    return table[:, :2].copy(), table[:, 2].astype(np.int64)
+
+
+def as_drawing(data: Dataset, most: int = MAX_DRAWN) -> DrawnPoints:
+    """Up to `most` of a dataset's points as a drawing to edit ("Draw on these points"): evenly
+    spaced through the data (shuffled by their generators, so each class keeps about its
+    share), each clipped to the drawing's plane and rounded to its grid, repeats dropped."""
+    param = TABLE["points"]
+    picked = np.unique(np.linspace(0, len(data.labels) - 1, min(most, len(data.labels))).round().astype(int))
+    clipped = np.clip(data.features[picked], -DRAW_BOUND, DRAW_BOUND)
+    points = [(param.snap(float(x)), param.snap(float(y)), int(c))
+              for (x, y), c in zip(clipped, data.labels[picked], strict=True)]
+    return param.parse(param.format(points))
+
+
+MIN_DRAWN_PER_CLASS = 5      # a class needs at least this many points, whatever the split
+
+
+def drawn_minimum(fractions: tuple[float, float, float]) -> int:
+    """The points each class needs for a stratified split of drawn data: at least
+    MIN_DRAWN_PER_CLASS, and enough that the smaller of validation and test holds two points
+    (80/10/10: ten of each class). tests/unit/test_moons_drawn.py splits every such drawing."""
+    smallest = min(fractions[1], fractions[2])
+    return max(MIN_DRAWN_PER_CLASS, math.ceil(1 / smallest - 1e-9))
+
+
+def drawn_shortfall(points: DrawnPoints, fractions: tuple[float, float, float]) -> str | None:
+    """Why these drawn points cannot be trained on yet, in words; None when they can."""
+    counts = [sum(1 for point in points if point[2] == c) for c in (0, 1)]
+    need = drawn_minimum(fractions)
+    if min(counts) >= need:
+        return None
+    missing = [f"{need - count} more of class {c}" for c, count in enumerate(counts) if count < need]
+    split = "/".join(f"{round(100 * f)}" for f in fractions)
+    return (f"Draw at least {need} points of each class to train: you have {counts[0]} of class 0 "
+            f"and {counts[1]} of class 1, so add {' and '.join(missing)}. The points are split "
+            f"{split} into train, validation and test, stratified, and each split needs points of "
+            "both classes.")
+
+
 @dataclass(frozen=True)
 class Dataset:
     features: np.ndarray   # (n, 2) float64, raw (unscaled) coordinates
@@ -104,10 +151,15 @@ class Dataset:
     noise: float
 
 
-def make_dataset(name: str, n: int, noise: float, seed: int) -> Dataset:
-    """Draw `n` labelled points. Moons and circles are scikit-learn's own generators."""
+def make_dataset(name: str, n: int, noise: float, seed: int, points: DrawnPoints = ()) -> Dataset:
+    """Draw `n` labelled points. Moons and circles are scikit-learn's own generators; `drawn`
+    takes the learner's `points` as they are (no noise added: `n`, `noise` and `seed` play no
+    part)."""
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; expected one of {', '.join(DATASETS)}")
+    if name == "drawn":
+        x, y = drawn_points(points)
+        return Dataset(x, y, name, 0.0)
     n = int(min(max(n, 4), MAX_SAMPLES))
     x, y = GENERATORS[name](n, noise, seed)
     return Dataset(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.int64), name, noise)
@@ -154,7 +206,10 @@ def grid_points(extent: tuple[float, float, float, float], resolution: int) -> n
 
 
 def plot_extent(data: Dataset, margin: float = 0.25) -> tuple[float, float, float, float]:
-    """Fixed axes for the whole run: the data's bounding box plus a margin, rounded."""
+    """Fixed axes for the whole run: the data's bounding box plus a margin, rounded; drawn
+    data keep the plane they were drawn on."""
+    if data.name == "drawn":
+        return (-DRAW_BOUND, DRAW_BOUND, -DRAW_BOUND, DRAW_BOUND)
     return extent_of(data.features, margin)
 
 

@@ -1,7 +1,7 @@
 """The moons trainer's settings: one dataclass and its table, the only place a setting's link
 name, range, widget label, help and step are written.
 
-The link names (dataset, n, noise, seed, split, features, hidden, act, dropout, opt, lr, wd,
+The link names (dataset, points, n, noise, seed, split, features, hidden, act, dropout, opt, lr, wd,
 reg, reg_rate, batch, epochs, speed, net, discrete) are public: teachers type them into slides. Keep them
 and their meaning.
 This module never imports streamlit.
@@ -19,10 +19,18 @@ from workbench.common.links import (
     IntListParam,
     IntParam,
     LinkSchema,
+    PointsParam,
     Widget,
 )
 
-DATASETS = ("moons", "circles", "xor", "spiral", "gaussians")
+GENERATED = ("moons", "circles", "xor", "spiral", "gaussians")   # drawn by a known process
+DATASETS = (*GENERATED, "drawn")
+# "drawn": the learner's own points, clicked onto the plane (the `points` link parameter). They
+# sit on a fixed plane, rounded to a grid, and are capped so that any drawing fits in a link
+# (PointsParam.longest: 3,603 characters for 300 points, under links.MAX_RAW_LENGTH).
+DRAW_BOUND = 3.0                # the drawing plane is [-3, 3] x [-3, 3]
+DRAW_STEP = 0.05                # each coordinate is rounded to this
+MAX_DRAWN = 300                 # points in a drawing, both classes together
 ACTIVATIONS = ("ReLU", "LeakyReLU", "GELU", "Tanh", "Sigmoid", "Identity")
 OPTIMIZERS = ("AdamW", "Adam", "SGD", "RMSprop")
 # TensorFlow Playground's regularization: a penalty on the weights added to the loss
@@ -62,6 +70,7 @@ class MoonsSettings:
     """Everything that decides one experiment. Defaults are the lesson's assignment."""
 
     dataset: str = "moons"
+    points: tuple[tuple[float, float, int], ...] = ()   # (x, y, class): the drawn data
     n: int = 3000
     noise: float = 0.25
     seed: int = 42
@@ -87,6 +96,22 @@ class MoonsSettings:
         return None if self.speed == "max" else float(self.speed)
 
     @property
+    def drawn(self) -> bool:
+        """Whether the data are the learner's own points (dataset `drawn`)."""
+        return self.dataset == "drawn"
+
+    @property
+    def drawn_points(self) -> tuple[tuple[float, float, int], ...]:
+        """The points the data are made of when drawn; () for a generated dataset (the drawing
+        is kept in the settings, so that switching back to `drawn` brings it back)."""
+        return self.points if self.drawn else ()
+
+    @property
+    def samples(self) -> int:
+        """How many points the data have: the drawing's, or `n`."""
+        return len(self.points) if self.drawn else self.n
+
+    @property
     def fractions(self) -> tuple[float, float, float]:
         train, val, test = (int(p) / 100 for p in self.split.split("/"))
         return train, val, test
@@ -107,11 +132,21 @@ PRESET = MoonsSettings()
 
 TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
     ChoiceParam("dataset", DATASETS, label="Dataset",
-                help="Which generative process draws the points.",
-                meaning="which generative process draws the points",
+                help="Which generative process draws the points, or Your own points: click them "
+                     "onto the plane.",
+                meaning="which generative process draws the points; `drawn`: the points you "
+                        "click onto the plane (`points`)",
                 widget=Widget(choice_labels={"moons": "Two moons", "circles": "Circles",
                                              "xor": "XOR", "spiral": "Spiral",
-                                             "gaussians": "Two Gaussians"})),
+                                             "gaussians": "Two Gaussians",
+                                             "drawn": "Your own points"})),
+    PointsParam("points", DRAW_BOUND, DRAW_STEP, MAX_DRAWN, label="Drawn points",
+                help=f"The points you drew on the plane (dataset: Your own points), each with its "
+                     f"class; at most {MAX_DRAWN}, rounded to {DRAW_STEP:g} on the plane from "
+                     f"{-DRAW_BOUND:g} to {DRAW_BOUND:g}. Kept when you pick another dataset.",
+                meaning="the points drawn for `dataset=drawn`, e.g. `0:-1,0.5_-0.5,1~1:1,-0.5` "
+                        "(class 0 at (-1, 0.5) and (-0.5, 1), class 1 at (1, -0.5))",
+                readme_default="(none)"),
     IntParam("n", 100, MAX_SAMPLES, label="Points (n_samples)",
              help="Number of points, all splits together.",
              meaning="points in all splits together", widget=Widget(step=100)),
@@ -206,7 +241,18 @@ def _shown(name: str, settings: MoonsSettings) -> str:
         return ", ".join(p.choice_label(c) for c in value)
     if isinstance(p, IntListParam):
         return p.format(value) or "none (linear)"
+    if isinstance(p, PointsParam):
+        return points_words(value)
     return p.format(value)
+
+
+def points_words(points: tuple[tuple[float, float, int], ...]) -> str:
+    """`12 points (5 of class 0, 7 of class 1)`: a drawing in words."""
+    ones = sum(1 for point in points if point[2] == 1)
+    if not points:
+        return "no points"
+    return (f"{len(points)} point{'s' if len(points) != 1 else ''} ({len(points) - ones} of class 0, "
+            f"{ones} of class 1)")
 
 
 def changes(old: MoonsSettings, new: MoonsSettings, *, ignore: tuple[str, ...] = ()) -> list[str]:

@@ -24,6 +24,7 @@ from workbench.common.modes import evaluating
 from workbench.moons.bayes import bayes_accuracy, bayes_log_densities
 from workbench.moons.data import (
     Dataset,
+    DrawnPoints,
     Split,
     as_tensors,
     grid_points,
@@ -124,21 +125,25 @@ class PreparedData:
 
     data: Dataset
     split: Split
-    bayes_test_accuracy: float
-    bayes_val_accuracy: float
+    bayes_test_accuracy: float | None       # None: drawn data, no known process drew them
+    bayes_val_accuracy: float | None
 
 
 @functools.lru_cache(maxsize=32)
 def prepared_data(name: str, n: int, noise: float, seed: int,
-                  fractions: tuple[float, float, float]) -> PreparedData:
+                  fractions: tuple[float, float, float], points: DrawnPoints = ()) -> PreparedData:
     """The dataset, its split and scaler, and the Bayes accuracies, computed once per process for
     the same data settings: a class opening one link shares one copy instead of thirty, and a
     change of learning rate or width does not recompute the best possible accuracy. The arrays
-    are made read-only, so no run can change what the others see."""
-    data = make_dataset(name, n, noise, seed)
+    are made read-only, so no run can change what the others see. Drawn data (`points`) have
+    no Bayes accuracy: no known process drew them."""
+    data = make_dataset(name, n, noise, seed, points)
     split = split_and_scale(data, fractions, seed)
-    prepared = PreparedData(data, split, bayes_accuracy(name, split.x_test, split.y_test, noise, n),
-                            bayes_accuracy(name, split.x_val, split.y_val, noise, n))
+    if name == "drawn":
+        prepared = PreparedData(data, split, None, None)
+    else:
+        prepared = PreparedData(data, split, bayes_accuracy(name, split.x_test, split.y_test, noise, n),
+                                bayes_accuracy(name, split.x_val, split.y_val, noise, n))
     read_only(data.features, data.labels, split.x_train, split.y_train, split.x_val, split.y_val,
               split.x_test, split.y_test)
     return prepared
@@ -174,12 +179,14 @@ class History:
 class TestReport:
     accuracy: float
     f1: float
-    bayes_accuracy: float
+    bayes_accuracy: float | None    # None: drawn data, whose best possible accuracy is unknown
     n: int
 
     @property
-    def gap_points(self) -> float:
-        """Percentage points between the model and the best possible classifier."""
+    def gap_points(self) -> float | None:
+        """Percentage points between the model and the best possible classifier (None: unknown)."""
+        if self.bayes_accuracy is None:
+            return None
         return round(100 * (self.bayes_accuracy - self.accuracy), 6)
 
 
@@ -365,7 +372,7 @@ class TrainingSession:
         self.settings = settings
         self.device = device or torch.device("cpu")
         prepared = prepared_data(settings.dataset, settings.n, settings.noise, settings.seed,
-                                 settings.fractions)
+                                 settings.fractions, settings.drawn_points)
         self.data, self.split = prepared.data, prepared.split
         self.bayes_test_accuracy = prepared.bayes_test_accuracy
         self.bayes_val_accuracy = prepared.bayes_val_accuracy
@@ -582,10 +589,13 @@ class TrainingSession:
     def grid(self, resolution: int = 50) -> np.ndarray:
         return probability_grid(self.model, self.split, plot_extent(self.data), resolution, self.device)
 
-    def bayes_grid(self, resolution: int = 50) -> np.ndarray:
+    def bayes_grid(self, resolution: int = 50) -> np.ndarray | None:
         """log p(x | 1) - log p(x | 0) over the plot grid: the best possible boundary is where it
-        crosses 0. Shared by every run on the same data (the generative process never changes)."""
+        crosses 0. Shared by every run on the same data (the generative process never changes).
+        None for drawn data: no known process drew them."""
         s = self.settings
+        if s.drawn:
+            return None
         return shared_bayes_grid(s.dataset, s.n, s.noise, s.seed, s.fractions, resolution)
 
     def replace_weights(self, state_dict: dict[str, torch.Tensor], optimizer_state: dict | None = None,
@@ -629,6 +639,8 @@ class TrainingSession:
     def describe(self) -> str:
         s = self.settings
         inputs = "" if s.features == ("x1", "x2") else f" on inputs {', '.join(s.feature_labels)}"
-        return (f"MLP {s.architecture} ({s.act}){inputs} trained {self.epoch} epochs on {s.dataset} "
-                f"(n={s.n}, noise={s.noise:g}, seed={s.seed}) with {s.opt}(lr={s.lr:g}, "
+        data = (f"{len(s.points)} drawn points (seed={s.seed})" if s.drawn else
+                f"{s.dataset} (n={s.n}, noise={s.noise:g}, seed={s.seed})")
+        return (f"MLP {s.architecture} ({s.act}){inputs} trained {self.epoch} epochs on {data} "
+                f"with {s.opt}(lr={s.lr:g}, "
                 f"weight_decay={s.wd:g}), batch {s.batch}")
