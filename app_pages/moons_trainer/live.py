@@ -247,8 +247,6 @@ def replay_control(me: MoonsTrainerState, session: TrainingSession) -> int | Non
     st.select_slider(
         "Replay: the run at the end of epoch", [*epochs, NOW], key=REPLAY_KEY,
         format_func=lambda e: "now" if e == NOW else str(e), on_change=_replay, args=(session,),
-        # A presenter's plane gets the rest of the screen: the slider's own stops say enough.
-        label_visibility="collapsed" if presenting() else "visible",
         help="Every epoch's weights are kept, so PyTorch recomputes the boundary and the network "
              "view as they were then; the curves mark the epoch. The last stop is the model now, "
              "and Play or Step always go on from there.")
@@ -368,7 +366,7 @@ def live_frame() -> None:
     # The playback row above, the view below: the view keeps its place in the fragment whatever
     # is drawn above it, so the browser updates it in place (a drawing under way survives the
     # run that its points start).
-    controls, view = st.container(), st.container()
+    controls, view, below = st.container(), st.container(), st.container()
     if me.board is not None:            # drawn points too few to train on: no run to show
         board_settings, status = me.board
         with view:
@@ -398,6 +396,9 @@ def live_frame() -> None:
                 st.rerun(scope="app")   # the error's panel is above this fragment
     with controls:
         playback(me, session)           # after the check: a run that just ended enables Play
+    # A projected plane gets the first screen's height: in presenter mode the replay slider goes
+    # under the view (the view fits the room left above the fold, and a slider there took 80 px).
+    with below if presenting() else controls:
         replayed = None if me.running else replay_control(me, session)
     poll = frame_source(me).url if me.running and not me.route_blocked else None
     # Paused here, still playing below: the view shows the pause first, then the browser asks

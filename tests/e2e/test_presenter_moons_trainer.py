@@ -162,3 +162,26 @@ def test_the_network_view_fits_a_projector_in_both_themes(browser, app_url):
                                  " <= innerWidth"), theme
     finally:
         page.context.close()
+
+
+def test_a_finished_run_keeps_the_plane_large_with_the_replay_under_it(browser, app_url):
+    """After a run ends, the finished note joins the buttons and the replay slider appears: on a
+    projector the slider goes under the view, so the plane keeps its room (321 px of 720 at
+    1280x720, against 380 before the run; with the slider above the view it was about 245)."""
+    size = PROJECTORS[0]
+    page = first_screen(browser, app_url, PATH + "&speed=max", size, present=True)
+    try:
+        _laid_out(page)
+        page.locator(CONTROLS["Play"]).first.click()
+        slider = page.locator(".st-key-mt_replay")
+        expect(slider).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("Finished", exact=False).first).to_be_visible(timeout=WAIT_MS)
+        _laid_out(page)
+        canvas = page.locator(f"{BOUNDARY} canvas.plane").element_handle()
+        page.wait_for_function("([plane, h]) => plane.getBoundingClientRect().height >= h",
+                               arg=[canvas, 0.42 * size[1]], timeout=WAIT_MS)
+        plane = assert_on_first_screen(page, page.locator(f"{BOUNDARY} canvas.plane"),
+                                       "the finished run's plane")
+        assert slider.bounding_box()["y"] >= plane["y"] + plane["height"], "the replay is under the view"
+    finally:
+        page.context.close()
