@@ -726,3 +726,25 @@ def test_every_tab_opens_cleanly_on_a_regression_dataset(dataset):
         if marker:
             assert marker in shown_text(at) or any(marker in b.label for b in at.button), tab
     assert "Draw on these points" not in [b.label for b in at.button]
+
+
+def test_a_pinned_run_is_not_compared_with_a_regression_run():
+    at = open_page(PAGE, QUICK)
+    settle(at.button(key="mt_step").click().run())
+    at.button(key="mt_pin").click().run()
+    at.run()
+    assert_clean(at)
+    at.selectbox(key="mt_dataset").set_value("plane").run()
+    settle(at.button(key="mt_step").click().run())
+    assert_clean(at)
+    me = at.session_state["learner::moons_trainer"]
+    assert me.pinned is not None and not me.pinned.settings.regression and me.session.settings.regression
+    text = shown_text(at)
+    assert any("Comparisons are for classification runs" in i.value for i in at.info)
+    assert "Two runs side by side" not in text
+    header, _ = live_view(at)
+    assert not header["frame"].get("pinned")
+    at.session_state["mt_tabs"] = "Code"
+    at.run()
+    assert_clean(at)
+    assert "test MSE and R²" in shown_text(at) and "Both runs of the comparison" not in shown_text(at)

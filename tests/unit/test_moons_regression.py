@@ -142,3 +142,17 @@ def test_the_live_view_shades_the_output_value():
     expected = ((out.clamp(-1, 1) + 1) / 2 * 255).round().to(torch.uint8).numpy()
     assert np.array_equal(points[:len(expected)], expected)
     assert grid.shape == (144,)
+
+
+# ---- comparisons are for classification runs ------------------------------------------------------
+
+def test_a_comparison_with_a_regression_run_is_refused_in_words_and_in_code():
+    from workbench.moons.codegen import comparison_script
+    from workbench.moons.compare import not_comparable
+
+    plane = regression("plane")
+    assert not_comparable(PRESET, PRESET) is None
+    for a, b in ((PRESET, plane), (plane, PRESET), (plane, plane)):
+        assert "classification" in not_comparable(a, b)
+        with pytest.raises(ValueError, match="classification"):
+            comparison_script([("pinned", a, ()), ("now", b, ())])
