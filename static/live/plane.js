@@ -67,7 +67,11 @@ export function planeTitles(epoch, hasBoundary, aboveHalf) {
 
 // A regression plane's title (datasets plane and multigauss): the shading is the model's output
 // value, not a probability, and no line is drawn. `names`: the colours of [-1, 1]'s ends.
-export function regressionTitles(epoch, names) {
+export function regressionTitles(epoch, names, discrete = false) {
+  if (discrete) {     // "Discretize output": each place takes its output's sign's full shade
+    return [`Epoch ${epoch}: the shading is the sign of the model's output: ${names[1]} at 0 or more, ${names[0]} below`,
+            `Epoch ${epoch}: shading = sign of the output`, `Epoch ${epoch}`];
+  }
   return [`Epoch ${epoch}: the shading is the model's output value, from \u22121 (${names[0]}) to 1 (${names[1]})`,
           `Epoch ${epoch}: shading = output value`, `Epoch ${epoch}`];
 }
@@ -195,7 +199,7 @@ export function drawBoundary(view, width, limit = null) {
   ctx.font = `${font * 1.15}px ${view.font}`;
   ctx.textAlign = "left"; ctx.textBaseline = "middle";
   const titles = fr.plane_title ? [fr.plane_title]
-    : sc.regression ? regressionTitles(fr.epoch, sc.colours.class_names)
+    : sc.regression ? regressionTitles(fr.epoch, sc.colours.class_names, sc.discretize)
       : planeTitles(fr.epoch, boundary.length > 0, fr.grid[0] > 127.5);
   view.label(ctx, view.fitting(ctx, titles, width - left), left, margin.top / 2);
 

@@ -62,6 +62,8 @@ test("the title names the output value, never a decision boundary", () => {
   assert.equal(titles[0], "Epoch 7: the shading is the model's output value, from \u22121 (blue) to 1 (orange)");
   for (const t of titles) assert.doesNotMatch(t, /boundary|P =/);
   assert.equal(titles.at(-1), "Epoch 7");
+  const discrete = regressionTitles(7, ["blue", "orange"], true);
+  assert.equal(discrete[0], "Epoch 7: the shading is the sign of the model's output: orange at 0 or more, blue below");
 });
 
 test("the colour bar's labels run from -1 to 1 for regression", () => {

@@ -162,7 +162,8 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
              meaning="points in all splits together", widget=Widget(step=100)),
     FloatParam("noise", 0.0, 1.0, label="Noise (std)",
                help="Standard deviation of the Gaussian noise added to every point. It sets the "
-                    "best accuracy any classifier can reach.",
+                    "best accuracy any classifier can reach. For regression it moves where each "
+                    "point's target is read, as in TensorFlow Playground.",
                meaning="std of the Gaussian noise added to each point",
                widget=Widget(kind="slider", step=0.01)),
     IntParam("seed", 0, MAX_SEED, label="Seed",
@@ -236,7 +237,8 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
     BoolParam("discrete", label="Discretize output",
               help="Shades the plane by the class the model predicts (P ≥ 0.5, a logit ≥ 0) instead "
                    "of by its probability, as TensorFlow Playground's checkbox does; hovering "
-                   "still reads the probability. The run is the same either way.",
+                   "still reads the probability. For regression: by the sign of the output. The "
+                   "run is the same either way.",
               meaning="shade the plane by the predicted class instead of P(class 1); the run is "
                       "the same either way"),
 ])
