@@ -748,3 +748,20 @@ def test_a_pinned_run_is_not_compared_with_a_regression_run():
     at.run()
     assert_clean(at)
     assert "test MSE and R²" in shown_text(at) and "Both runs of the comparison" not in shown_text(at)
+
+
+@pytest.mark.parametrize("params", [{"vs": "dataset:plane"}, {"dataset": "plane", "vs": "opt:SGD"}])
+def test_a_comparison_link_with_a_regression_run_says_it_is_not_compared(params):
+    at = open_page(PAGE, {**params, "n": "300", "epochs": "2"})
+    assert_clean(at)
+    settle(at.button(key="mt_play").click().run(), timeout=30)
+    at.run()
+    assert_clean(at)
+    me = at.session_state["learner::moons_trainer"]
+    assert me.pinned is not None and me.session.epoch == 2
+    assert any("Comparisons are for classification runs" in i.value for i in at.info)
+    assert "Two runs side by side" not in shown_text(at)
+    at.session_state["mt_tabs"] = "Code"
+    at.run()
+    assert_clean(at)
+    assert "Both runs of the comparison" not in shown_text(at)
