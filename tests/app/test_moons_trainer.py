@@ -765,3 +765,13 @@ def test_a_comparison_link_with_a_regression_run_says_it_is_not_compared(params)
     at.run()
     assert_clean(at)
     assert "Both runs of the comparison" not in shown_text(at)
+
+
+def test_a_linear_regression_model_is_described_without_a_boundary():
+    at = open_page(PAGE, {"dataset": "plane", "act": "Identity", "n": "300", "epochs": "2"})
+    at.session_state["mt_tabs"] = "Model"
+    at.run()
+    assert_clean(at)
+    note = next(i.value for i in at.info if "multiply out" in i.value)
+    assert "`output = x @ W.T + b`" in note and "the output is a linear function of x" in note
+    assert "boundary" not in note and "logit" not in note
