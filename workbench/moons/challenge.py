@@ -26,8 +26,8 @@ def not_reproducible(session: TrainingSession) -> str | None:
     if session.diverged is not None:
         return "a run whose loss stopped being a number is not posted"
     if session.settings.regression:
-        return ("it is a regression run: the board ranks test accuracy, and a regression run has "
-                "a mean squared error instead")
+        return ("it is a regression run, and the board ranks test accuracy where a regression "
+                "run has a mean squared error and R²")
     if session.bayes_test_accuracy is None:
         return ("it trained on drawn points, which have no best possible accuracy for the board "
                 "to compare with")
