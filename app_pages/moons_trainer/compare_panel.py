@@ -39,6 +39,9 @@ CURVE_FIELDS = ("epoch", "train_loss", "val_loss", "train_acc", "val_acc")
 # Pin and unpin.
 # ---------------------------------------------------------------------------------------------
 
+REGRESSION_PIN = "Comparisons are for classification runs; this is a regression run. "
+
+
 def pin_buttons(me: MoonsTrainerState, session: TrainingSession,
                 stop: Callable[[MoonsTrainerState], None]) -> None:
     """Pin this run (and Unpin), in the playback row."""
@@ -47,8 +50,9 @@ def pin_buttons(me: MoonsTrainerState, session: TrainingSession,
     replacing = me.pinned is not None
     st.button("Pin this run" if not replacing else "Pin instead", key="mt_pin",
               icon=":material/push_pin:", on_click=pin, args=(me, stop),
-              disabled=me.running or not has_trained(session),
-              help=("Keep this run as it is and start a fresh run of the same settings from the same "
+              disabled=me.running or not has_trained(session) or session.settings.regression,
+              help=(REGRESSION_PIN if session.settings.regression else "")
+              + ("Keep this run as it is and start a fresh run of the same settings from the same "
                     "initial weights: change one setting (the optimizer, say) and press Play to see "
                     "both side by side." + (" The run pinned now is replaced." if replacing else "")))
     if replacing:
@@ -145,7 +149,7 @@ def publish_comparison(me: MoonsTrainerState, settings: MoonsSettings) -> None:
 def pinned_curves(me: MoonsTrainerState, session: TrainingSession) -> dict | None:
     """The pinned run's curves and both runs' names, for the live view (None: not comparing)."""
     pinned = me.pinned
-    if pinned is None:
+    if pinned is None or compare.not_comparable(pinned.settings, session.settings):
         return None
     label, now_label = compare.labels(pinned.settings, session.settings)
     h = pinned.history
@@ -210,6 +214,11 @@ def comparison_panel(me: MoonsTrainerState, session: TrainingSession, url_path: 
     pinned = me.pinned
     if pinned is None:
         return
+    refused = compare.not_comparable(pinned.settings, session.settings)
+    if refused:
+        with st.container(border=True, key="mt_compare"):
+            st.info(refused, icon=":material/info:")
+        return
     pinned_label, now_label = compare.labels(pinned.settings, session.settings)
     with pinned.lock:
         first = compare.summarise(pinned, pinned_label)
@@ -248,7 +257,7 @@ def comparison_panel(me: MoonsTrainerState, session: TrainingSession, url_path: 
 def comparison_code(me: MoonsTrainerState, session: TrainingSession, device: str) -> str | None:
     """The script that trains both runs of the comparison on screen; None without one."""
     pinned = me.pinned
-    if pinned is None:
+    if pinned is None or compare.not_comparable(pinned.settings, session.settings):
         return None
     pinned_label, now_label = compare.labels(pinned.settings, session.settings)
     return comparison_script([(pinned_label, pinned.settings, pinned.changes),
@@ -258,7 +267,7 @@ def comparison_code(me: MoonsTrainerState, session: TrainingSession, device: str
 def comparison_caption(me: MoonsTrainerState) -> str | None:
     """What the comparison's script reproduces; None without a comparison."""
     pinned = me.pinned
-    if pinned is None:
+    if pinned is None or me.session is None or compare.not_comparable(pinned.settings, me.session.settings):
         return None
     uploaded = [name for name, run in (("the pinned run", pinned), ("this run", me.session))
                 if run is not None and run.loaded is not None]

@@ -17,7 +17,7 @@ from components.classroom import visible
 from components.error_panel import error_panel
 from components.settings_form import SettingsForm
 from workbench.moons.data import as_drawing
-from workbench.moons.settings import MAX_DRAWN, PRESET, MoonsSettings
+from workbench.moons.settings import MAX_DRAWN, PRESET, REGRESSION, MoonsSettings
 
 
 def settings_panel(form: SettingsForm[MoonsSettings], me: MoonsTrainerState, *,
@@ -49,7 +49,8 @@ def settings_panel(form: SettingsForm[MoonsSettings], me: MoonsTrainerState, *,
                     form.value(name, disabled=drawn.get("dataset") == "drawn")
                 elif name == "dataset":
                     drawn[name] = form.value(name)
-                    if drawn[name] != "drawn" and visible("dataset") and visible("points"):
+                    if drawn[name] not in ("drawn", *REGRESSION) and visible("dataset") \
+                            and visible("points"):
                         st.button("Draw on these points", key="mt_draw_these", icon=":material/draw:",
                                   on_click=draw_on_these, args=(me, form),
                                   width="content" if side_by_side else "stretch",
@@ -76,7 +77,7 @@ def draw_on_these(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]) -> N
     """The button under Dataset: the run's generated points become a drawing to edit, as in a
     TensorFlow Playground where the data could be changed by hand."""
     session = me.session
-    if session is None or session.settings.drawn:
+    if session is None or session.settings.drawn or session.settings.regression:
         return
     stop_training(me)
     form.change({"dataset": "drawn", "points": as_drawing(session.data)})

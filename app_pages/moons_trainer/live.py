@@ -219,10 +219,12 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
         for key, (label, help_text) in VIEW_TOGGLES.items():
             # Streamlit drops a widget's state on another page; the learner's choice is kept.
             resend_widget_value(key, me.view.get(key, False))
-            if key == "mt_show_bayes" and session.settings.drawn:
-                help_text = "Drawn points have none: no known process drew them."
-            me.view[key] = st.toggle(label, key=key, help=help_text,
-                                     disabled=key == "mt_show_bayes" and session.settings.drawn)
+            no_bayes = key == "mt_show_bayes" and (session.settings.drawn or session.settings.regression)
+            if no_bayes:
+                help_text = ("A regression run has none: there are no classes." if
+                             session.settings.regression else
+                             "Drawn points have none: no known process drew them.")
+            me.view[key] = st.toggle(label, key=key, help=help_text, disabled=no_bayes)
     ended = None if me.running else end_note(session)
     if ended is not None:
         # Beside the buttons it greys out: why they are grey and what to do next.

@@ -102,9 +102,16 @@ def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
     if show_test or session.settings.drawn:     # drawn points never vanish from the plane
         groups.append(("test", "dot", 3.8, split.x_test, split.y_test, "test"))
     blobs: dict[str, np.ndarray] = {}
+    regression = session.settings.regression
     for name, _, _, x, y, _ in groups:
         blobs[f"{name}_xy"] = np.asarray(x, dtype=np.float32).ravel()
-        blobs[f"{name}_y"] = np.asarray(y, dtype=np.uint8)
+        if regression:
+            # A regression point's colour and shape are its target's sign (orange squares at or
+            # above 0, blue circles below, as the shading's ends); its value is read out.
+            blobs[f"{name}_y"] = (np.asarray(y) >= 0).astype(np.uint8)
+            blobs[f"{name}_t"] = np.asarray(y, dtype=np.float32)
+        else:
+            blobs[f"{name}_y"] = np.asarray(y, dtype=np.uint8)
     bayes = session.bayes_grid(RESOLUTION) if show_bayes else None     # None: drawn data
     if bayes is not None:
         blobs["bayes"] = bayes.astype(np.float32).ravel()
@@ -134,6 +141,9 @@ def plane_header(settings: MoonsSettings, extent: tuple[float, ...], max_height:
                     "bayes": GREEN, "curves": [BLUE, VERMILION]},
         "network": None,
         "draw": drawing(settings) if settings.drawn else None,
+        # Regression: the shading is the model's output value over [-1, 1] (the frame's uint8
+        # grid carries (clip(v, -1, 1) + 1) / 2), the points' "classes" are their targets' signs.
+        "regression": settings.regression,
     }
 
 

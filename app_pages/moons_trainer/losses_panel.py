@@ -57,6 +57,16 @@ def losses_panel(session: TrainingSession) -> None:
         "gradient of BCE is `sigmoid(z) - y`, bounded by 1 and vanishing only when the model is "
         "right. Huber grows linearly beyond delta, so its gradient is bounded too, but its "
         "minimum is still at z = y.")
+    if session.settings.regression:
+        st.caption("This run is regression (targets in [-1, 1], not 0/1 labels): it trains with "
+                   "`MSELoss` on the model's output, so the three losses on its test logits are "
+                   "shown for classification runs only.")
+    else:
+        _losses_on_the_test_split(session)
+    _large_logits()
+
+
+def _losses_on_the_test_split(session: TrainingSession) -> None:
     on_test = model_losses(session.model, session.x_test, session.y_test)
     trained = "the trained model" if session.steps else "the untrained model"
     cols = st.columns(len(on_test))
@@ -66,6 +76,8 @@ def losses_panel(session: TrainingSession) -> None:
     st.caption(f"Each loss on the same {len(session.y_test)} test logits of {trained}: only the "
                "first is a likelihood of the labels.")
 
+
+def _large_logits() -> None:
     st.markdown("**`BCELoss(sigmoid(z))` against `BCEWithLogitsLoss(z)`**, in float32, next to "
                 "the exact loss computed in float64:")
     rows = large_logit_rows()

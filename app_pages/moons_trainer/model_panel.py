@@ -55,11 +55,15 @@ def linear_map_note(session: TrainingSession, weight: torch.Tensor, bias: torch.
     shape = ("a straight line" if plain else
              f"a straight line in the input features ({', '.join(s.feature_labels)}), drawn on "
              "the plane as the curve they make")
+    output = "output" if s.regression else "logit"
+    # Regression has no boundary: the output itself is a linear function of the inputs.
+    ending = (f"so the output is a linear function of {'x' if plain else 'the input features'}, "
+              "however many layers you stack" if s.regression else
+              f"and the boundary `logit = 0` is {shape}, however many layers you stack")
     st.info(f"With `Identity` there is no nonlinearity, so these {layers} `Linear` layers multiply "
-            f"out to **one**: `logit = {inputs} @ W.T + b` with `W = [{w}]`, `b = {check.bias:.4g}` "
-            f"(`W = W{layers} @ ... @ W1`). On the {check.points} test points "
-            f"{check.agreement_words()}, and the boundary `logit = 0` is {shape}, however many "
-            "layers you stack.", icon=":material/straighten:")
+            f"out to **one**: `{output} = {inputs} @ W.T + b` with `W = [{w}]`, "
+            f"`b = {check.bias:.4g}` (`W = W{layers} @ ... @ W1`). On the {check.points} test points "
+            f"{check.agreement_words()}, {ending}.", icon=":material/straighten:")
 
 
 def activation_panel(act: str) -> None:

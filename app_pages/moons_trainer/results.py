@@ -16,6 +16,26 @@ UNKNOWN_CEILING = ("**Best possible: unknown.** You drew these points yourself, 
                    "accuracy, and by whether its boundary follows the shape you drew.")
 
 
+NO_CEILING = ("**No ceiling for regression.** A regression run predicts a number in [-1, 1] "
+              "for each point, so there is no class to get right and no best possible accuracy "
+              "to compare with. Judge it by its test MSE (0: every prediction exact) and R² (1: "
+              "a perfect fit; 0: no better than predicting the targets' mean everywhere).")
+
+
+def regression_verdict(report: TestReport) -> str:
+    """A regression run's test numbers in words, judged from the numbers themselves."""
+    assert report.mse is not None and report.r2 is not None
+    r2 = report.r2
+    if r2 >= 0.9:
+        judged = "the model explains most of the targets' variation"
+    elif r2 > 0:
+        judged = "the model explains part of the targets' variation; there is room to improve"
+    else:
+        judged = "the model does no better than predicting the targets' mean everywhere"
+    return (f"{NO_CEILING} On these {report.n} test points the MSE is **{report.mse:.4f}** and R² "
+            f"is **{r2:.3f}**: {judged}.")
+
+
 def verdict(report: TestReport, noise: float) -> str:
     """How close the model came to the best possible accuracy, in plain words."""
     gap = report.gap_points
@@ -46,8 +66,9 @@ def verdict(report: TestReport, noise: float) -> str:
 
 def validation_log(session: TrainingSession) -> pd.DataFrame:
     h = session.history
+    regression = session.settings.regression
     rows = [{"epoch": e, "train loss": round(tl, 4), "val loss": round(vl, 4),
-             "val accuracy": f"{100 * va:.2f}%"}
+             **({"val R²": round(va, 4)} if regression else {"val accuracy": f"{100 * va:.2f}%"})}
             for e, tl, vl, va in zip(h.epoch, h.train_loss, h.val_loss, h.val_acc, strict=True)
             if e % 10 == 0 or e == session.settings.epochs]
     return pd.DataFrame(rows)
@@ -73,6 +94,24 @@ def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
         st.caption(f"Training stopped at epoch {session.epoch} of {session.settings.epochs}: these "
                    "are the test numbers of the model as it is now. The test split is looked at "
                    "only to report, never to choose settings.")
+    if report.regression:
+        assert report.mse is not None and report.r2 is not None
+        cols = st.columns(3)
+        cols[0].metric("Test MSE", f"{report.mse:.4f}",
+                       help="Mean squared error of the model's output on the test points: the loss "
+                            "it trained on (MSELoss).")
+        cols[1].metric("Test R²", f"{report.r2:.3f}",
+                       help="1 - SSE / SST: 1 is a perfect fit, 0 predicts the targets' mean "
+                            "everywhere, below 0 is worse than that.")
+        cols[2].metric("Best possible", "no ceiling", help="A regression run has no best possible "
+                       "accuracy: there are no classes.")
+        st.markdown(regression_verdict(report))
+    else:
+        _classification_metrics(report, session)
+    _results_rest(session, state)
+
+
+def _classification_metrics(report: TestReport, session: TrainingSession) -> None:
     cols = st.columns(4)
     cols[0].metric("Test accuracy", f"{100 * report.accuracy:.2f}%")
     cols[1].metric("Test F1", f"{report.f1:.3f}", help="F1 of class 1: 2·TP / (2·TP + FP + FN)")
@@ -85,6 +124,9 @@ def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
     cols[3].metric("Gap", f"{abs(report.gap_points):.2f} pts" if known else "unknown",
                    help="Percentage points between your model and the best possible accuracy.")
     st.markdown(verdict(report, session.settings.noise))
+
+
+def _results_rest(session: TrainingSession, state: MoonsTrainerState) -> None:
     log = validation_log(session)
     if not log.empty:
         with st.expander("Validation loss, logged every 10 epochs (as the lesson's loop prints it)",
@@ -106,7 +148,14 @@ def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
         st.markdown("**Save, reload into a fresh model, compare.** "
                     f"`torch.save(model.state_dict())` wrote {check.file_bytes:,} bytes; a fresh "
                     "`MLP` took them with `load_state_dict(..., strict=True)`.")
-        if check.identical_predictions:
+        if session.settings.regression:
+            if check.max_logit_difference == 0:
+                st.success("Test outputs are identical (largest difference 0): the reloaded model "
+                           "computes the same values.", icon=":material/check_circle:")
+            else:
+                st.error("The reloaded model computes different outputs: this should never happen.",
+                         icon=":material/error:")
+        elif check.identical_predictions:
             st.success(f"Test predictions are identical (largest logit difference "
                        f"{check.max_logit_difference:g}); reloaded test accuracy "
                        f"{100 * check.accuracy:.2f}%, F1 {check.f1:.3f}.", icon=":material/check_circle:")
@@ -116,6 +165,13 @@ def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
 
 
 def first_run_hint(session: TrainingSession) -> None:
+    if session.settings.regression:
+        st.info("Press **Play** to train, or **Step** for one epoch at a time. This is regression: "
+                "each point has a target value in [-1, 1] (its colour: orange at or above 0, blue "
+                "below), the loss is the mean squared error, and the shading is the model's "
+                "output value from -1 (blue) to 1 (orange). There is no ceiling to compare with.",
+                icon=":material/play_circle:")
+        return
     if session.bayes_test_accuracy is None:
         st.info("Press **Play** to train, or **Step** for one epoch at a time. The shading is the "
                 "model's predicted probability of class 1. You drew these points, so there is no "
@@ -134,11 +190,12 @@ def script_caption(session: TrainingSession) -> str:
     if session.loaded is not None:
         return ("This run's weights were uploaded, so no script can retrace them: this one trains "
                 "the current settings from the seed's initial weights.")
+    what = "test MSE and R²" if session.settings.regression else "test accuracy"
     inside = (" Its last lines read hidden units at one point with forward hooks: the values the "
               "network view's maps hold there." if session.settings.hidden else "")
     if session.changes:
         return (f"The whole pipeline, with the {len(session.changes)} setting change(s) you made "
                 "while it trained applied at the same optimizer steps. Run as is, it prints the "
-                "same final test accuracy as this page for the same seed." + inside)
+                f"same final {what} as this page for the same seed." + inside)
     return ("The whole pipeline for the current settings. Run as is, it prints the same final "
-            "test accuracy as this page for the same seed." + inside)
+            f"{what} as this page for the same seed." + inside)

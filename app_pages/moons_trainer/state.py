@@ -90,6 +90,12 @@ def publish_shared(session: TrainingSession, shared: SharedModel | None = None) 
     The scheduler's training thread has no Streamlit context (no `st.session_state`): it
     passes the learner's `shared` object, looked up by the page's script when it started."""
     shared = shared or shared_model()
+    if session.settings.regression:
+        # The other tools read 0/1 labels (class counts, a BCE graph): a regression run's
+        # targets are not classes, so it is not handed over, and no older run stands in for it.
+        shared.model = shared.features = shared.labels = None
+        shared.description = ""
+        return
     with session.lock:
         snapshot = copy.deepcopy(session.model).eval()
     shared.model = snapshot

@@ -85,9 +85,11 @@ def process_upload(session: TrainingSession, state: MoonsTrainerState) -> None:
                     if loaded.kind == "resume" else
                     f"state_dict ({loaded.file_format}): the weights only, so the epoch count "
                     "starts at 0 here and the training history is unknown")
+            score = (f"MSE: **{report.mse:.4f}**, R² {report.r2:.3f}" if report.regression else
+                     f"accuracy: **{100 * report.accuracy:.2f}%**, F1 {report.f1:.3f}")
             state.upload_message = (f"Loaded {code_span(upload.name)}, a {what}. Recomputed test "
-                                    f"accuracy: **{100 * report.accuracy:.2f}%**, F1 {report.f1:.3f}; "
-                                    "the boundary and the test results show the loaded model.")
+                                    f"{score}; the plane and the test results show the loaded "
+                                    "model.")
             state.sent.scene_id = ""
             state.reload_check = None
             publish_shared(session)

@@ -31,14 +31,44 @@ export function latest(history) {
   return out;
 }
 
-export function metricsText(m) {
+// `regression` (datasets plane and multigauss): the loss is the MSE, and the accuracy's place
+// in the history holds R².
+export function metricsText(m, regression = false) {
+  if (regression) {
+    return `MSE ${lossText(m.train_loss)} train, ${lossText(m.val_loss)} validation; ` +
+           `R\u00b2 ${r2Text(m.train_acc)} train, ${r2Text(m.val_acc)} validation`;
+  }
   return `loss ${lossText(m.train_loss)} train, ${lossText(m.val_loss)} validation; ` +
          `accuracy ${percentText(m.train_acc)} train, ${percentText(m.val_acc)} validation`;
 }
 
+// R² as the page writes it: three decimals, a real minus sign.
+export function r2Text(v) {
+  return Number.isFinite(v) ? v.toFixed(3).replace("-", "\u2212") : "undefined";
+}
+
+// Regression: the frame's uint8 carries (clip(v, -1, 1) + 1) / 2 of the model's output v.
+export function outputValue(byte) {
+  return byte / 255 * 2 - 1;
+}
+
+// A regression output read from the frame's uint8, in words: at the ends the value was clipped.
+export function outputText(byte) {
+  if (byte >= 255) return "1 or more";
+  if (byte <= 0) return "\u22121 or less";
+  return `\u2248 ${outputValue(byte).toFixed(2).replace("-", "\u2212")}`;
+}
+
+// The lowest and highest output over the grid, clipped to [-1, 1]: [low, high].
+export function outputRange(grid) {
+  let lo = 255, hi = 0;
+  for (const v of grid) { if (v < lo) lo = v; if (v > hi) hi = v; }
+  return grid.length ? [outputValue(lo), outputValue(hi)] : [NaN, NaN];
+}
+
 // "Epoch 20 of 100: loss ... ; accuracy ...", from the frame and the latest epoch's numbers.
-export function progressText(epoch, epochs, metrics) {
-  return `Epoch ${epoch} of ${epochs}${metrics ? `: ${metricsText(metrics)}` : ""}.`;
+export function progressText(epoch, epochs, metrics, regression = false) {
+  return `Epoch ${epoch} of ${epochs}${metrics ? `: ${metricsText(metrics, regression)}` : ""}.`;
 }
 
 // What to announce for a new frame, and what to remember of it. `memory` is what the last call
@@ -49,7 +79,7 @@ export function progressText(epoch, epochs, metrics) {
 export function announcement(memory, now) {
   const next = { epoch: now.epoch, playing: now.playing, endNote: now.endNote || "" };
   if (memory === null) return { text: null, memory: next };
-  const progress = progressText(now.epoch, now.epochs, now.metrics);
+  const progress = progressText(now.epoch, now.epochs, now.metrics, !!now.regression);
   let text = null;
   if (next.endNote && next.endNote !== memory.endNote) {
     text = `${progress} ${next.endNote}`;
@@ -86,6 +116,15 @@ export function planeLabel(epoch, epochs, metrics, classOneShare) {
   return `Decision boundary at epoch ${epoch} of ${epochs}${accuracy}: the model predicts ${side}.`;
 }
 
+// A regression plane's accessible name: the output's range over the plane, no boundary.
+export function regressionPlaneLabel(epoch, epochs, metrics, grid) {
+  const r2 = metrics ? `, validation R\u00b2 ${r2Text(metrics.val_acc)}` : "";
+  const [lo, hi] = outputRange(grid);
+  const f = (v) => v.toFixed(2).replace("-", "\u2212");
+  return `Model output value at epoch ${epoch} of ${epochs}${r2}: over the plane it runs from ` +
+         `${f(lo)} to ${f(hi)} (shown clipped to \u22121 to 1).`;
+}
+
 // The share of the grid's nodes where P > 0.5 (the uint8 grid: 255 is P = 1).
 export function classOneShare(grid) {
   let above = 0;
@@ -109,9 +148,33 @@ export function planeDescription(groups, labelsOf, classShapes, colourNames) {
          `${CURSOR_JUMP} cells, Home and End go to the left and right edges.`;
 }
 
+// A regression plane's description: per split, how many points have a target at or above 0
+// and below it, and how they look. `labelsOf(name)`: 1 where the target is >= 0.
+export function regressionDescription(groups, labelsOf, classShapes, colourNames) {
+  const splits = groups.map((g) => {
+    const labels = labelsOf(g.name);
+    let ones = 0;
+    for (const v of labels) ones += v;
+    return `${g.label} (${FILL_WORDS[g.fill] || g.fill}): ${ones} with a target of 0 or more, ` +
+           `${labels.length - ones} below 0`;
+  });
+  return `Regression points: ${splits.join("; ")}. Points with a target below 0 are drawn as ${colourNames[0]} ` +
+         `${classShapes[0]}s, 0 or more as ${colourNames[1]} ${classShapes[1]}s. Arrow keys move a cursor ` +
+         `over the plane and read out the model's output value there and the points under it; Shift ` +
+         `with an arrow moves ${CURSOR_JUMP} cells, Home and End go to the left and right edges.`;
+}
+
 // The two curve canvases' accessible names: [loss, accuracy].
-// `bayesAccuracy` null: unknown (drawn points).
-export function curveLabels(metrics, bayesAccuracy) {
+// `bayesAccuracy` null: unknown (drawn points). `regression`: MSE and R², no ceiling.
+export function curveLabels(metrics, bayesAccuracy, regression = false) {
+  if (regression) {
+    const none = "; no ceiling for regression";
+    if (!metrics) return ["MSE loss per epoch: no epoch trained yet", `R\u00b2 per epoch: no epoch trained yet${none}`];
+    return [`MSE loss per epoch, at epoch ${metrics.epoch}: train ${lossText(metrics.train_loss)}, ` +
+            `validation ${lossText(metrics.val_loss)}`,
+            `R\u00b2 per epoch, at epoch ${metrics.epoch}: train ${r2Text(metrics.train_acc)}, ` +
+            `validation ${r2Text(metrics.val_acc)}${none}`];
+  }
   const best = `; best possible test accuracy ${bayesAccuracy == null ? "unknown" : percentText(bayesAccuracy)}`;
   if (!metrics) return ["Loss per epoch: no epoch trained yet", `Accuracy per epoch: no epoch trained yet${best}`];
   return [`Loss per epoch, at epoch ${metrics.epoch}: train ${lossText(metrics.train_loss)}, ` +
@@ -159,13 +222,14 @@ const MAX_LISTED = 4;     // points named one by one in a cell; the rest are cou
 // The read-out at the cursor, as lines: where it is, the model's P at the cell's centre (the
 // nearest node of the uint8 grid, `resolution` nodes a side), and the points in the cell.
 // `points` is [{label, cls, x, y, p}] (p: the model's P(class 1) for the point, 0..1).
-export function cellReadout(cursor, extent, grid, resolution, points, cells = CURSOR_CELLS) {
+export function cellReadout(cursor, extent, grid, resolution, points, cells = CURSOR_CELLS, regression = false) {
   const [x0, x1, y0, y1] = extent;
   const [left, right, bottom, top] = cellBounds(cursor, extent, cells);
   const x = (left + right) / 2, y = (bottom + top) / 2;
   const c = Math.round((x - x0) / (x1 - x0) * (resolution - 1));
   const r = Math.round((y - y0) / (y1 - y0) * (resolution - 1));
   const p = grid[r * resolution + c] / 255;
+  if (regression) return regressionReadout(cursor, cells, x, y, grid[r * resolution + c], points, extent);
   const inside = points.filter((q) => {
     const cell = cellOf(q.x, q.y, extent, cells);
     return cell.col === cursor.col && cell.row === cursor.row;
@@ -183,6 +247,29 @@ export function cellReadout(cursor, extent, grid, resolution, points, cells = CU
     const ones = inside.filter((q) => q.cls === 1).length;
     const split = inside.length > 1 ? `, ${inside.length - ones} of class 0 and ${ones} of class 1` : "";
     lines.push(`${inside.length} point${inside.length === 1 ? "" : "s"} here${split}: ${named.join(", ")}${more}`);
+  }
+  return lines;
+}
+
+// The cursor's read-out on a regression plane: the model's output value there and the points'
+// targets (`points`: plane.js's pointsOf, each with its `target` and the output's uint8 `byte`).
+function regressionReadout(cursor, cells, x, y, byte, points, extent) {
+  const inside = points.filter((q) => {
+    const cell = cellOf(q.x, q.y, extent, cells);
+    return cell.col === cursor.col && cell.row === cursor.row;
+  });
+  const f = (v) => v.toFixed(2).replace("-", "\u2212");
+  const lines = [
+    `x\u2081 = ${coordinate(x)}, x\u2082 = ${coordinate(y)} (column ${cursor.col + 1} of ${cells}, row ${cursor.row + 1} from the bottom)`,
+    `model's output ${outputText(byte)}`,
+  ];
+  if (!inside.length) {
+    lines.push("no points here");
+  } else {
+    const named = inside.slice(0, MAX_LISTED).map(
+      (q) => `${q.label} target ${f(q.target)}${Number.isFinite(q.byte) ? ` (output ${outputText(q.byte)})` : ""}`);
+    const more = inside.length > MAX_LISTED ? `, and ${inside.length - MAX_LISTED} more` : "";
+    lines.push(`${inside.length} point${inside.length === 1 ? "" : "s"} here: ${named.join(", ")}${more}`);
   }
   return lines;
 }

@@ -141,7 +141,7 @@ export function strongestWeights(weights, width, unit, count) {
 // bias, strongest incoming weights and its activation's range over the plane. An input unit has
 // no bias nor weights: it is a coordinate itself, or a feature computed from them (`inputWords`,
 // the server's words for each input).
-export function unitText({ layer, unit, layers, inputNames, inputWords, weights, width, bias, low, high, activation },
+export function unitText({ layer, unit, layers, inputNames, inputWords, weights, width, bias, low, high, activation, regression },
                          listed = LISTED_WEIGHTS, lines = false) {
   const name = unitName(layer, unit, layers, inputNames);
   if (layer === 0) {
@@ -153,7 +153,8 @@ export function unitText({ layer, unit, layers, inputNames, inputWords, weights,
   const from = layer === 1 ? "from" : `from hidden layer ${layer - 1},`;
   const list = strongest.map((w) => `${sourceName(layer, w.from, inputNames)} ${signed(w.weight)}`).join(", ");
   const which = width > listed ? `strongest ${strongest.length} of ${width} incoming weights` : "incoming weights";
-  const what = layer === layers - 1 ? "P(class 1) over the plane, as the boundary"
+  const what = layer === layers - 1
+    ? (regression ? "the output value over the plane, as the plane shades it" : "P(class 1) over the plane, as the boundary")
     : `${activation} output from ${number(low)} to ${number(high)} over the plane`;
   const parts = [name, `bias ${signed(bias)}`, `${which} (${from} ${list})`, what];
   return lines ? parts.join("\n") : `${parts[0]}: ${parts.slice(1).join("; ")}.`;
@@ -476,7 +477,7 @@ export class NetworkPane {
     const sc = this.scene, d = this.data, [low, high] = this.range(layer, unit);
     return { layer, unit, layers: this.layers, inputNames: sc.input_names, inputWords: sc.input_words, activation: sc.activation,
              weights: layer ? d.weights[layer - 1] : null, width: layer ? sc.widths[layer - 1] : 0,
-             bias: layer ? d.biases[layer - 1][unit] : 0, low, high };
+             bias: layer ? d.biases[layer - 1][unit] : 0, low, high, regression: !!(this.view.scene && this.view.scene.regression) };
   }
 
   // Draw what changed. A new picture, a new order or fold, a theme or a scale: every map, the

@@ -5,7 +5,7 @@
 // (tests/js/plane.test.mjs) and touch no DOM; the drawing functions take the view (view.js),
 // whose canvases, theme, scene and frame they draw.
 
-import { cellBounds } from "./access.js";
+import { cellBounds, outputText } from "./access.js";
 import { formatTick, niceTicks } from "./ticks.js";
 
 export const FONT_PX = 12;         // the canvases' text size at scale 1
@@ -63,6 +63,23 @@ export function planeTitles(epoch, hasBoundary, aboveHalf) {
   const side = aboveHalf ? "class 1 (P > 0.5)" : "class 0 (P < 0.5)";
   return [`Epoch ${epoch}: no decision boundary on this plane: every point is ${side}`,
           `Epoch ${epoch}: no boundary here, all ${aboveHalf ? "class 1" : "class 0"}`, `Epoch ${epoch}`];
+}
+
+// A regression plane's title (datasets plane and multigauss): the shading is the model's output
+// value, not a probability, and no line is drawn. `names`: the colours of [-1, 1]'s ends.
+export function regressionTitles(epoch, names, discrete = false) {
+  if (discrete) {     // "Discretize output": each place takes its output's sign's full shade
+    return [`Epoch ${epoch}: the shading is the sign of the model's output: ${names[1]} at 0 or more, ${names[0]} below`,
+            `Epoch ${epoch}: shading = sign of the output`, `Epoch ${epoch}`];
+  }
+  return [`Epoch ${epoch}: the shading is the model's output value, from \u22121 (${names[0]}) to 1 (${names[1]})`,
+          `Epoch ${epoch}: shading = output value`, `Epoch ${epoch}`];
+}
+
+// The colour bar's tick labels for its stops 0, 0.25, ... 1: percentages of P(class 1), or
+// for regression the output values -1 to 1 the stops stand for.
+export function barLabel(p, regression) {
+  return regression ? (2 * p - 1).toString().replace("-", "\u2212") : `${Math.round(p * 100)}%`;
 }
 
 export function contourSegments(values, rows, cols, level) {
@@ -146,7 +163,8 @@ export function drawBoundary(view, width, limit = null) {
 
   // The decision boundary (P = 0.5) and, on request, the best possible one.
   const toXY = ([c, r]) => [px(x0 + c * dx), py(y0 + r * dy)];
-  const boundary = contourSegments(fr.grid, n, n, 127.5);   // P = 0.5 is 127.5 of 255
+  // Regression has no decision boundary: the shading alone shows the output value.
+  const boundary = sc.regression ? [] : contourSegments(fr.grid, n, n, 127.5);   // P = 0.5 is 127.5 of 255
   strokeSegments(ctx, boundary.map((seg) => seg.map(toXY)), css(view.text), 3 * s, []);
   if (sc.blobs.bayes) {
     if (view.bayesFor !== view.sceneId) {         // fixed for the scene: traced once
@@ -180,7 +198,9 @@ export function drawBoundary(view, width, limit = null) {
   ctx.fillStyle = css(view.text);
   ctx.font = `${font * 1.15}px ${view.font}`;
   ctx.textAlign = "left"; ctx.textBaseline = "middle";
-  const titles = fr.plane_title ? [fr.plane_title] : planeTitles(fr.epoch, boundary.length > 0, fr.grid[0] > 127.5);
+  const titles = fr.plane_title ? [fr.plane_title]
+    : sc.regression ? regressionTitles(fr.epoch, sc.colours.class_names, sc.discretize)
+      : planeTitles(fr.epoch, boundary.length > 0, fr.grid[0] > 127.5);
   view.label(ctx, view.fitting(ctx, titles, width - left), left, margin.top / 2);
 
   if (view.cursor && view.cursorShown) drawCursor(view, ctx, s);
@@ -261,13 +281,13 @@ function drawStatic(view, ctx, { sc, s, font, px, py, left, top, plotW, plotH, m
   for (const p of [0, 0.25, 0.5, 0.75, 1]) {
     const y = barTop + barH * (1 - p);
     ctx.fillRect(barX + barW, y - s / 2, font * 0.3, s);
-    view.label(ctx, `${Math.round(p * 100)}%`, barX + barW + font * 0.45, y);
+    view.label(ctx, barLabel(p, sc.regression), barX + barW + font * 0.45, y);
   }
   ctx.save();
   ctx.translate(barX + barW + font * 4.4, barTop + barH / 2);
   ctx.rotate(Math.PI / 2);
   ctx.textAlign = "center";
-  view.label(ctx, "P(class 1)", 0, 0);
+  view.label(ctx, sc.regression ? "model output" : "P(class 1)", 0, 0);
   ctx.restore();
 }
 
@@ -322,9 +342,11 @@ export function pointsOf(view) {
   let offset = 0;
   for (const group of sc.groups) {
     const xy = sc.blobs[`${group.name}_xy`], labels = sc.blobs[`${group.name}_y`];
+    const targets = sc.blobs[`${group.name}_t`];     // regression: the target values
     for (let i = 0; i < labels.length; i++) {
-      const p = fr.pointProbability ? fr.pointProbability[offset + i] / 255 : NaN;
-      points.push({ label: group.label, cls: labels[i], x: xy[2 * i], y: xy[2 * i + 1], p });
+      const byte = fr.pointProbability ? fr.pointProbability[offset + i] : NaN;
+      points.push({ label: group.label, cls: labels[i], x: xy[2 * i], y: xy[2 * i + 1], p: byte / 255,
+                    byte, target: targets ? targets[i] : NaN });
     }
     offset += labels.length;
   }
@@ -354,8 +376,12 @@ export function hover(view, event) {
   let text;
   if (best) {
     const p = fr.pointProbability ? fr.pointProbability[best.index] / 255 : NaN;
-    text = `${best.group.label} point, class ${best.label}\nx\u2081 = ${f(best.x)}, x\u2082 = ${f(best.y)}\n` +
-           `model's P(class 1) \u2248 ${(100 * p).toFixed(0)}%`;
+    const targets = sc.blobs[`${best.group.name}_t`];
+    text = sc.regression
+      ? `${best.group.label} point, target ${f(targets[best.i])}\nx\u2081 = ${f(best.x)}, x\u2082 = ${f(best.y)}\n` +
+        `model's output ${outputText(fr.pointProbability[best.index])}`
+      : `${best.group.label} point, class ${best.label}\nx\u2081 = ${f(best.x)}, x\u2082 = ${f(best.y)}\n` +
+        `model's P(class 1) \u2248 ${(100 * p).toFixed(0)}%`;
   } else {
     const x = t.x0 + (mx - t.left) / t.plotW * (t.x1 - t.x0);
     const y = t.y1 - (my - t.top) / t.plotH * (t.y1 - t.y0);
@@ -363,7 +389,8 @@ export function hover(view, event) {
     const c = Math.round((x - t.x0) / (t.x1 - t.x0) * (n - 1));
     const r = Math.round((y - t.y0) / (t.y1 - t.y0) * (n - 1));
     const p = fr.grid[r * n + c] / 255;
-    text = `x\u2081 = ${f(x)}, x\u2082 = ${f(y)}\nmodel's P(class 1) \u2248 ${(100 * p).toFixed(0)}%`;
+    text = sc.regression ? `x\u2081 = ${f(x)}, x\u2082 = ${f(y)}\nmodel's output ${outputText(fr.grid[r * n + c])}`
+      : `x\u2081 = ${f(x)}, x\u2082 = ${f(y)}\nmodel's P(class 1) \u2248 ${(100 * p).toFixed(0)}%`;
   }
   view.tooltip.textContent = text;
   view.tooltip.hidden = false;

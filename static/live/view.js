@@ -24,7 +24,7 @@
 
 import {
   FILL_WORDS, announcement, cellBounds, cellReadout, classOneShare, curveLabels, drawDelay, latest, moveCursor,
-  planeDescription, planeLabel, relabelNow, startCursor,
+  planeDescription, planeLabel, regressionDescription, regressionPlaneLabel, relabelNow, startCursor,
 } from "./access.js";
 import { CURVE_FIELDS, PINNED_ALPHA, drawCurves, pinnedKey, pinnedWords } from "./curves.js";
 import {
@@ -327,7 +327,8 @@ class LiveView {
   readCursor(announce) {
     if (!this.scene || !this.frame) return;
     const sc = this.scene;
-    const lines = cellReadout(this.cursor, sc.extent, this.frame.grid, sc.resolution, pointsOf(this));
+    const lines = cellReadout(this.cursor, sc.extent, this.frame.grid, sc.resolution, pointsOf(this), undefined,
+                              !!sc.regression);
     const text = lines.join("\n");
     if (this.tooltip.textContent !== text) this.tooltip.textContent = text;
     this.tooltip.hidden = false;
@@ -547,7 +548,7 @@ class LiveView {
     const fr = this.frame;
     const said = announcement(this.spoken, {
       epoch: fr.epoch, epochs: fr.epochs, playing: !!fr.playing, endNote: fr.end_note,
-      metrics: latest(this.history),
+      metrics: latest(this.history), regression: !!(this.scene && this.scene.regression),
     });
     this.spoken = said.memory;
     if (said.text) this.announcer.textContent = said.text;
@@ -562,14 +563,18 @@ class LiveView {
     this.labelledAt = now;
     const metrics = latest(this.history);
     const set = (element, name) => { if (element.getAttribute("aria-label") !== name) element.setAttribute("aria-label", name); };
-    const [loss, accuracy] = curveLabels(metrics, sc.bayes_accuracy);
+    const [loss, accuracy] = curveLabels(metrics, sc.bayes_accuracy, !!sc.regression);
     const pinned = pinnedWords(this.pinned);
     set(this.lossCanvas, loss + pinned.loss);
     set(this.accuracyCanvas, accuracy + pinned.accuracy);
-    if (!this.plane.matches(":focus")) set(this.plane, planeLabel(fr.epoch, fr.epochs, metrics, classOneShare(fr.grid)));
+    if (!this.plane.matches(":focus")) {
+      set(this.plane, sc.regression ? regressionPlaneLabel(fr.epoch, fr.epochs, metrics, fr.grid)
+        : planeLabel(fr.epoch, fr.epochs, metrics, classOneShare(fr.grid)));
+    }
     if (this.describedScene !== this.sceneId) {       // the points change with the scene only
       this.describedScene = this.sceneId;
-      const points = sc.groups.length ? planeDescription(
+      const describePoints = sc.regression ? regressionDescription : planeDescription;
+      const points = sc.groups.length ? describePoints(
         sc.groups, (name) => sc.blobs[`${name}_y`], sc.class_shapes, sc.colours.class_names) : "";
       this.planeDescription.textContent = !sc.draw ? points
         : `${points || drawSummary(sc.draw.points, sc.draw)} ${sc.draw.editable ? DRAW_HELP : ""}`.trim();
@@ -693,13 +698,16 @@ class LiveView {
     const sc = this.scene;
     const swatch = (colour, shape) => `<span class="swatch ${shape}" style="--c:${colour}"></span>`;
     // The class by colour and shape, the split by fill: five entries instead of one per pair.
+    // Regression: the colour and shape are the target's sign.
+    const classWords = sc.regression ? ["target below 0", "target 0 or more"] : ["class 0", "class 1"];
     const items = [0, 1].map((label) => `<span>${swatch(sc.colours.classes[label], `${sc.class_shapes[label]} filled`)}` +
-                                        `class ${label}: ${sc.colours.class_names[label]} ${sc.class_shapes[label]}s</span>`);
+                                        `${classWords[label]}: ${sc.colours.class_names[label]} ${sc.class_shapes[label]}s</span>`);
     for (const group of sc.groups) {
       items.push(`<span>${swatch(css(this.text), `circle ${group.fill}`)}${group.label}: ${FILL_WORDS[group.fill]}</span>`);
     }
     const board = sc.draw && !sc.groups.length;     // drawn points too few to train: no model yet
     if (board) items.push(`<span>${swatch(css(this.text), "circle filled")}your points: filled</span>`);
+    else if (sc.regression) items.push("<span>shading: the model's output value, \u22121 to 1</span>");
     else items.push(`<span>${swatch(css(this.text), "line")}decision boundary (P = 0.5)</span>`);
     if (sc.blobs.bayes) items.push(`<span>${swatch(sc.colours.bayes, "dashed")}best possible boundary (Bayes)</span>`);
     const boundaryLegend = items.join("");
@@ -718,7 +726,8 @@ class LiveView {
       curveItems.push(`<span class="pinned">${swatch(grey, "line")}${name} train</span>`,
                       `<span class="pinned">${swatch(grey, "dashed")}${name} validation</span>`);
     }
-    curveItems.push(Number.isFinite(sc.bayes_accuracy)
+    curveItems.push(sc.regression ? "<span>R\u00b2: 1 is a perfect fit; no ceiling for regression</span>"
+      : Number.isFinite(sc.bayes_accuracy)
       ? `<span>${swatch(sc.colours.bayes, "dotted")}best possible test accuracy ${(100 * sc.bayes_accuracy).toFixed(2)}%</span>`
       : "<span>best possible test accuracy unknown (drawn points)</span>");
     const curves = curveItems.join("");

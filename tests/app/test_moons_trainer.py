@@ -681,3 +681,97 @@ def test_the_replay_slider_shows_a_finished_epoch_and_goes_back_to_now():
     header, blobs = live_view(at)
     assert "replay_epoch" not in header["frame"] and header["frame"]["epoch"] == 3
     assert np.array_equal(blobs["grid"], session.snapshot(live_canvas.RESOLUTION).grid)
+
+
+# ---- regression (dataset=plane, multigauss): MSE and R², the output value, no ceiling ----------
+
+def test_a_regression_link_trains_with_mse_and_shows_r_squared_and_no_accuracy():
+    at = open_page(PAGE, {"dataset": "plane", "epochs": "3"})
+    assert_clean(at)
+    assert at.selectbox(key="mt_dataset").value == "plane"
+    assert at.toggle(key="mt_show_bayes").disabled
+    settle(at.button(key="mt_step").click().run())
+    assert_clean(at)
+    assert at.button(key="mt_pin").disabled, "no comparison with a regression run"
+    header, blobs = live_view(at)
+    assert header["frame"]["epoch"] == 1 and header["scene"]["regression"] is True
+    session = at.session_state["learner::moons_trainer"].session
+    report = session.test_report()
+    text = shown_text(at)
+    assert "Test MSE" in text and f"{report.mse:.4f}" in text
+    assert "Test R²" in text and f"{report.r2:.3f}" in text
+    assert "no ceiling" in text.lower()
+    assert "Test accuracy" not in text and "Bayes-optimal" not in text and "Test F1" not in text
+    assert "Test outputs are identical" in text
+    # Points: their targets, and the sign as their colour; the grid: the output value.
+    targets = session.split.y_train.astype("float32")
+    assert (blobs["train_t"] == targets).all() and (blobs["train_y"] == (targets >= 0)).all()
+    out = session.model.eval()(session.x_train[:5]).detach()
+    expected = ((out.clamp(-1, 1) + 1) / 2 * 255).round().int()
+    assert blobs["point_probability"][:5].tolist() == expected.tolist()
+    # Not handed to the other tools, whose data are classes.
+    assert not at.session_state["learner::shared_model"].ready
+
+
+@pytest.mark.parametrize("dataset", ["plane", "multigauss"])
+def test_every_tab_opens_cleanly_on_a_regression_dataset(dataset):
+    at = open_page(PAGE, {"dataset": dataset, "n": "300", "epochs": "2"})
+    settle(at.button(key="mt_step").click().run())
+    for tab, marker in (("Checkpoints", None), ("Model", "parameters"), ("Losses & hooks", "MSELoss"),
+                        ("Weights & gradients", None), ("Code", "test MSE and R²"),
+                        ("Pitfall lab", "Run both side by side"), ("Check yourself", "zero_grad")):
+        at.session_state["mt_tabs"] = tab
+        at.run()
+        assert_clean(at)
+        if marker:
+            assert marker in shown_text(at) or any(marker in b.label for b in at.button), tab
+    assert "Draw on these points" not in [b.label for b in at.button]
+
+
+def test_a_pinned_run_is_not_compared_with_a_regression_run():
+    at = open_page(PAGE, QUICK)
+    settle(at.button(key="mt_step").click().run())
+    at.button(key="mt_pin").click().run()
+    at.run()
+    assert_clean(at)
+    at.selectbox(key="mt_dataset").set_value("plane").run()
+    settle(at.button(key="mt_step").click().run())
+    assert_clean(at)
+    me = at.session_state["learner::moons_trainer"]
+    assert me.pinned is not None and not me.pinned.settings.regression and me.session.settings.regression
+    text = shown_text(at)
+    assert any("Comparisons are for classification runs" in i.value for i in at.info)
+    assert "Two runs side by side" not in text
+    header, _ = live_view(at)
+    assert not header["frame"].get("pinned")
+    at.session_state["mt_tabs"] = "Code"
+    at.run()
+    assert_clean(at)
+    assert "test MSE and R²" in shown_text(at) and "Both runs of the comparison" not in shown_text(at)
+
+
+@pytest.mark.parametrize("params", [{"vs": "dataset:plane"}, {"dataset": "plane", "vs": "opt:SGD"}])
+def test_a_comparison_link_with_a_regression_run_says_it_is_not_compared(params):
+    at = open_page(PAGE, {**params, "n": "300", "epochs": "2"})
+    assert_clean(at)
+    settle(at.button(key="mt_play").click().run(), timeout=30)
+    at.run()
+    assert_clean(at)
+    me = at.session_state["learner::moons_trainer"]
+    assert me.pinned is not None and me.session.epoch == 2
+    assert any("Comparisons are for classification runs" in i.value for i in at.info)
+    assert "Two runs side by side" not in shown_text(at)
+    at.session_state["mt_tabs"] = "Code"
+    at.run()
+    assert_clean(at)
+    assert "Both runs of the comparison" not in shown_text(at)
+
+
+def test_a_linear_regression_model_is_described_without_a_boundary():
+    at = open_page(PAGE, {"dataset": "plane", "act": "Identity", "n": "300", "epochs": "2"})
+    at.session_state["mt_tabs"] = "Model"
+    at.run()
+    assert_clean(at)
+    note = next(i.value for i in at.info if "multiply out" in i.value)
+    assert "`output = x @ W.T + b`" in note and "the output is a linear function of x" in note
+    assert "boundary" not in note and "logit" not in note

@@ -213,6 +213,17 @@ def test_moons_trainer_drawing_your_own_points(browser, app_url, layout):
     page.context.close()
 
 
+def test_moons_trainer_regression_finished(browser, app_url, layout):
+    """A regression run (dataset=multigauss) trained to its end: the output value's plane, the
+    MSE and R² curves and the test MSE and R² without a ceiling, in both themes."""
+    page = _open(browser, app_url, "/moons_trainer?dataset=multigauss&n=300&epochs=3&speed=max", layout)
+    page.locator(".st-key-mt_play button").first.click()
+    wait_live(page, "v.epoch === 3 && !v.status.includes('training')")
+    expect(page.locator("[data-testid=stMain]")).to_contain_text("Test MSE")
+    in_both_themes(page, f"moons trainer, regression finished ({layout})")
+    page.context.close()
+
+
 def _reopen(page: Page, browser, app_url: str, path: str, layout: str) -> Page:
     page.context.close()
     return _open(browser, app_url, path, layout)

@@ -79,6 +79,9 @@ test("unitText: the accessible name carries the bias, the strongest weights and 
                           low: -0.84, high: 0.84 }),
                "input sin x\u2081: sin x\u2081 of the standardised coordinates, from \u22120.84 to 0.84 over the plane.");
   assert.match(unitText({ ...facts, layer: 3 }), /^output: bias .*P\(class 1\) over the plane/);
+  const output = unitText({ ...facts, layer: 3, regression: true });
+  assert.match(output, /^output: bias .*the output value over the plane, as the plane shades it\.$/);
+  assert.doesNotMatch(output, /P\(class 1\)|boundary/);
   assert.equal(unitText(facts, 1, true).split("\n").length, 4);
 });
 

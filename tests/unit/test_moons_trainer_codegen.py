@@ -48,6 +48,12 @@ CASES = {
     # The learner's own points (dataset `drawn`): the script pastes them as a literal.
     "drawn-tanh-small-batches": dataclasses.replace(PRESET, dataset="drawn", points=DRAWN, epochs=12,
                                                     hidden=(8, 8), act="Tanh", batch=4, lr=0.01),
+    # Regression (TensorFlow Playground's Plane and Multi Gaussian): MSELoss, R², no stratify.
+    "plane-regression": dataclasses.replace(PRESET, dataset="plane", n=400, epochs=6, hidden=(8,),
+                                            noise=0.1),
+    "multigauss-regression-l1": dataclasses.replace(PRESET, dataset="multigauss", n=500, epochs=5,
+                                                    hidden=(16, 8), act="Tanh", reg="L1",
+                                                    reg_rate=0.001, split="60/20/20"),
 }
 
 
@@ -65,14 +71,23 @@ def test_script_reproduces_the_pages_test_accuracy(name, tmp_path):
     done = subprocess.run([sys.executable, "moons_trainer.py"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-2000:]
+    last_val_loss = re.findall(r"val loss (\d+\.\d+)", done.stdout)[-1]
+    assert last_val_loss == f"{session.history.val_loss[-1]:.4f}"
+    assert_prints_the_network_views_maps(done.stdout, session)
+    if settings.regression:
+        assert "stratify=y" not in script and "nn.MSELoss()" in script
+        assert "BCEWithLogitsLoss()" not in script and "test accuracy" not in done.stdout
+        assert f"test MSE: {report.mse:.6f} ({report.n} points)" in done.stdout
+        assert f"test R²: {report.r2:.6f}" in done.stdout
+        val_r2 = re.findall(r"val R² (-?\d+\.\d+)", done.stdout)[-1]
+        assert val_r2 == f"{session.history.val_acc[-1]:.4f}"
+        assert "reloaded model gives identical test outputs: True" in done.stdout
+        return
     correct, total = map(int, re.search(r"test accuracy: [\d.]+ \((\d+)/(\d+)\)", done.stdout).groups())
     assert total == report.n
     assert correct == round(report.accuracy * report.n)
     assert f"test F1: {report.f1:.6f}" in done.stdout
-    last_val_loss = re.findall(r"val loss (\d+\.\d+)", done.stdout)[-1]
-    assert last_val_loss == f"{session.history.val_loss[-1]:.4f}"
     assert "reloaded model gives identical test predictions: True" in done.stdout
-    assert_prints_the_network_views_maps(done.stdout, session)
 
 
 def assert_prints_the_network_views_maps(out: str, session: TrainingSession) -> None:
@@ -176,7 +191,7 @@ def test_regularization_turned_on_and_changed_mid_run_is_reproduced(tmp_path):
 
 # What the script defines itself: glue that only the script needs (the page keeps its tensors
 # and its evaluation in a TrainingSession).
-SCRIPT_ONLY = {"to_tensors", "evaluate"}
+SCRIPT_ONLY = {"to_tensors", "evaluate", "r_squared"}
 
 
 @pytest.mark.parametrize("dataset", DATASETS)

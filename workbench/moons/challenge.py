@@ -25,6 +25,9 @@ def not_reproducible(session: TrainingSession) -> str | None:
     """Why this finished run's link would not retrace it (so it is not posted); None if it would."""
     if session.diverged is not None:
         return "a run whose loss stopped being a number is not posted"
+    if session.settings.regression:
+        return ("it is a regression run, and the board ranks test accuracy where a regression "
+                "run has a mean squared error and R²")
     if session.bayes_test_accuracy is None:
         return ("it trained on drawn points, which have no best possible accuracy for the board "
                 "to compare with")

@@ -19,8 +19,10 @@ from collections.abc import Sequence
 from workbench.common.source import source_of
 from workbench.moons.data import (
     DRAW_BOUND,
+    BUMP_RADIUS,
     GAUSSIAN_CENTRES,
     GENERATORS,
+    MULTI_GAUSSIANS,
     drawn_points,
     extent_of,
     grid_points,
@@ -85,19 +87,24 @@ def points_literal(points: Sequence[tuple[float, float, int]], per_line: int = 5
     return "[\n" + "".join(f"    {line},\n" for line in lines) + "]"
 
 
-def _split_and_load(test_pct: str, val_pct: str) -> str:
+def _split_and_load(test_pct: str, val_pct: str, regression: bool = False) -> str:
     """From the drawn points X, y to the seeded loader: the split, the scaler, the tensors and
-    the three generators (`test_pct`, `val_pct`: the percentages, or the names that hold them)."""
+    the three generators (`test_pct`, `val_pct`: the percentages, or the names that hold them;
+    `regression`: float targets, split without stratifying)."""
+    stratify, stratify_rest = ("None", "None") if regression else ("y", "y_rest")
+    loss = "MSELoss" if regression else "BCEWithLogitsLoss"
+    why = "  # continuous targets: nothing to stratify" if regression else ""
     return f'''X_rest, X_test, y_rest, y_test = train_test_split(
-    X, y, test_size={test_pct} / 100, stratify=y, random_state=SEED)
+    X, y, test_size={test_pct} / 100, stratify={stratify}, random_state=SEED){why}
 X_train, X_val, y_train, y_val = train_test_split(
-    X_rest, y_rest, test_size=({val_pct} / 100) / (1 - {test_pct} / 100), stratify=y_rest, random_state=SEED)
+    X_rest, y_rest, test_size=({val_pct} / 100) / (1 - {test_pct} / 100),
+    stratify={stratify_rest}, random_state=SEED)
 
 scaler = StandardScaler().fit(X_train)      # fit on the training split ONLY: no leakage
 
 
 def to_tensors(features, labels):
-    """Scaled float32 features (N, 2); float32 targets (N,), as BCEWithLogitsLoss wants."""
+    """Scaled float32 features (N, 2); float32 targets (N,), as {loss} wants."""
     return (torch.tensor(scaler.transform(features), dtype=torch.float32),
             torch.tensor(labels, dtype=torch.float32))
 
@@ -115,9 +122,32 @@ train_loader = DataLoader(TensorDataset(x_train, t_train), batch_size=BATCH_SIZE
 '''
 
 
-def _model_block(apply_block: str = "") -> str:
+def _model_block(apply_block: str = "", regression: bool = False) -> str:
     """The model, its loss and optimizer from the settings' names, and the evaluation helper
-    (`apply_block`: pasted after the optimizer where settings change mid-run)."""
+    (`apply_block`: pasted after the optimizer where settings change mid-run; `regression`:
+    MSELoss, and R² in the accuracy's place)."""
+    if regression:
+        return f'''model = build_model(HIDDEN, ACTIVATION, DROPOUT, DEVICE, init_gen, FEATURES)
+model.set_dropout_generator(dropout_gen)
+print(model)
+loss_fn = nn.MSELoss()          # regression: the mean squared error of the raw output
+optimizer = build_optimizer(OPTIMIZER, model.parameters(), LR, WEIGHT_DECAY){apply_block}
+
+
+def r_squared(output, t):
+    """1 - SSE / SST: 1 is a perfect fit, 0 predicts the targets' mean everywhere."""
+    output, t = output.double(), t.double()
+    return (1 - ((t - output) ** 2).sum() / ((t - t.mean()) ** 2).sum()).item()
+
+
+def evaluate(x, t):
+    """MSE and R² in eval mode (dropout off), without building a graph."""
+    model.eval()
+    with torch.no_grad():
+        output = model(x.to(DEVICE))
+        loss = loss_fn(output, t.to(DEVICE)).item()
+    return loss, r_squared(output, t.to(DEVICE))
+'''
     return f'''model = build_model(HIDDEN, ACTIVATION, DROPOUT, DEVICE, init_gen, FEATURES)
 model.set_dropout_generator(dropout_gen)
 print(model)
@@ -136,7 +166,7 @@ def evaluate(x, t):
 '''
 
 
-def _training(changes: bool, regularised: bool) -> str:
+def _training(changes: bool, regularised: bool, regression: bool = False) -> str:
     """The script's loop and test, over the names its settings define (EPOCHS, OPTIMIZER, ...):
     the same text in the one-run script and in the comparison's `train` function. `changes`:
     settings change at steps STEP_CHANGES and epochs BATCH_CHANGES; `regularised`: the loss
@@ -157,9 +187,12 @@ def _training(changes: bool, regularised: bool) -> str:
             REGULARIZATION_RATE = STEP_CHANGES[step].get("regularization_rate", REGULARIZATION_RATE)
 """
     step_end = "        step += 1\n" if changes else ""
+    score = ('val R² {val_acc:.4f}' if regression else 'val accuracy {val_acc:.2%}')
+    first_score = score.replace("val_acc", "first_val_acc")
+    test = _REGRESSION_TEST if regression else _CLASSIFICATION_TEST
     return f'''# %% Training
 first_val_loss, first_val_acc = evaluate(x_val, t_val)    # the initial weights, before any step
-print(f"epoch    0  val loss {{first_val_loss:.6f}}  val accuracy {{first_val_acc:.2%}}  (before any step)")
+print(f"epoch    0  val loss {{first_val_loss:.6f}}  {first_score}  (before any step)")
 {loop_start}for epoch in range(1, EPOCHS + 1):
 {epoch_start}    model.train()
     running_loss, seen = 0.0, 0
@@ -173,9 +206,12 @@ print(f"epoch    0  val loss {{first_val_loss:.6f}}  val accuracy {{first_val_ac
     if epoch % 10 == 0 or epoch == EPOCHS:
         val_loss, val_acc = evaluate(x_val, t_val)
         print(f"epoch {{epoch:4d}}  train loss {{running_loss / seen:.4f}}  "
-              f"val loss {{val_loss:.4f}}  val accuracy {{val_acc:.2%}}")
+              f"val loss {{val_loss:.4f}}  {score}")
 
-# %% Test: accuracy and F1, looked at once, at the end
+{test}'''
+
+
+_CLASSIFICATION_TEST = '''# %% Test: accuracy and F1, looked at once, at the end
 model.eval()
 with torch.no_grad():
     predicted = (model(x_test.to(DEVICE)) > 0).long().cpu()
@@ -184,8 +220,16 @@ correct = int((predicted == target).sum())
 tp = int(((predicted == 1) & (target == 1)).sum())
 fp = int(((predicted == 1) & (target == 0)).sum())
 fn = int(((predicted == 0) & (target == 1)).sum())
-print(f"test accuracy: {{correct / len(target):.6f}} ({{correct}}/{{len(target)}})")
-print(f"test F1: {{2 * tp / max(2 * tp + fp + fn, 1):.6f}}")
+print(f"test accuracy: {correct / len(target):.6f} ({correct}/{len(target)})")
+print(f"test F1: {2 * tp / max(2 * tp + fp + fn, 1):.6f}")
+'''
+_REGRESSION_TEST = '''# %% Test: mean squared error and R², looked at once, at the end
+model.eval()
+with torch.no_grad():
+    predicted = model(x_test.to(DEVICE)).cpu()
+test_mse = nn.functional.mse_loss(predicted, t_test).item()
+print(f"test MSE: {test_mse:.6f} ({len(t_test)} points)")
+print(f"test R²: {r_squared(predicted, t_test):.6f}")
 '''
 
 
@@ -196,7 +240,8 @@ def moons_script(settings: MoonsSettings, device: str = "cpu",
     s = _start_settings(settings, changes)
     change_block = apply_block = ""
     regularised = s.reg != "none" or any(c.field == "reg" for c in changes)
-    training = _training(bool(changes), regularised)
+    regression = s.regression
+    training = _training(bool(changes), regularised, regression)
     if changes:
         at_step, batch_from = _schedule(changes)
         change_block = (
@@ -220,18 +265,25 @@ def moons_script(settings: MoonsSettings, device: str = "cpu",
                        "X, y = drawn_points(POINTS)")
     else:
         draw = GENERATORS[s.dataset]
-        centres = (f"GAUSSIAN_CENTRES = {GAUSSIAN_CENTRES!r}      # each class's mean\n\n\n"
-                   if s.dataset == "gaussians" else "")
+        centres = _constants(s.dataset)
         data_name = s.dataset
         data_source = (f"{centres}{shown(draw)}\n\n\n"
                        f"X, y = {draw.__name__}(n={s.n}, noise={s.noise!r}, seed=SEED)")
     seeded_dropout, input_features, mlp, builder, optimizer_map = (shown(obj) for obj in SHARED)
     network_block = _network_view_block(s.drawn) if s.hidden else ""
-    split_and_load = _split_and_load(str(test_pct), str(val_pct))
-    model_block = _model_block(apply_block)
+    split_and_load = _split_and_load(str(test_pct), str(val_pct), regression)
+    model_block = _model_block(apply_block, regression)
+    how = "at random" if regression else "stratified"
+    what = "final test MSE and R²" if regression else "final test accuracy"
+    returning = ("the output value (regression: MSELoss compares it with the target)" if regression
+                 else "raw logits (no sigmoid: the loss applies it)")
+    reloaded = ("    same = torch.equal(fresh(x_test.to(DEVICE)).cpu(), predicted)\n"
+                'print("reloaded model gives identical test outputs:", same)' if regression else
+                "    same = torch.equal((fresh(x_test.to(DEVICE)) > 0).long().cpu(), predicted)\n"
+                'print("reloaded model gives identical test predictions:", same)')
     return f'''"""Train an MLP on {data_name}: {s.architecture}, {s.act}, {s.opt}, like the PyTorch Workbench.
 
-Run it as is: it prints the same final test accuracy as the page for seed {s.seed}.
+Run it as is: it prints the same {what} as the page for seed {s.seed}.
 """
 # %% Settings
 import math
@@ -256,11 +308,11 @@ WEIGHT_DECAY = {s.wd!r}{penalty_settings}
 EPOCHS = {settings.epochs}
 BATCH_SIZE = {s.batch}{change_block}
 
-# %% Data: draw the points, split them (stratified {train_pct}/{val_pct}/{test_pct}), scale them
+# %% Data: draw the points, split them ({how} {train_pct}/{val_pct}/{test_pct}), scale them
 {data_source}
 {split_and_load}
 
-# %% Model: {s.architecture}, returning raw logits (no sigmoid: the loss applies it)
+# %% Model: {s.architecture}, returning {returning}
 {seeded_dropout}
 
 
@@ -285,9 +337,18 @@ fresh = MLP(HIDDEN, ACTIVATION, DROPOUT, features=FEATURES)
 fresh.load_state_dict(torch.load("moons_mlp.pt", weights_only=True, map_location=DEVICE), strict=True)
 fresh.to(DEVICE).eval()
 with torch.no_grad():
-    same = torch.equal((fresh(x_test.to(DEVICE)) > 0).long().cpu(), predicted)
-print("reloaded model gives identical test predictions:", same){network_block}
+{reloaded}{network_block}
 '''
+
+
+def _constants(dataset: str) -> str:
+    """The module constants a pasted generator reads, as the script defines them."""
+    if dataset == "gaussians":
+        return f"GAUSSIAN_CENTRES = {GAUSSIAN_CENTRES!r}      # each class's mean\n\n\n"
+    if dataset == "multigauss":
+        return (f"MULTI_GAUSSIANS = {MULTI_GAUSSIANS!r}     # (x, y, sign) of each bump\n"
+                f"BUMP_RADIUS = {BUMP_RADIUS!r}\n\n\n")
+    return ""
 
 
 def _network_view_block(drawn: bool) -> str:
@@ -339,6 +400,9 @@ def comparison_script(runs: Sequence[tuple[str, MoonsSettings, Sequence[SettingC
     the pasted definitions once, then `train(...)`, the one-run script's data, model, loop and
     test for one run's settings, called for each run. It prints each run's validation loss before
     any step, its final validation loss and its test accuracy, which the page shows too."""
+    if any(settings.regression for _, settings, _ in runs):
+        raise ValueError("a comparison's script is for classification runs; regression runs "
+                         "(plane, multigauss) each have their own script")
     starts = [(name, _start_settings(settings, changes), settings, changes)
               for name, settings, changes in runs]
     changed = any(changes for *_, changes in starts)

@@ -142,6 +142,17 @@ def same_data(a: TrainingSession, b: TrainingSession) -> bool:
                for name in ("x_train", "y_train", "x_val", "y_val", "x_test", "y_test"))
 
 
+REGRESSION_NOT_COMPARED = (
+    "Comparisons are for classification runs: their numbers are accuracies next to the best "
+    "possible one. A regression run (Plane or Multi Gaussian) has a mean squared error and R² "
+    "instead, so no comparison is shown with one; unpin to leave it.")
+
+
+def not_comparable(a: MoonsSettings, b: MoonsSettings) -> str | None:
+    """Why two runs are not compared (either is a regression run); None if they are."""
+    return REGRESSION_NOT_COMPARED if a.regression or b.regression else None
+
+
 def initial_metrics(session: TrainingSession) -> Metrics | None:
     """Validation loss and accuracy of the run's initial weights, before any optimizer step."""
     weights = initial_weights(session)

@@ -3,7 +3,9 @@
 `make_dataset` draws points from one of five generative processes (moons, circles, XOR, spiral
 or two Gaussians), 2-D features and 0/1 labels; because the process is known, `bayes.py` can
 compute the best possible accuracy too. Or the data are the learner's own points (`drawn`),
-clicked onto the plane: no process drew them, so no best possible accuracy is known.
+clicked onto the plane: no process drew them, so no best possible accuracy is known. Two
+datasets are regression, as in TensorFlow Playground (`plane`, `multigauss`): each point has a
+float target in [-1, 1] instead of a class, and no ceiling.
 `split_and_scale` makes a stratified train/val/test split and fits a StandardScaler on the
 training split only, so nothing about the val/test points leaks into training. This module
 never imports streamlit.
@@ -20,7 +22,14 @@ from sklearn.datasets import make_circles, make_moons
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from workbench.moons.settings import DATASETS, DRAW_BOUND, MAX_DRAWN, MAX_SAMPLES, TABLE
+from workbench.moons.settings import (
+    DATASETS,
+    DRAW_BOUND,
+    MAX_DRAWN,
+    MAX_SAMPLES,
+    REGRESSION,
+    TABLE,
+)
 
 DrawnPoints = tuple[tuple[float, float, int], ...]      # (x, y, class), as the settings hold them
 
@@ -94,9 +103,39 @@ def draw_gaussians(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndar
     return x + rng.normal(scale=noise, size=(n, 2)), y
 
 
+# TensorFlow Playground's regression datasets, on the square [-1, 1]^2 (Playground's is
+# [-6, 6]^2: its coordinates divided by 6). As in Playground, the point stays where it was drawn
+# and the noise moves the place its target is read at: the target is a noisy function of the
+# input. Targets are floats in [-1, 1].
+
+def draw_plane(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Playground's regressPlane: target (x1 + x2) / 2, a tilted plane, clipped to [-1, 1]."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1.0, 1.0, size=(n, 2))
+    read_at = x + rng.normal(scale=noise, size=(n, 2))
+    return x, np.clip((read_at[:, 0] + read_at[:, 1]) / 2, -1.0, 1.0)
+
+
+MULTI_GAUSSIANS = ((-2 / 3, 5 / 12, 1.0), (0.0, 5 / 12, -1.0), (2 / 3, 5 / 12, 1.0),
+                   (-2 / 3, -5 / 12, -1.0), (0.0, -5 / 12, 1.0), (2 / 3, -5 / 12, -1.0))
+BUMP_RADIUS = 1 / 3             # a bump falls linearly from 1 at its centre to 0 at this distance
+
+
+def draw_multigauss(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Playground's regressGaussian: six bumps of sign +1 or -1 (MULTI_GAUSSIANS, (x, y, sign));
+    the target is the signed height of the tallest bump at the point, in [-1, 1]."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1.0, 1.0, size=(n, 2))
+    read_at = x + rng.normal(scale=noise, size=(n, 2))
+    bumps = np.asarray(MULTI_GAUSSIANS)
+    distance = np.linalg.norm(read_at[:, None, :] - bumps[None, :, :2], axis=-1)    # (n, 6)
+    height = bumps[:, 2] * np.clip(1 - distance / BUMP_RADIUS, 0.0, 1.0)
+    return x, height[np.arange(n), np.abs(height).argmax(axis=1)]
+
+
 GENERATORS: dict[str, Callable[[int, float, int], tuple[np.ndarray, np.ndarray]]] = {
     "moons": draw_moons, "circles": draw_circles, "xor": draw_xor, "spiral": draw_spiral,
-    "gaussians": draw_gaussians,
+    "gaussians": draw_gaussians, "plane": draw_plane, "multigauss": draw_multigauss,
 }
 
 
@@ -146,9 +185,13 @@ def drawn_shortfall(points: DrawnPoints, fractions: tuple[float, float, float]) 
 @dataclass(frozen=True)
 class Dataset:
     features: np.ndarray   # (n, 2) float64, raw (unscaled) coordinates
-    labels: np.ndarray     # (n,) int64, 0 or 1
+    labels: np.ndarray     # (n,) int64, 0 or 1; float64 in [-1, 1] for a regression dataset
     name: str
     noise: float
+
+    @property
+    def regression(self) -> bool:
+        return self.name in REGRESSION
 
 
 def make_dataset(name: str, n: int, noise: float, seed: int, points: DrawnPoints = ()) -> Dataset:
@@ -162,7 +205,8 @@ def make_dataset(name: str, n: int, noise: float, seed: int, points: DrawnPoints
         return Dataset(x, y, name, 0.0)
     n = int(min(max(n, 4), MAX_SAMPLES))
     x, y = GENERATORS[name](n, noise, seed)
-    return Dataset(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.int64), name, noise)
+    dtype = np.float64 if name in REGRESSION else np.int64
+    return Dataset(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=dtype), name, noise)
 
 
 @dataclass(frozen=True)
@@ -182,12 +226,16 @@ class Split:
 
 
 def split_and_scale(data: Dataset, fractions: tuple[float, float, float], seed: int) -> Split:
-    """Stratified train/val/test split, then a StandardScaler fitted on the training split."""
+    """Stratified train/val/test split (a plain random one for regression: continuous targets
+    have no classes to keep balanced), then a StandardScaler fitted on the training split."""
     _, val_frac, test_frac = fractions
+    stratify = not data.regression
     x_rest, x_test, y_rest, y_test = train_test_split(
-        data.features, data.labels, test_size=test_frac, stratify=data.labels, random_state=seed)
+        data.features, data.labels, test_size=test_frac,
+        stratify=data.labels if stratify else None, random_state=seed)
     x_train, x_val, y_train, y_val = train_test_split(
-        x_rest, y_rest, test_size=val_frac / (1 - test_frac), stratify=y_rest, random_state=seed)
+        x_rest, y_rest, test_size=val_frac / (1 - test_frac),
+        stratify=y_rest if stratify else None, random_state=seed)
     scaler = StandardScaler().fit(x_train)
     return Split(x_train, y_train, x_val, y_val, x_test, y_test, scaler)
 

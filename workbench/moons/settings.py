@@ -24,7 +24,8 @@ from workbench.common.links import (
 )
 
 GENERATED = ("moons", "circles", "xor", "spiral", "gaussians")   # drawn by a known process
-DATASETS = (*GENERATED, "drawn")
+REGRESSION = ("plane", "multigauss")   # TensorFlow Playground's regression datasets: float targets
+DATASETS = (*GENERATED, "drawn", *REGRESSION)
 # "drawn": the learner's own points, clicked onto the plane (the `points` link parameter). They
 # sit on a fixed plane, rounded to a grid, and are capped so that any drawing fits in a link
 # (PointsParam.longest: 3,603 characters for 300 points, under links.MAX_RAW_LENGTH).
@@ -101,6 +102,11 @@ class MoonsSettings:
         return self.dataset == "drawn"
 
     @property
+    def regression(self) -> bool:
+        """Whether the targets are numbers in [-1, 1] (MSE loss, R²), not classes 0/1."""
+        return self.dataset in REGRESSION
+
+    @property
     def drawn_points(self) -> tuple[tuple[float, float, int], ...]:
         """The points the data are made of when drawn; () for a generated dataset (the drawing
         is kept in the settings, so that switching back to `drawn` brings it back)."""
@@ -133,13 +139,17 @@ PRESET = MoonsSettings()
 TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
     ChoiceParam("dataset", DATASETS, label="Dataset",
                 help="Which generative process draws the points, or Your own points: click them "
-                     "onto the plane.",
+                     "onto the plane. Plane and Multi Gaussian are regression: each point has a "
+                     "number in [-1, 1] to predict (MSE loss, R²) instead of a class.",
                 meaning="which generative process draws the points; `drawn`: the points you "
-                        "click onto the plane (`points`)",
+                        "click onto the plane (`points`); `plane`, `multigauss`: regression, a "
+                        "target in [-1, 1] per point, MSE loss",
                 widget=Widget(choice_labels={"moons": "Two moons", "circles": "Circles",
                                              "xor": "XOR", "spiral": "Spiral",
                                              "gaussians": "Two Gaussians",
-                                             "drawn": "Your own points"})),
+                                             "drawn": "Your own points",
+                                             "plane": "Plane (regression)",
+                                             "multigauss": "Multi Gaussian (regression)"})),
     PointsParam("points", DRAW_BOUND, DRAW_STEP, MAX_DRAWN, label="Drawn points",
                 help=f"The points you drew on the plane (dataset: Your own points), each with its "
                      f"class; at most {MAX_DRAWN}, rounded to {DRAW_STEP:g} on the plane from "
@@ -152,7 +162,8 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
              meaning="points in all splits together", widget=Widget(step=100)),
     FloatParam("noise", 0.0, 1.0, label="Noise (std)",
                help="Standard deviation of the Gaussian noise added to every point. It sets the "
-                    "best accuracy any classifier can reach.",
+                    "best accuracy any classifier can reach. For regression it moves where each "
+                    "point's target is read, as in TensorFlow Playground.",
                meaning="std of the Gaussian noise added to each point",
                widget=Widget(kind="slider", step=0.01)),
     IntParam("seed", 0, MAX_SEED, label="Seed",
@@ -162,8 +173,9 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
                      "(own `torch.Generator`s)",
              widget=Widget(step=1)),
     ChoiceParam("split", SPLITS, label="Split train/val/test (%)",
-                help="Stratified: each split keeps the class balance.",
-                meaning="train/val/test percentages, stratified"),
+                help="Stratified: each split keeps the class balance (regression data are split "
+                     "at random: a continuous target has no classes to balance).",
+                meaning="train/val/test percentages, stratified (not for regression)"),
     ChoiceSetParam("features", FEATURES, label="Input features",
                    help="What the first layer sees, computed from each point's scaled coordinates "
                         "(x₁, x₂) by the model's first module, as in TensorFlow Playground. With "
@@ -225,7 +237,8 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
     BoolParam("discrete", label="Discretize output",
               help="Shades the plane by the class the model predicts (P ≥ 0.5, a logit ≥ 0) instead "
                    "of by its probability, as TensorFlow Playground's checkbox does; hovering "
-                   "still reads the probability. The run is the same either way.",
+                   "still reads the probability. For regression: by the sign of the output. The "
+                   "run is the same either way.",
               meaning="shade the plane by the predicted class instead of P(class 1); the run is "
                       "the same either way"),
 ])

@@ -75,16 +75,28 @@ def batched_loader(dataset: TensorDataset, batch_size: int, generator: torch.Gen
 @dataclass(frozen=True)
 class Metrics:
     loss: float
-    accuracy: float
+    accuracy: float     # for regression (an MSELoss): R², the coefficient of determination
+
+
+def r_squared(predicted: torch.Tensor, target: torch.Tensor) -> float:
+    """The coefficient of determination 1 - SSE / SST: 1 for a perfect fit, 0 for predicting the
+    targets' mean everywhere, below 0 for worse than that (in double precision)."""
+    predicted, target = predicted.double(), target.double()
+    sse = ((target - predicted) ** 2).sum()
+    sst = ((target - target.mean()) ** 2).sum()
+    return float(1 - sse / sst) if float(sst) > 0 else math.nan
 
 
 def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor,
              loss_fn: nn.Module | None = None) -> Metrics:
-    """Loss and accuracy in eval mode, without recording a graph."""
+    """Loss and accuracy in eval mode, without recording a graph; with an MSELoss (regression),
+    the loss is the mean squared error and the accuracy's place holds R²."""
     loss_fn = loss_fn or nn.BCEWithLogitsLoss()
     with evaluating(model):
         logits = model(x)
         loss = loss_fn(logits, y).item()
+        if isinstance(loss_fn, nn.MSELoss):
+            return Metrics(loss, r_squared(logits, y))
         accuracy = ((logits > 0).float() == y).float().mean().item()
     return Metrics(loss, accuracy)
 
@@ -125,7 +137,8 @@ class PreparedData:
 
     data: Dataset
     split: Split
-    bayes_test_accuracy: float | None       # None: drawn data, no known process drew them
+    bayes_test_accuracy: float | None       # None: drawn data (no known process drew them) or
+                                            # regression (no classes, no accuracy)
     bayes_val_accuracy: float | None
 
 
@@ -139,7 +152,7 @@ def prepared_data(name: str, n: int, noise: float, seed: int,
     no Bayes accuracy: no known process drew them."""
     data = make_dataset(name, n, noise, seed, points)
     split = split_and_scale(data, fractions, seed)
-    if name == "drawn":
+    if name == "drawn" or data.regression:
         prepared = PreparedData(data, split, None, None)
     else:
         prepared = PreparedData(data, split, bayes_accuracy(name, split.x_test, split.y_test, noise, n),
@@ -177,10 +190,16 @@ class History:
 
 @dataclass(frozen=True)
 class TestReport:
-    accuracy: float
+    accuracy: float                 # NaN for regression: no classes
     f1: float
     bayes_accuracy: float | None    # None: drawn data, whose best possible accuracy is unknown
     n: int
+    mse: float | None = None        # regression only: the test split's mean squared error ...
+    r2: float | None = None         # ... and its coefficient of determination
+
+    @property
+    def regression(self) -> bool:
+        return self.mse is not None
 
     @property
     def gap_points(self) -> float | None:
@@ -388,7 +407,9 @@ class TrainingSession:
                                  self.device, self.init_generator, settings.features)
         self.model.set_dropout_generator(self.dropout_generator)
         self.optimizer = build_optimizer(settings.opt, self.model.parameters(), settings.lr, settings.wd)
-        self.loss_fn = nn.BCEWithLogitsLoss()
+        # Classes: BCEWithLogitsLoss on the logits. Regression: the mean squared error of the
+        # raw output (the same MLP, no sigmoid).
+        self.loss_fn = nn.MSELoss() if settings.regression else nn.BCEWithLogitsLoss()
         # The training tensors stay on the CPU for the loader (its indices are CPU tensors);
         # each batch moves to the device in the loop, as the lesson writes it.
         self.train_set = TensorDataset(self.x_train.cpu(), self.y_train.cpu())
@@ -523,7 +544,9 @@ class TrainingSession:
         points = len(self.y_train) + len(self.y_val) + (len(self.y_test) if with_test else 0)
         inputs = self._live_inputs[:resolution ** 2 + points]
         with evaluating(model):
-            probability = torch.sigmoid(model(inputs))
+            output = model(inputs)
+        # Regression: the output value, clipped to the targets' [-1, 1] and mapped onto [0, 1].
+        probability = (output.clamp(-1, 1) + 1) / 2 if self.settings.regression else torch.sigmoid(output)
         quantised = (probability * 255).round().to(torch.uint8).cpu().numpy()
         return quantised[:resolution ** 2], quantised[resolution ** 2:]
 
@@ -580,6 +603,12 @@ class TrainingSession:
             self.run_for(MAX_STEPS_PER_RUN, math.inf)
 
     def test_report(self) -> TestReport:
+        if self.settings.regression:
+            with evaluating(self.model):
+                output = self.model(self.x_test)
+                mse = float(nn.functional.mse_loss(output, self.y_test))
+            return TestReport(math.nan, math.nan, None, len(self.y_test), mse,
+                              r_squared(output, self.y_test))
         predicted = predict_labels(self.model, self.x_test)
         # A count over n in double precision, so it compares exactly with the Bayes accuracy.
         accuracy = int((predicted == self.y_test.long()).sum()) / len(self.y_test)
@@ -592,9 +621,9 @@ class TrainingSession:
     def bayes_grid(self, resolution: int = 50) -> np.ndarray | None:
         """log p(x | 1) - log p(x | 0) over the plot grid: the best possible boundary is where it
         crosses 0. Shared by every run on the same data (the generative process never changes).
-        None for drawn data: no known process drew them."""
+        None for drawn data (no known process drew them) and for regression (no classes)."""
         s = self.settings
-        if s.drawn:
+        if s.drawn or s.regression:
             return None
         return shared_bayes_grid(s.dataset, s.n, s.noise, s.seed, s.fractions, resolution)
 
