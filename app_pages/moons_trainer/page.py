@@ -40,8 +40,9 @@ from workbench.moons.codegen import moons_script
 from workbench.moons.settings import TABLE
 
 fixed_slot = page_header("Moons trainer",
-            "A real `nn.Module` trained with `BCEWithLogitsLoss`, a seeded `DataLoader` and a real "
-            "optimizer, live. Every number is computed by PyTorch while you watch.")
+            "A real `nn.Module` trained with `BCEWithLogitsLoss` (`MSELoss` on the regression "
+            "datasets), a seeded `DataLoader` and a real optimizer, live. Every number is computed "
+            "by PyTorch while you watch.")
 skip_to_controls("mt_play", PAUSE_KEY, "mt_step", "mt_reset")   # the playback row, live.py
 
 # Settings: from the link, the learner's own (back from another page), or the widgets.
