@@ -30,6 +30,17 @@ def network(page, expression: str, arg=None):
     return page.evaluate(f"(arg) => {{ const n = {VIEW_OBJECT}.network; return {expression}; }}", arg)
 
 
+def opened_unit_names(page, app_url, path: str, prefix: str, count: int) -> list[str]:
+    """Open `path` and wait for its live view: the accessible names of the `count` units whose
+    name starts with `prefix` ("input", "hidden layer"), in the page's order."""
+    open_path(page, app_url, path)
+    wait_live(page)
+    wait_settled(page)
+    units = page.locator(f".st-key-mt_live button.unit[aria-label^='{prefix}']")
+    expect(units).to_have_count(count, timeout=WAIT_MS)
+    return units.evaluate_all("(all) => all.map((b) => b.getAttribute('aria-label'))")
+
+
 def shown_values(page) -> dict:
     """The browser's decoded value of each of UNITS at THREE_POINTS, and each unit's range."""
     return {(layer, unit): {"values": [network(page, "n.valueAt(...arg)", [layer, unit, r, c])
@@ -52,12 +63,7 @@ def assert_matches_the_hooks(shown: dict, session: TrainingSession) -> None:
 
 
 def test_the_network_view_shows_every_unit_live_as_the_hooks_compute_it(page, app_url):
-    open_path(page, app_url, "/moons_trainer?net=1&epochs=500")
-    wait_live(page)
-    wait_settled(page)
-    units = page.locator(".st-key-mt_live button.unit[aria-label^='hidden layer']")
-    expect(units).to_have_count(96, timeout=WAIT_MS)
-    names = units.evaluate_all("(all) => all.map((b) => b.getAttribute('aria-label'))")
+    names = opened_unit_names(page, app_url, "/moons_trainer?net=1&epochs=500", "hidden layer", 96)
     assert all(NAME.match(name) for name in names), [n for n in names if not NAME.match(n)][:3]
     expected = [f"hidden layer {layer}, unit {u}" for layer, width in ((1, 64), (2, 32))
                 for u in range(1, width + 1)]
@@ -110,12 +116,8 @@ def test_the_input_column_shows_the_features_the_first_module_computes(page, app
     feature, each map holding what
     the model's first module computes over the plane (at three points), and a first layer whose
     units list their weights from those features."""
-    open_path(page, app_url, "/moons_trainer?net=1&features=sin_x1,x1,x1_x2&hidden=4&epochs=5")
-    wait_live(page)
-    wait_settled(page)
-    inputs = page.locator(".st-key-mt_live button.unit[aria-label^='input']")
-    expect(inputs).to_have_count(3, timeout=WAIT_MS)
-    names = inputs.evaluate_all("(all) => all.map((b) => b.getAttribute('aria-label'))")
+    path = "/moons_trainer?net=1&features=sin_x1,x1,x1_x2&hidden=4&epochs=5"
+    names = opened_unit_names(page, app_url, path, "input", 3)
     assert [n.split(":")[0] for n in names] == ["input x₁", "input x₁x₂", "input sin x₁"]
     assert "the coordinate x₁, standardised" in names[0]
     assert "sin x₁ of the standardised coordinates" in names[2]
