@@ -39,7 +39,7 @@ postgresql:
 	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq postgresql)
 
 # components/graph_view.py lays graphs out with Graphviz's `dot` where it is installed (packages.txt
-# on Community Cloud, the Dockerfile); tests/app/test_graph_view.py and the Chromium tests use it.
+# on Community Cloud, the Dockerfile); tests/app/autograd_graph/test_graph_view.py and the Chromium tests use it.
 graphviz:
 	@command -v dot >/dev/null || (apt-get update -qq && apt-get install -y -qq graphviz)
 

@@ -25,7 +25,7 @@ LESSONS_PAGE = Tool("Guided lessons", "app_pages/lessons/page.py", "lessons", ":
                     "Step-by-step lessons through the tools, each step a link and a question.",
                     "lessons_main")
 
-CLASS_PAGE = Tool("Class", "app_pages/class/page.py", "class", ":material/groups:",
+CLASS_PAGE = Tool("Class", "app_pages/classroom/page.py", "class", ":material/groups:",
                   "Start a class: a code to join, the live pulse of the class's answers.",
                   "class_main")
 

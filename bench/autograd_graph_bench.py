@@ -20,9 +20,9 @@ import torch  # noqa: E402
 import workbench  # noqa: F401, E402  (one intra-op thread, as in the app)
 from app_pages.autograd_graph.drawing import to_dot  # noqa: E402
 from bench.figures import Run  # noqa: E402
-from workbench.autograd.presets import PRESETS_BY_KEY  # noqa: E402
-from workbench.autograd.session import run_session  # noqa: E402
-from workbench.autograd.settings import preset_settings  # noqa: E402
+from workbench.autograd_graph.presets import PRESETS_BY_KEY  # noqa: E402
+from workbench.autograd_graph.session import run_session  # noqa: E402
+from workbench.autograd_graph.settings import preset_settings  # noqa: E402
 
 
 def lesson_bare() -> None:

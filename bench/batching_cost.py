@@ -18,10 +18,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch  # noqa: E402
 
 from bench.figures import Run  # noqa: E402
-from workbench.batches.accumulation import small_mlp  # noqa: E402
-from workbench.batches.cost import measure_batching_cost  # noqa: E402
-from workbench.batches.runs import run_loader  # noqa: E402
-from workbench.batches.settings import BatchSettings  # noqa: E402
+from workbench.batch_iterator.accumulation import small_mlp  # noqa: E402
+from workbench.batch_iterator.cost import measure_batching_cost  # noqa: E402
+from workbench.batch_iterator.runs import run_loader  # noqa: E402
+from workbench.batch_iterator.settings import BatchSettings  # noqa: E402
 
 
 def train_step_us_per_sample(batch_size: int, steps: int = 200) -> float:

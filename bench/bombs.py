@@ -1,7 +1,8 @@
 """The uploads that froze the server (issue 24's reproduction), built the way the probe built
 them: shared by the hostile-upload benchmark and the tests that prove the scan refuses them
-(tests/unit/test_checkpoint_bombs.py). Small files, huge objects: each level of nesting holds the
-level below twice, so anything that walks the result (hashing, repr, ==) visits 2**depth leaves.
+(tests/unit/moons_trainer/test_checkpoints_bombs.py). Small files, huge objects: each level of
+nesting holds the level below twice, so anything that walks the result (hashing, repr, ==)
+visits 2**depth leaves.
 """
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import zipfile
 
 import torch
 
-from workbench.moons.checkpoints import resume_checkpoint
-from workbench.moons.training import TrainingSession
+from workbench.moons_trainer.checkpoints import resume_checkpoint
+from workbench.moons_trainer.training import TrainingSession
 
 
 def torch_zip(pkl: bytes) -> bytes:

@@ -40,7 +40,7 @@ from workbench.common.links import (  # noqa: E402
     TextParam,
 )
 from workbench.common.readme import TABLES  # noqa: E402
-from workbench.tensors.settings import ShapeParam  # noqa: E402
+from workbench.tensor_inspector.settings import ShapeParam  # noqa: E402
 
 # Quick pages first: a page that finishes early leaves its share of --budget to the later ones.
 PAGES = ("", "lessons", "autograd_graph", "tensor_inspector", "batch_iterator", "moons_trainer")

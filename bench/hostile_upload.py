@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bombs import hash_bomb, repr_bomb, torch_zip  # noqa: E402
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, open_path, serve  # noqa: E402
 from bench.figures import Run  # noqa: E402
-from workbench.moons.checkpoints import CheckpointRefused, read_checkpoint  # noqa: E402
-from workbench.moons.settings import MoonsSettings  # noqa: E402
-from workbench.moons.training import TrainingSession  # noqa: E402
+from workbench.moons_trainer.checkpoints import CheckpointRefused, read_checkpoint  # noqa: E402
+from workbench.moons_trainer.settings import MoonsSettings  # noqa: E402
+from workbench.moons_trainer.training import TrainingSession  # noqa: E402
 
 REFUSED = "text=/Not a readable .pt file|beyond this page's limits|more than plain tensors/"
 QUIET_SECONDS = 5.0

@@ -306,8 +306,8 @@ def training_only(learners: int) -> float:
 
     torch.set_num_threads(1)
     from workbench.common.jobs import SCHEDULER, FairScheduler
-    from workbench.moons.settings import PRESET
-    from workbench.moons.training import TrainingSession
+    from workbench.moons_trainer.settings import PRESET
+    from workbench.moons_trainer.training import TrainingSession
 
     scheduler = FairScheduler(cores=SCHEDULER.cores, niceness=SCHEDULER.niceness)  # the server's
     sessions = [TrainingSession(PRESET) for _ in range(learners)]

@@ -33,10 +33,10 @@ import torch  # noqa: E402
 torch.set_num_threads(1)
 
 from bench.figures import Run  # noqa: E402
-from workbench.batches.cost import per_sample_loader, whole_batch_loader  # noqa: E402
-from workbench.moons.model import build_model, build_optimizer  # noqa: E402
-from workbench.moons.settings import PRESET  # noqa: E402
-from workbench.moons.training import (  # noqa: E402
+from workbench.batch_iterator.cost import per_sample_loader, whole_batch_loader  # noqa: E402
+from workbench.moons_trainer.model import build_model, build_optimizer  # noqa: E402
+from workbench.moons_trainer.settings import PRESET  # noqa: E402
+from workbench.moons_trainer.training import (  # noqa: E402
     TrainingSession,
     batched_loader,
 )

@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 
 from bench.figures import Run  # noqa: E402
-from workbench.tensors.layout import layout_picture  # noqa: E402
-from workbench.tensors.report import inspect  # noqa: E402
-from workbench.tensors.settings import TensorSettings  # noqa: E402
+from workbench.tensor_inspector.layout import layout_picture  # noqa: E402
+from workbench.tensor_inspector.report import inspect  # noqa: E402
+from workbench.tensor_inspector.settings import TensorSettings  # noqa: E402
 
 torch.set_num_threads(1)
 

@@ -1,5 +1,5 @@
 """The teacher's side of a class: the join panel (code, QR, link), the live board of answers,
-and the teacher's own link. The page (app_pages/class/page.py) puts them on screen.
+and the teacher's own link. The page (app_pages/classroom/page.py) puts them on screen.
 
 The board is a fragment that runs again every BOARD_SECONDS by itself: each run reads the counts
 from the class store (one grouped query), so answers given on another replica show up too.

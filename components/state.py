@@ -55,7 +55,7 @@ def resend_widget_value(key: str, value_if_unset: Any) -> None:
 def fragment_rerun() -> bool:
     """Whether this script run is a fragment's own rerun (a button inside `st.fragment`), not a
     run of the whole page. Streamlit says so only in its script-run context; its
-    `fragment_ids_this_run` is pinned by tests/unit/test_streamlit_internals.py."""
+    `fragment_ids_this_run` is pinned by tests/unit/components/test_state.py."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     context = get_script_run_ctx()

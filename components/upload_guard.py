@@ -21,7 +21,7 @@ the files of sessions Streamlit no longer knows; `lifespan` (streamlit_app.py) r
 SWEEP_SECONDS, and hands the freed pages back to the operating system.
 
 What this reads of Streamlit that is not its public API (`file_storage`, the runtime's
-`_session_mgr`) is pinned by tests/unit/test_upload_guard.py, so an upgrade that changes it
+`_session_mgr`) is pinned by tests/unit/components/test_upload_guard.py, so an upgrade that changes it
 fails there, not silently here.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The autograd graph drawn as DOT text, by our own code, for the page to show.
 
-`workbench.autograd.graph` walks what PyTorch recorded into plain data (`GraphModel`) and the
+`workbench.autograd_graph.graph` walks what PyTorch recorded into plain data (`GraphModel`) and the
 step-through says what one moment of the backward pass adds (`Overlay`); this module turns both
 into a picture: boxes, rows, colours, labels, arrows, the collapsed view of long chains, the
 DOT text, and an estimate of the drawn size that `stage_plan` uses to fit it on a projector.
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from components.plain_text import dot_string
-from workbench.autograd.graph import (SMALL_TENSOR, Edge, GraphModel, Node, NodeKind, Overlay, TensorView,
-                                      saved_label)
+from workbench.autograd_graph.graph import (SMALL_TENSOR, Edge, GraphModel, Node, NodeKind, Overlay,
+                                            TensorView, saved_label)
 from workbench.common import palette
 
 # What each colour means in the drawing; the colours themselves are the palette's.
@@ -500,7 +500,7 @@ def estimate_size(picture: Drawing) -> tuple[float, float]:
     label, dot doubles the ranks (each label gets a rank between its arrow's ends) and halves
     their separation. Unconnected boxes (the "not in the graph" cluster) join the first rank.
     The browser lays the graph out, not the server: this is what the server can know before it
-    sends the DOT text, within about 25% (tests/unit/test_autograd_stage.py).
+    sends the DOT text, within about 25% (tests/unit/autograd_graph/test_stage_plan.py).
     """
     nodesep, ranksep = (inches * 72 for inches in _separations(picture))
     sizes = {b.key: _box_size(b, picture.presenter) for b in picture.boxes}

@@ -16,10 +16,10 @@ from components.code_block import code_block
 from components.code_keys import code_keys
 from components.settings_form import SettingsForm
 from components.state import learner_state
-from workbench.autograd.catalog import KEYWORDS, TENSOR_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
-from workbench.autograd.language import DEFAULT_LIMITS
-from workbench.autograd.presets import PRESETS, PRESETS_BY_KEY, matching_preset
-from workbench.autograd.settings import AutogradSettings, preset_settings
+from workbench.autograd_graph.catalog import KEYWORDS, TENSOR_ATTRIBUTES, TENSOR_METHODS, TORCH_FUNCTIONS
+from workbench.autograd_graph.language import DEFAULT_LIMITS
+from workbench.autograd_graph.presets import PRESETS, PRESETS_BY_KEY, matching_preset
+from workbench.autograd_graph.settings import AutogradSettings, preset_settings
 
 CUSTOM = "custom"
 PRESET_KEY = "ag_preset"

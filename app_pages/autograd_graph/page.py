@@ -18,10 +18,10 @@ from components.knowledge_check import knowledge_check
 from components.lesson_link import fixed_settings_note, link_settings, publish_link
 from components.settings_form import SettingsForm
 from components.state import shared_model
-from workbench.autograd.checks import INFERENCE_TENSOR, THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD
-from workbench.autograd.session import (fresh_moons_bindings, leaf_names, program_script,
-                                        program_uses_model, run_session, trained_moons_bindings)
-from workbench.autograd.settings import TABLE
+from workbench.autograd_graph.checks import INFERENCE_TENSOR, THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD
+from workbench.autograd_graph.session import (fresh_moons_bindings, leaf_names, program_script,
+                                              program_uses_model, run_session, trained_moons_bindings)
+from workbench.autograd_graph.settings import TABLE
 from workbench.common.jobs import SCHEDULER
 
 LINK_KEY = "autograd_graph"

@@ -23,7 +23,7 @@ MIN_TEXT_PX = 14.0          # the smallest text a presenter's graph may show
 SCROLL_TEXT_PX = 16.0       # its text when it cannot fit the screen and scrolls instead
 MAX_TEXT_PX = 32.0          # a tiny graph is not blown up past this
 # How far `estimate_size` may be off, measured against Chromium's layout of every example at
-# three steps (tests/unit/test_autograd_stage.py keeps a few of those measurements): along the
+# three steps (tests/unit/autograd_graph/test_stage_plan.py keeps a few of those measurements): along the
 # ranks (a top-to-bottom drawing's height, a left-to-right one's width) within 2%; across them,
 # where Graphviz spreads the boxes to straighten the arrows, up to 27% (top to bottom) and 42%
 # (left to right) more than estimated.

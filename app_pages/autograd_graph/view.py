@@ -26,10 +26,10 @@ from components.error_panel import error_panel
 from components.graph_view import GRAPH_SVG, layout_svg, show_graph
 from components.keyboard import skip_to_controls, with_shortcut
 from components.plain_text import code_span, md
-from workbench.autograd.backward_steps import BackwardTrace, same_gradients
-from workbench.autograd.graph import SMALL_TENSOR, GraphModel, Overlay, format_tensor, saved_label
-from workbench.autograd.outline import OutlineItem, graph_name, graph_outline, walk_outline
-from workbench.autograd.session import SessionResult
+from workbench.autograd_graph.backward_steps import BackwardTrace, same_gradients
+from workbench.autograd_graph.graph import SMALL_TENSOR, GraphModel, Overlay, format_tensor, saved_label
+from workbench.autograd_graph.outline import OutlineItem, graph_name, graph_outline, walk_outline
+from workbench.autograd_graph.session import SessionResult
 
 # Largest drawing (inches at 72 dpi) before Graphviz shrinks it: the graph column on a laptop,
 # the whole page width in presenter mode. Smaller graphs keep their natural size.
@@ -385,7 +385,7 @@ def outline(items: list[OutlineItem]) -> None:
     """The graph as text, under the drawing: a closed expander (built only when opened) with a
     list of the nodes, in the engine's order once backward() has run, each with its tensor's
     value and the gradients PyTorch computed, as far as the step-through has got
-    (workbench/autograd/outline.py). What a screen reader reads instead of the boxes."""
+    (workbench/autograd_graph/outline.py). What a screen reader reads instead of the boxes."""
     box = when_open("Graph as text: each node's value and gradient", key=OUTLINE_KEY,
                     icon=":material/list:")
     if box is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from workbench.batches.runs import BatchRecord, LoaderRun
+from workbench.batch_iterator.runs import BatchRecord, LoaderRun
 from workbench.common.palette import BLUE, ORANGE
 from workbench.common.ticks import format_tick, nice_ticks
 

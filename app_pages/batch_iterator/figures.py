@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import html
 
-from workbench.batches.runs import BatchRecord, LoaderRun
-from workbench.batches.story import short_list
+from workbench.batch_iterator.runs import BatchRecord, LoaderRun
+from workbench.batch_iterator.story import short_list
 from workbench.common.palette import OKABE_ITO
 
 

@@ -14,13 +14,13 @@ import html
 from dataclasses import dataclass
 
 from components.accessible_theme import THEME_ATTRIBUTE
-from workbench.batches.runs import BatchRecord, LoaderRun
+from workbench.batch_iterator.runs import BatchRecord, LoaderRun
 from workbench.common.palette import BLACK, GREY_250, GREY_800, OKABE_ITO, WHITE
 from workbench.common.theme import DARK, LIGHT, contrast, readable
 
 # Batch colours: Okabe & Ito without black, so that a frame and the batch number stay visible on
 # every cell; they repeat every seven batches (the number in the cell tells them apart). An
-# eighth, grey, was too close to the purple for a deuteranope (tests/unit/test_colour_vision.py).
+# eighth, grey, was too close to the purple for a deuteranope (tests/unit/common/test_colour_vision.py).
 BATCH_COLOURS = OKABE_ITO[:7]
 CLASS_COLOURS = (GREY_250, GREY_800)
 # Above this many columns a cell is too narrow for its number (a 900 px column holds about 60):
@@ -44,7 +44,7 @@ class GridCell:
 
 def text_colour(background: str) -> str:
     """Black or white, whichever reads better on `background` (every batch colour reaches 4.5:1
-    with one of them: tests/unit/test_batch_grid.py)."""
+    with one of them: tests/unit/common/test_colour_vision.py)."""
     return BLACK if contrast(BLACK, background) >= contrast(WHITE, background) else WHITE
 
 

@@ -1,8 +1,8 @@
 """A batch as text: what `__getitem__` returned for its indices, and what `collate_fn` made."""
 from __future__ import annotations
 
-from workbench.batches.datasets import IndexedDataset
-from workbench.batches.runs import BatchRecord
+from workbench.batch_iterator.datasets import IndexedDataset
+from workbench.batch_iterator.runs import BatchRecord
 
 
 def tensor_listing(record: BatchRecord) -> str:

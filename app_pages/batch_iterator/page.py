@@ -1,6 +1,6 @@
 """Batch iterator: Dataset, Sampler, BatchSampler, collate_fn and DataLoader, batch by batch.
 
-Settings (the table in workbench/batches/settings.py, drawn by SettingsForm) -> one real
+Settings (the table in workbench/batch_iterator/settings.py, drawn by SettingsForm) -> one real
 DataLoader run per settings change (state.py) -> the stepper and the lesson panels.
 """
 from __future__ import annotations
@@ -18,9 +18,9 @@ from components.knowledge_check import knowledge_check
 from components.lesson_link import fixed_settings_note, link_settings, publish_link
 from components.settings_form import SettingsForm
 from components.state import fragment_rerun, learner_state, shared_model
-from workbench.batches.checks import BATCH_ITERATOR_COUNT
-from workbench.batches.codegen import loader_script
-from workbench.batches.settings import DATASETS, TABLE, BatchSettings
+from workbench.batch_iterator.checks import BATCH_ITERATOR_COUNT
+from workbench.batch_iterator.codegen import loader_script
+from workbench.batch_iterator.settings import DATASETS, TABLE, BatchSettings
 
 KEY = "batch_iterator"
 

@@ -16,20 +16,20 @@ from components.accessible_chart import data_table
 from components.code_block import code_block
 from components.error_panel import error_panel
 from components.state import SharedModel
-from workbench.batches import runs
-from workbench.batches.accumulation import AccumulationResult, accumulation_data, compare_accumulation
-from workbench.batches.cost import measure_batching_cost
-from workbench.batches.datasets import make_dataset
-from workbench.batches.exclusive import EXCLUSIVE_COMBINATIONS, try_exclusive
-from workbench.batches.runs import (
+from workbench.batch_iterator import runs
+from workbench.batch_iterator.accumulation import AccumulationResult, accumulation_data, compare_accumulation
+from workbench.batch_iterator.cost import measure_batching_cost
+from workbench.batch_iterator.datasets import make_dataset
+from workbench.batch_iterator.exclusive import EXCLUSIVE_COMBINATIONS, try_exclusive
+from workbench.batch_iterator.runs import (
     BatchRecord,
     LoaderRun,
     explain_loader_error,
     identical_streams,
     noise_by_worker,
 )
-from workbench.batches.settings import BatchSettings
-from workbench.batches.story import describe_batch_sampler, describe_collate, describe_sampler
+from workbench.batch_iterator.settings import BatchSettings
+from workbench.batch_iterator.story import describe_batch_sampler, describe_collate, describe_sampler
 from workbench.common.jobs import SCHEDULER
 
 # %% The pipeline, for this batch, and epoch by epoch -----------------------------------------

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import torch
 
-from workbench.batches import runs
-from workbench.batches.cost import BatchingCost
-from workbench.batches.runs import BatchRecord, LoaderRun, explain_loader_error
-from workbench.batches.settings import TABLE, BatchSettings
+from workbench.batch_iterator import runs
+from workbench.batch_iterator.cost import BatchingCost
+from workbench.batch_iterator.runs import BatchRecord, LoaderRun, explain_loader_error
+from workbench.batch_iterator.settings import TABLE, BatchSettings
 from workbench.common.errors import ExplainedError
 from workbench.common.jobs import SCHEDULER
 

@@ -22,11 +22,11 @@ from components.figures import graph_scale, presenting
 from components.keyboard import with_shortcut
 from components.settings_form import SettingsForm
 from components.stage import fit_to_viewport
-from workbench.batches.codegen import record_line
-from workbench.batches.datasets import make_dataset
-from workbench.batches.runs import BatchRecord, LoaderRun
-from workbench.batches.settings import BatchSettings
-from workbench.batches.story import empty_loader_words, grid_story, short_list
+from workbench.batch_iterator.codegen import record_line
+from workbench.batch_iterator.datasets import make_dataset
+from workbench.batch_iterator.runs import BatchRecord, LoaderRun
+from workbench.batch_iterator.settings import BatchSettings
+from workbench.batch_iterator.story import empty_loader_words, grid_story, short_list
 
 GRID_STAGE_KEY = "bi_grid_stage"
 # What sits above and below the grid on a projected first screen: the title row (about 90 px

@@ -23,7 +23,7 @@ from components.plain_text import md
 from workbench.classroom.challenge import best_within, challenge_sentence, within
 from workbench.classroom.store import (MAX_CHALLENGE_PARAMETERS, ChallengeBoard, ClassError, RunEntry)
 from workbench.common.palette import OKABE_ITO
-from workbench.moons.settings import OPTIMIZERS, TABLE, MoonsSettings
+from workbench.moons_trainer.settings import OPTIMIZERS, TABLE, MoonsSettings
 
 BOARD_SECONDS = 3.0              # runs take tens of seconds to finish: a few seconds' delay is fine
 DEFAULT_LIMIT = 1_000            # the first limit offered: the preset's 2,305 parameters are over it

@@ -1,6 +1,6 @@
 """A run that finishes while its learner is in a class is posted to the class's challenge board.
 
-The post is made here, on the server, from the run's own TrainingSession (workbench/moons/
+The post is made here, on the server, from the run's own TrainingSession (workbench/moons_trainer/
 challenge.py), never from numbers a learner typed; its link is the page's lesson link, built from
 the settings table as the share panel builds it. Whatever the class store answers, the run itself
 is untouched: a refused or unsent post only becomes a note under the results and in the sidebar's
@@ -15,9 +15,9 @@ from app_pages.navigation import TOOLS
 from components.class_session import class_store, seat
 from components.classroom import lesson_url
 from workbench.classroom.store import ClassError, RunEntry, StoreUnavailable
-from workbench.moons.challenge import finished_run, not_reproducible
-from workbench.moons.settings import TABLE, MoonsSettings
-from workbench.moons.training import TrainingSession
+from workbench.moons_trainer.challenge import finished_run, not_reproducible
+from workbench.moons_trainer.settings import TABLE, MoonsSettings
+from workbench.moons_trainer.training import TrainingSession
 
 # The trainer's address, from the pages' table.
 URL_PATH = next(tool.url_path for tool in TOOLS if tool.script == "app_pages/moons_trainer/page.py")

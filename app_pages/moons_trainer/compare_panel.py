@@ -3,8 +3,8 @@ weights; a comparison link (`vs=`) opens such a pair, and Play trains both.
 
 The pinned run is the learner's TrainingSession itself, kept as it was (nothing trains it again,
 unless a comparison link pinned it untrained: then Play trains it beside the learner's run, epoch
-by epoch, `workbench.moons.compare.keep_pace`). What is compared is read from both runs
-(`workbench/moons/compare.py`); the curves overlay the pinned run's (live_canvas.py, curves.js).
+by epoch, `workbench.moons_trainer.compare.keep_pace`). What is compared is read from both runs
+(`workbench/moons_trainer/compare.py`); the curves overlay the pinned run's (live_canvas.py, curves.js).
 """
 from __future__ import annotations
 
@@ -24,11 +24,11 @@ from components.code_block import link_block
 from components.lesson_link import problem_markdown
 from components.plain_text import md
 from workbench.common.palette import BLUE, CLASS0_BLUE, CLASS1_AMBER, INK_SOFT, ORANGE, WHITE
-from workbench.moons import compare
-from workbench.moons.codegen import comparison_script
-from workbench.moons.data import plot_extent
-from workbench.moons.settings import TABLE, MoonsSettings
-from workbench.moons.training import TrainingSession
+from workbench.moons_trainer import compare
+from workbench.moons_trainer.codegen import comparison_script
+from workbench.moons_trainer.data import plot_extent
+from workbench.moons_trainer.settings import TABLE, MoonsSettings
+from workbench.moons_trainer.training import TrainingSession
 
 VS = "vs"                       # the link parameter (compare.TABLE)
 RERUN = "mt_compare_rerun"      # a pin or unpin from the live view: the whole page follows

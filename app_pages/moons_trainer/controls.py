@@ -16,8 +16,8 @@ from app_pages.moons_trainer.state import (
 from components.classroom import visible
 from components.error_panel import error_panel
 from components.settings_form import SettingsForm
-from workbench.moons.data import as_drawing
-from workbench.moons.settings import MAX_DRAWN, PRESET, REGRESSION, MoonsSettings
+from workbench.moons_trainer.data import as_drawing
+from workbench.moons_trainer.settings import MAX_DRAWN, PRESET, REGRESSION, MoonsSettings
 
 
 def settings_panel(form: SettingsForm[MoonsSettings], me: MoonsTrainerState, *,

@@ -20,8 +20,8 @@ from components.classroom import visible
 from components.figures import presenting
 from components.settings_form import SettingsForm
 from workbench.common.links import MAX_RAW_LENGTH
-from workbench.moons.data import drawn_minimum, drawn_shortfall
-from workbench.moons.settings import TABLE, MoonsSettings, points_words
+from workbench.moons_trainer.data import drawn_minimum, drawn_shortfall
+from workbench.moons_trainer.settings import TABLE, MoonsSettings, points_words
 
 POINTS = TABLE["points"]
 

@@ -1,5 +1,5 @@
 """The "Weights & gradients" tab: per Linear layer, the distribution of its weights and of its
-gradient magnitudes over the epochs (workbench/moons/layer_history.py records them while the
+gradient magnitudes over the epochs (workbench/moons_trainer/layer_history.py records them while the
 run trains), and one sentence, computed from the numbers, on whether the gradient vanishes."""
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from plotly.subplots import make_subplots
 from app_pages.moons_trainer.figures import staged
 from components.accessible_chart import chart
 from components.figures import graph_scale
-from workbench.moons import layer_history as lh
-from workbench.moons.layer_history import LayerHistory, gradient_verdict, verdict_sentence
-from workbench.moons.training import TrainingSession
+from workbench.moons_trainer import layer_history as lh
+from workbench.moons_trainer.layer_history import LayerHistory, gradient_verdict, verdict_sentence
+from workbench.moons_trainer.training import TrainingSession
 
 # Viridis runs from dark to light with rising lightness, so a count reads without hue
 # (colour vision) and in greyscale on a projector.

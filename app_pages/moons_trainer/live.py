@@ -40,10 +40,10 @@ from components.plain_text import md
 from components.state import connection_check, resend_widget_value, session_id, shared_model
 from workbench.common.errors import unexpected
 from workbench.common.jobs import SCHEDULER, SCRIPT_RUNS
-from workbench.moons.compare import keep_pace
-from workbench.moons.pace import Pace
-from workbench.moons.settings import MAX_STEPS_PER_RUN
-from workbench.moons.training import LiveSnapshot, TrainingSession
+from workbench.moons_trainer.compare import keep_pace
+from workbench.moons_trainer.pace import Pace
+from workbench.moons_trainer.settings import MAX_STEPS_PER_RUN
+from workbench.moons_trainer.training import LiveSnapshot, TrainingSession
 
 FRAME_SECONDS = 0.1           # ten frames a second while a run plays, where no frame route is reached
 SNAPSHOT_SECONDS = 0.06       # the browser asks for a frame at most every frame_route.ASK_SECONDS

@@ -41,14 +41,14 @@ from workbench.common.palette import (
     WHITE,
 )
 from workbench.common.theme import DARK, LIGHT, sign_colours
-from workbench.moons.data import drawn_minimum, plot_extent
-from workbench.moons.network import MAP_RESOLUTION, WEIGHT_ZERO, quantised_maps, quantised_weights
-from workbench.moons.settings import TABLE as SETTINGS_TABLE
-from workbench.moons.settings import MoonsSettings, feature_words
-from workbench.moons.training import LiveSnapshot, NetworkSnapshot, TrainingSession
+from workbench.moons_trainer.data import drawn_minimum, plot_extent
+from workbench.moons_trainer.network import MAP_RESOLUTION, WEIGHT_ZERO, quantised_maps, quantised_weights
+from workbench.moons_trainer.settings import TABLE as SETTINGS_TABLE
+from workbench.moons_trainer.settings import MoonsSettings, feature_words
+from workbench.moons_trainer.training import LiveSnapshot, NetworkSnapshot, TrainingSession
 
 RESOLUTION = 48
-# The network view's unit maps (workbench/moons/network.py MAP_RESOLUTION, which the code panel's
+# The network view's unit maps (workbench/moons_trainer/network.py MAP_RESOLUTION, which the code panel's
 # script reads too).
 NETWORK_RESOLUTION = MAP_RESOLUTION
 KEY = "mt_live"

@@ -11,7 +11,7 @@ from app_pages.moons_trainer.figures import staged
 from components.accessible_chart import chart
 from components.figures import graph_scale
 from workbench.common.palette import BLUE, GREEN, VERMILION
-from workbench.moons.losses import (
+from workbench.moons_trainer.losses import (
     LOSSES,
     confident_losses,
     hook_demo,
@@ -19,7 +19,7 @@ from workbench.moons.losses import (
     loss_curves,
     model_losses,
 )
-from workbench.moons.training import TrainingSession
+from workbench.moons_trainer.training import TrainingSession
 
 _COLOURS = dict(zip(LOSSES, (GREEN, VERMILION, BLUE), strict=True))
 # Each loss also has its own dash, so that the three curves differ by more than colour (WCAG 1.4.1).

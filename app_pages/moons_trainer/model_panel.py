@@ -11,7 +11,7 @@ from app_pages.navigation import TOOLS
 from components.accessible_chart import chart
 from components.code_block import code_block
 from components.error_panel import error_panel
-from workbench.moons.model import (
+from workbench.moons_trainer.model import (
     PROBE,
     activation_curve,
     activation_table,
@@ -20,7 +20,7 @@ from workbench.moons.model import (
     linear_map_check,
     parameter_table,
 )
-from workbench.moons.training import TrainingSession
+from workbench.moons_trainer.training import TrainingSession
 
 
 def model_summary(session: TrainingSession) -> None:

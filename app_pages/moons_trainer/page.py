@@ -1,6 +1,6 @@
 """Moons trainer: a real PyTorch training loop, live, with honest metrics and safe checkpoints.
 
-Settings (the table in workbench/moons/settings.py, drawn by SettingsForm) -> the learner's run
+Settings (the table in workbench/moons_trainer/settings.py, drawn by SettingsForm) -> the learner's run
 (kept across pages; a change that discards a trained run says so) -> the live view, results and
 the tabs below.
 """
@@ -35,9 +35,9 @@ from components.keyboard import skip_to_controls
 from components.knowledge_check import knowledge_check
 from components.lesson_link import fixed_settings_note, link_settings, publish_link
 from components.settings_form import SettingsForm
-from workbench.moons.checks import FORWARD_HOOK, ZERO_GRAD
-from workbench.moons.codegen import moons_script
-from workbench.moons.settings import TABLE
+from workbench.moons_trainer.checks import FORWARD_HOOK, ZERO_GRAD
+from workbench.moons_trainer.codegen import moons_script
+from workbench.moons_trainer.settings import TABLE
 
 fixed_slot = page_header("Moons trainer",
             "A real `nn.Module` trained with `BCEWithLogitsLoss` (`MSELoss` on the regression "

@@ -13,7 +13,7 @@ from components.accessible_chart import chart
 from components.figures import graph_scale
 from workbench.common.jobs import SCHEDULER
 from workbench.common.palette import GREEN, VERMILION
-from workbench.moons.pitfalls import (
+from workbench.moons_trainer.pitfalls import (
     LAB_SETTINGS,
     PITFALLS,
     ZERO_GRAD_OPTIMIZERS,

@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from app_pages.moons_trainer.state import MoonsTrainerState
-from workbench.moons.checkpoints import save_and_reload
-from workbench.moons.training import TestReport, TrainingSession
+from workbench.moons_trainer.checkpoints import save_and_reload
+from workbench.moons_trainer.training import TestReport, TrainingSession
 
 
 UNKNOWN_CEILING = ("**Best possible: unknown.** You drew these points yourself, so no known "

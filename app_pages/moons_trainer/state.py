@@ -21,9 +21,9 @@ from components.figures import presenting
 from components.frame_route import FrameSource
 from components.state import SharedModel, learner_state, shared_model
 from workbench.common.errors import ExplainedError
-from workbench.moons.checkpoints import ReloadCheck
-from workbench.moons.settings import MoonsSettings, changes
-from workbench.moons.training import TrainingSession, continues
+from workbench.moons_trainer.checkpoints import ReloadCheck
+from workbench.moons_trainer.settings import MoonsSettings, changes
+from workbench.moons_trainer.training import TrainingSession, continues
 
 KEY = "moons_trainer"
 

@@ -7,7 +7,7 @@ from app_pages.moons_trainer.state import MoonsTrainerState, publish_shared
 from components.error_panel import error_panel
 from components.plain_text import code_span
 from workbench.common.errors import ExplainedError
-from workbench.moons.checkpoints import (
+from workbench.moons_trainer.checkpoints import (
     CheckpointRefused,
     read_checkpoint,
     resume_checkpoint,
@@ -15,7 +15,7 @@ from workbench.moons.checkpoints import (
     state_dict_pt,
     state_dict_safetensors,
 )
-from workbench.moons.training import TrainingSession
+from workbench.moons_trainer.training import TrainingSession
 
 UPLOAD_KEY = "mt_upload"
 

@@ -7,8 +7,8 @@ import streamlit as st
 from components.code_panel import code_panel
 from components.error_panel import error_panel
 from workbench.common.errors import explain
-from workbench.tensors.autocast import autocast_report
-from workbench.tensors.settings import TensorSettings
+from workbench.tensor_inspector.autocast import autocast_report
+from workbench.tensor_inspector.settings import TensorSettings
 
 
 def autocast_panel(settings: TensorSettings) -> None:

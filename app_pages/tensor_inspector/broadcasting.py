@@ -10,8 +10,8 @@ from components.code_panel import code_panel
 from components.error_panel import error_panel
 from components.figures import graph_scale
 from components.settings_form import SettingsForm
-from workbench.tensors.broadcast import PRESETS, Combination
-from workbench.tensors.factory import shape_text
+from workbench.tensor_inspector.broadcast import PRESETS, Combination
+from workbench.tensor_inspector.factory import shape_text
 
 INTRO = ("Two shapes in, the result shape (or PyTorch's error) out. Broadcasting lines the shapes "
          "up **from the right**; each pair of sizes must be equal, or one of them 1 (stretched "

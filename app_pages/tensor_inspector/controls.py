@@ -14,9 +14,9 @@ from components.code_block import code_block
 from components.plain_text import code_span, md
 from components.settings_form import SettingsForm
 from components.state import resend_widget_value
-from workbench.tensors.chain import ALLOWED_METHODS, ChainSyntaxError, format_chain, parse_chain
-from workbench.tensors.presets import PRESETS
-from workbench.tensors.settings import MAX_RANK, RANDOM_FILLS, TABLE, VALUE_FILLS, TensorSettings
+from workbench.tensor_inspector.chain import ALLOWED_METHODS, ChainSyntaxError, format_chain, parse_chain
+from workbench.tensor_inspector.presets import PRESETS
+from workbench.tensor_inspector.settings import MAX_RANK, RANDOM_FILLS, TABLE, VALUE_FILLS, TensorSettings
 
 ss = st.session_state
 ARG_TEMPLATES = {"view": "-1", "reshape": "-1", "transpose": "0, 1", "t": "", "permute": "1, 0",

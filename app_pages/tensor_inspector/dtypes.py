@@ -10,9 +10,9 @@ from app_pages.tensor_inspector.figures import bits_figure, bits_table
 from components.accessible_chart import chart
 from workbench.common.formatting import human_bytes
 from workbench.common.palette import PALE_PEACH
-from workbench.tensors.dtypes import dtype_info, dtype_table, nbytes_of
-from workbench.tensors.factory import shape_text
-from workbench.tensors.settings import TensorSettings
+from workbench.tensor_inspector.dtypes import dtype_info, dtype_table, nbytes_of
+from workbench.tensor_inspector.factory import shape_text
+from workbench.tensor_inspector.settings import TensorSettings
 
 
 def _bytes_text(nbytes: int | None) -> str:

@@ -22,8 +22,8 @@ from workbench.common.palette import (
     TEXT_ON_LIGHT,
     TRANSPARENT,
 )
-from workbench.tensors.broadcast import EQUAL, INNER, MISMATCH, Combination, combine_shapes
-from workbench.tensors.layout import LayoutPicture
+from workbench.tensor_inspector.broadcast import EQUAL, INNER, MISMATCH, Combination, combine_shapes
+from workbench.tensor_inspector.layout import LayoutPicture
 
 # The walk's margins at normal scale, in pixels, as Plotly's automargin made them (measured
 # in Chromium): room beside an axis for its tick labels, DIGIT_PX a character more, and the
@@ -68,7 +68,7 @@ def walk_figure(picture: LayoutPicture, *, key: str) -> go.Figure:
 
 
 # Matching sizes, stretched ones, a mismatch, matmul's matrix dimensions and no size: five
-# colours told apart with every common colour-vision deficiency (tests/unit/test_colour_vision.py;
+# colours told apart with every common colour-vision deficiency (tests/unit/common/test_colour_vision.py;
 # the matrix dimensions were peach, 2.3 from the green of a match for a protanope).
 RULE_COLOURS = {EQUAL: PALE_GREEN, INNER: PALE_GREEN, MISMATCH: PALE_SALMON}
 STRETCH_COLOUR, MATRIX_COLOUR, EMPTY_COLOUR = PALE_BLUE, PALE_YELLOW, GREY_150

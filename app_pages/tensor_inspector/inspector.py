@@ -21,11 +21,11 @@ from components.plain_text import code_span, md
 from components.settings_form import SettingsForm
 from components.state import learner_state
 from workbench.common.formatting import human_bytes
-from workbench.tensors.factory import shape_text
-from workbench.tensors.facts import StepView, storage_root
-from workbench.tensors.failures import Failure
-from workbench.tensors.layout import LayoutPicture, layout_picture
-from workbench.tensors.report import MAX_TOTAL_VALUES, MAX_VALUES, Inspection
+from workbench.tensor_inspector.factory import shape_text
+from workbench.tensor_inspector.facts import StepView, storage_root
+from workbench.tensor_inspector.failures import Failure
+from workbench.tensor_inspector.layout import LayoutPicture, layout_picture
+from workbench.tensor_inspector.report import MAX_TOTAL_VALUES, MAX_VALUES, Inspection
 
 ss = st.session_state
 EMPTY_FILLS = ("empty", "empty_like")

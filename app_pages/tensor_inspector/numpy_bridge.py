@@ -9,8 +9,8 @@ from components.code_panel import code_panel
 from components.error_panel import error_panel
 from components.plain_text import code_span, md
 from workbench.common.errors import ExplainedError, explain
-from workbench.tensors.numpy_bridge import bridge, detach_bridge
-from workbench.tensors.settings import TensorSettings
+from workbench.tensor_inspector.numpy_bridge import bridge, detach_bridge
+from workbench.tensor_inspector.settings import TensorSettings
 
 
 def numpy_panel(settings: TensorSettings, device: torch.device) -> None:

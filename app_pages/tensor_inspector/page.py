@@ -1,8 +1,9 @@
 """Tensor inspector: shape, dtype, strides and storage of a tensor, and what each op does to them.
 
-Settings (widgets drawn from workbench/tensors/settings.py TABLE) -> workbench.tensors.report
-.inspect and broadcast.combine_shapes -> pictures and tables. The URL always holds the lesson link
-of what is on screen (shape, dtype, ops, ...; see docs/lesson-links.md), written once per run.
+Settings (widgets drawn from workbench/tensor_inspector/settings.py TABLE) ->
+workbench.tensor_inspector.report.inspect and broadcast.combine_shapes -> pictures and tables.
+The URL always holds the lesson link of what is on screen (shape, dtype, ops, ...; see
+docs/lesson-links.md), written once per run.
 
 x and its op chain, with everything they change, are one fragment (`chain_view`): Append, Undo,
 a typed chain, the step picker and the one-click fixes rerun only that, not the title and the
@@ -28,11 +29,11 @@ from components.knowledge_check import knowledge_check
 from components.lesson_link import fixed_settings_note, link_settings, publish_link
 from components.settings_form import SettingsForm
 from components.state import fragment_rerun
-from workbench.tensors.broadcast import combine_shapes
-from workbench.tensors.checks import PAGE_CHECKS
-from workbench.tensors.codegen import tensor_script
-from workbench.tensors.report import inspect
-from workbench.tensors.settings import TABLE, TensorSettings
+from workbench.tensor_inspector.broadcast import combine_shapes
+from workbench.tensor_inspector.checks import PAGE_CHECKS
+from workbench.tensor_inspector.codegen import tensor_script
+from workbench.tensor_inspector.report import inspect
+from workbench.tensor_inspector.settings import TABLE, TensorSettings
 
 KEY = "tensor_inspector"
 # What the tabs were last drawn from (`tabs_inputs`), kept by the page run for the fragment's.

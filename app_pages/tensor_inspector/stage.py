@@ -34,9 +34,9 @@ from app_pages.tensor_inspector.tables import (
     strip_rows,
 )
 from components.plain_text import code_span
-from workbench.tensors.factory import shape_text
-from workbench.tensors.facts import StepView
-from workbench.tensors.layout import LayoutPicture
+from workbench.tensor_inspector.factory import shape_text
+from workbench.tensor_inspector.facts import StepView
+from workbench.tensor_inspector.layout import LayoutPicture
 
 # One `rem` in presenter mode: the browser's 16 px at the 140% that components/stage.py sets.
 PRESENTER_REM_PX = 16 * 1.4

@@ -24,8 +24,8 @@ from plotly.colors import sample_colorscale
 
 from workbench.common.palette import BLACK, CELL_SCALE_COLOURS, GREY_300, GREY_800, WHITE
 from workbench.common.theme import contrast
-from workbench.tensors.factory import shape_text
-from workbench.tensors.layout import LayoutPicture, Panel
+from workbench.tensor_inspector.factory import shape_text
+from workbench.tensor_inspector.layout import LayoutPicture, Panel
 
 # Light tones only, so black cell labels stay readable on every colour; told apart with every
 # common colour-vision deficiency (workbench/common/palette.py).

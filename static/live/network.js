@@ -1,6 +1,6 @@
 // The moons trainer's network view: the inputs, each hidden layer and the output as columns of
 // units, every unit a small map of its activation over the plane (computed on the server with
-// PyTorch forward hooks: workbench/moons/network.py), the weights drawn as edges coloured by
+// PyTorch forward hooks: workbench/moons_trainer/network.py), the weights drawn as edges coloured by
 // their sign (negative also dashed) and sized by their magnitude.
 //
 // The pure parts (decoding the frame's uint8 arrays, the units' order, names and read-outs,
@@ -33,7 +33,7 @@ const signed = (v) => (v > 0 ? "+" : "") + number(v);
 // ---- decoding --------------------------------------------------------------------------------
 
 // Each Linear layer's weights, row-major (out, in), from the frame's uint8 codes: code q is
-// (q - zero) / zero * scale (workbench/moons/network.py quantised_weights).
+// (q - zero) / zero * scale (workbench/moons_trainer/network.py quantised_weights).
 export function decodeWeights(codes, widths, scales, zero) {
   const layers = [];
   let offset = 0;
@@ -60,7 +60,7 @@ export function splitBiases(biases, widths) {
 
 // The value a unit's map holds at grid point `point` (row * resolution + column): `codes` is
 // every unit's uint8 map one after the other, `range` every unit's low then every unit's high
-// (workbench/moons/network.py quantised_maps); `unit` counts across the hidden layers.
+// (workbench/moons_trainer/network.py quantised_maps); `unit` counts across the hidden layers.
 export function unitValue(codes, range, units, unit, point, points) {
   const low = range[unit], high = range[units + unit];
   return low + codes[unit * points + point] / 255 * (high - low);

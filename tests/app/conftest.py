@@ -19,7 +19,7 @@ manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.sca
 # With Graphviz's `dot` program on the machine, components/graph_view.py lays each graph out on the
 # server (a child process per new graph) and sends SVG. The app tests read what the page computed,
 # the DOT text of `st.graphviz_chart`, and start no other process (the `spawns` marker); the
-# server-side layout has its own tests (test_graph_view.py here, which sets `dot_program` back,
+# server-side layout has its own tests (autograd_graph/test_graph_view.py, which sets `dot_program` back,
 # and the Chromium tests).
 import pytest  # noqa: E402
 

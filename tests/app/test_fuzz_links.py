@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.app.apptest import assert_clean, guard_panels, open_page
-from workbench.autograd import settings as autograd_settings
-from workbench.batches import settings as batches
-from workbench.moons import compare as moons_compare
-from workbench.moons import settings as moons
-from workbench.tensors import settings as tensors
+from workbench.autograd_graph import settings as autograd_settings
+from workbench.batch_iterator import settings as batches
+from workbench.moons_trainer import compare as moons_compare
+from workbench.moons_trainer import settings as moons
+from workbench.tensor_inspector import settings as tensors
 from workbench.common.links import (
     BoolParam,
     ChoiceParam,

@@ -28,12 +28,12 @@ _SKIP_FIELDS = {"id", "form_id", "default", "value", "placeholder", "script_hash
 
 
 def _schemas() -> dict[str, tuple[str, ...]]:
-    from workbench.autograd.settings import TABLE as AUTOGRAD
-    from workbench.batches.settings import TABLE as BATCHES
+    from workbench.autograd_graph.settings import TABLE as AUTOGRAD
+    from workbench.batch_iterator.settings import TABLE as BATCHES
     from workbench.lessons.settings import TABLE as LESSONS_TABLE
-    from workbench.moons.compare import TABLE as MOONS_COMPARE
-    from workbench.moons.settings import TABLE as MOONS
-    from workbench.tensors.settings import TABLE as TENSORS
+    from workbench.moons_trainer.compare import TABLE as MOONS_COMPARE
+    from workbench.moons_trainer.settings import TABLE as MOONS
+    from workbench.tensor_inspector.settings import TABLE as TENSORS
 
     return {"app_pages/home/page.py": (), "app_pages/lessons/page.py": LESSONS_TABLE.names,
             "app_pages/tensor_inspector/page.py": TENSORS.names,
@@ -181,8 +181,8 @@ def test_typed_hidden_layers_are_plain_text():
 
 
 def _state_dict_bytes() -> bytes:
-    from workbench.moons.settings import MoonsSettings
-    from workbench.moons.training import TrainingSession
+    from workbench.moons_trainer.settings import MoonsSettings
+    from workbench.moons_trainer.training import TrainingSession
 
     session = TrainingSession(MoonsSettings(), "cpu")
     buffer = io.BytesIO()

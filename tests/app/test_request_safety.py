@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from tests.app.apptest import assert_clean, open_page, settle, shown_text
-from workbench.moons.checkpoints import resume_checkpoint
-from workbench.moons.settings import MoonsSettings
-from workbench.moons.training import TrainingSession
+from workbench.moons_trainer.checkpoints import resume_checkpoint
+from workbench.moons_trainer.settings import MoonsSettings
+from workbench.moons_trainer.training import TrainingSession
 
 ROOT = Path(__file__).resolve().parents[2]
 MOONS = "app_pages/moons_trainer/page.py"

@@ -1,5 +1,5 @@
 """A class in Chromium, from start to send: a teacher and three learners, each in a browser context
-of their own. tests/e2e/test_class_e2e.py runs it on one server; tests/e2e/test_proxy.py runs the
+of their own. tests/e2e/test_class.py runs it on one server; tests/e2e/test_proxy.py runs the
 same scenario through the two-replica proxy on PostgreSQL, the teacher on one replica and the
 learners on the other.
 

@@ -5,7 +5,7 @@ own error panel instead, so Streamlit's exception element (`stException`) never 
 page breaks: a check that only counts `stException` cannot fail. This one looks for the guard's
 panel (a container keyed `GUARD_KEY`, which Streamlit gives the class `st-key-<key>`, titled
 `UNEXPECTED_TITLE`), for `stException` (an error drawn outside the guard) and for a traceback.
-tests/e2e/test_planted_failures_e2e.py shows it fails on a broken page.
+tests/e2e/test_planted_failures.py shows it fails on a broken page.
 """
 from __future__ import annotations
 

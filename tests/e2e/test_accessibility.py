@@ -142,7 +142,7 @@ def test_class_board_with_answers_revealed_and_a_learner_in_the_class(browser, a
     from components.class_session import class_store
     from workbench.classroom.store import RunEntry
     from workbench.common.device_checks import DEVICE_MISMATCH
-    from workbench.tensors.checks import VIEW_AFTER_T as HIDDEN
+    from workbench.tensor_inspector.checks import VIEW_AFTER_T as HIDDEN
 
     store = class_store()
     started = store.start_class()
@@ -202,7 +202,7 @@ def test_moons_trainer_playing_and_finished(browser, app_url, layout):
 def test_moons_trainer_drawing_your_own_points(browser, app_url, layout):
     """The drawing's tools (the class to add, Clear, the count) above the plane, with too few
     points to train (the drawing alone) and with enough (a run on them)."""
-    from tests.unit.test_moons_drawn import DRAWING
+    from tests.unit.moons_trainer.test_data_drawn import DRAWING
 
     page = _open(browser, app_url, "/moons_trainer?dataset=drawn&points=0:1,1_2,2~1:-1,-1", layout)
     expect(page.locator(".st-key-mt_live .draw-tools")).to_be_visible()

@@ -8,9 +8,9 @@ from tests.e2e.clean import assert_clean
 from tests.e2e.script_runs import collect_sockets, run_finished
 from tests.e2e.waiting import WAIT_MS
 from bench.browser import open_path, wait_settled
-from workbench.batches.codegen import record_line
-from workbench.batches.runs import run_loader
-from workbench.batches.settings import TABLE as LINK_SCHEMA
+from workbench.batch_iterator.codegen import record_line
+from workbench.batch_iterator.runs import run_loader
+from workbench.batch_iterator.settings import TABLE as LINK_SCHEMA
 
 pytestmark = pytest.mark.e2e
 

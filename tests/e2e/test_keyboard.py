@@ -20,9 +20,9 @@ from components.accessible_theme import THEME_ATTRIBUTE
 from components.keyboard import RING_ATTRIBUTE, SKIP_LINK_ID, SKIP_LINK_TEXT
 from tests.e2e.clean import assert_clean
 from tests.e2e.waiting import WAIT_MS
-from workbench.batches.codegen import record_line
-from workbench.batches.runs import run_loader
-from workbench.batches.settings import TABLE as BATCH_LINK
+from workbench.batch_iterator.codegen import record_line
+from workbench.batch_iterator.runs import run_loader
+from workbench.batch_iterator.settings import TABLE as BATCH_LINK
 from workbench.common.theme import contrast
 from workbench.lessons.catalog import LESSONS
 
@@ -121,7 +121,7 @@ def test_step_the_autograd_graph(page, app_url):
     # The buttons' keys carry the run's signature: Back and "Run to the end" share its stem.
     stem = _focused_key(page).removesuffix("_next")
     # The slider follows each step (a press faster than its redraw sends the slider's stale
-    # value, which the page ignores: tests/app/test_autograd_graph_page.py).
+    # value, which the page ignores: tests/app/autograd_graph/test_page.py).
     slider = main.get_by_role("slider")
     page.keyboard.press("Enter")
     expect(main).to_contain_text("Step 1 of")

@@ -16,9 +16,9 @@ from tests.e2e.clean import assert_clean
 from bench.browser import open_path, wait_drawn, wait_settled
 from bench.live_view import LIVE_VIEW, VIEW_OBJECT, live, wait_live, wait_styled
 from tests.e2e.waiting import WAIT_MS, assert_unchanged, let_pass, wait_still
-from workbench.moons.checkpoints import state_dict_safetensors
-from workbench.moons.settings import PRESET
-from workbench.moons.training import TrainingSession
+from workbench.moons_trainer.checkpoints import state_dict_safetensors
+from workbench.moons_trainer.settings import PRESET
+from workbench.moons_trainer.training import TrainingSession
 
 pytestmark = pytest.mark.e2e
 
@@ -212,7 +212,7 @@ def test_a_learner_can_replace_the_uploaded_checkpoint_again_and_again(page, app
     """The app keeps at most two uploads per session (components/upload_guard.py): the file the
     uploader shows and the one replacing it. Three files in a row, each replacing the last, all
     load."""
-    from workbench.moons.model import build_model
+    from workbench.moons_trainer.model import build_model
 
     open_path(page, app_url, "/moons_trainer?n=300&epochs=3")
     wait_live(page)

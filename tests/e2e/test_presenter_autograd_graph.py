@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 from bench.browser import wait_drawn, wait_settled
 from bench.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
 from tests.e2e.waiting import WAIT_MS
-from workbench.autograd.presets import PRESETS_BY_KEY
+from workbench.autograd_graph.presets import PRESETS_BY_KEY
 
 # Its name is the label and the shortcut Streamlit shows in it ("Next node Shortcut N").
 NEXT_NODE = re.compile(r"^Next node\b")

@@ -19,9 +19,9 @@ from bench.stage import (
     text_px,
 )
 from tests.e2e.waiting import WAIT_MS
-from workbench.batches.runs import run_loader
-from workbench.batches.settings import TABLE as LINK_SCHEMA
-from workbench.batches.story import short_list
+from workbench.batch_iterator.runs import run_loader
+from workbench.batch_iterator.settings import TABLE as LINK_SCHEMA
+from workbench.batch_iterator.story import short_list
 
 pytestmark = pytest.mark.e2e
 

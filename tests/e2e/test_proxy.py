@@ -39,9 +39,9 @@ from tests.e2e.conftest import serve
 from bench.postgres import throwaway_postgres
 from workbench.classroom.store import URL_SETTING, ClassStore
 from bench.live_view import LIVE_VIEW
-from workbench.moons.checkpoints import state_dict_safetensors
-from workbench.moons.model import build_model
-from workbench.moons.settings import PRESET
+from workbench.moons_trainer.checkpoints import state_dict_safetensors
+from workbench.moons_trainer.model import build_model
+from workbench.moons_trainer.settings import PRESET
 
 pytestmark = pytest.mark.e2e
 

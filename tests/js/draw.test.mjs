@@ -24,7 +24,7 @@ test("numberText writes the shortest plain form, as the link does", () => {
 
 test("encodePoints writes class 0, then class 1, in drawing order: the link's points= value", () => {
   const points = [[1, -0.5, 1], [-1.2, 0.5, 0], [2, 1.5, 1], [0.3, 1.1, 0]];
-  // The same string tests/unit/test_moons_drawn.py has the server read and write.
+  // The same string tests/unit/moons_trainer/test_data_drawn.py has the server read and write.
   assert.equal(encodePoints(points, 0.05), "0:-1.2,0.5_0.3,1.1~1:1,-0.5_2,1.5");
   assert.equal(encodePoints([[0.5, 0.5, 1]], 0.05), "1:0.5,0.5");
   assert.equal(encodePoints([], 0.05), "");

@@ -16,8 +16,8 @@ def shared_kernel(tmp_path_factory):
 @pytest.fixture(scope="module")
 def trained():
     """A small moons run trained six steps: a model and optimizer with state, one per module."""
-    from workbench.moons.settings import MoonsSettings
-    from workbench.moons.training import TrainingSession
+    from workbench.moons_trainer.settings import MoonsSettings
+    from workbench.moons_trainer.training import TrainingSession
 
     session = TrainingSession(MoonsSettings(n=300, epochs=2))
     session.run_for(6, 10.0)

@@ -3,7 +3,7 @@
 - No module under workbench/ imports streamlit, plotly or graphviz, at any depth (an import inside
   a function counts: it still ties the logic to a UI library).
 - No module under components/ names a tool: no import from app_pages or from a tool's package
-  (workbench.tensors, .autograd, .moons, .batches, .lessons), and no tool's name in its code
+  (workbench.tensor_inspector, .autograd, .moons, .batches, .lessons), and no tool's name in its code
   (comments and docstrings may mention one). workbench.common is shared, so it is allowed.
 
 Each check lists every offence as file:line, so one run shows all of them.
@@ -19,8 +19,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 UI_LIBRARIES = ("streamlit", "plotly", "graphviz")
-TOOL_PACKAGES = ("app_pages", "workbench.tensors", "workbench.autograd", "workbench.moons",
-                 "workbench.batches", "workbench.lessons")
+TOOL_PACKAGES = ("app_pages", "workbench.tensor_inspector", "workbench.autograd_graph",
+                 "workbench.moons_trainer", "workbench.batch_iterator", "workbench.lessons")
 TOOL_NAMES = ("moons_trainer", "tensor_inspector", "autograd_graph", "batch_iterator")
 
 

@@ -51,10 +51,10 @@ TENSOR_CASES = {
 def test_tensor_inspector_draws_any_shape_within_the_budget():
     results = run_capped(
         """
-        from workbench.tensors.report import inspect
-        from workbench.tensors.settings import TensorSettings
-        from workbench.tensors.layout import layout_picture
-        from workbench.tensors.broadcast import combine_shapes
+        from workbench.tensor_inspector.report import inspect
+        from workbench.tensor_inspector.settings import TensorSettings
+        from workbench.tensor_inspector.layout import layout_picture
+        from workbench.tensor_inspector.broadcast import combine_shapes
         """,
         f"""
         for name, (shape, ops) in {TENSOR_CASES!r}.items():
@@ -92,7 +92,7 @@ AUTOGRAD_CASES = {
 @pytest.mark.spawns
 def test_autograd_programs_are_refused_before_they_allocate():
     results = run_capped(
-        "from workbench.autograd.interpreter import run_program",
+        "from workbench.autograd_graph.interpreter import run_program",
         f"""
         for name, source in {AUTOGRAD_CASES!r}.items():
             outcome = run_program(source)
@@ -110,8 +110,8 @@ def test_model_calls_count_their_activations():
     results = run_capped(
         """
         import torch
-        from workbench.autograd.interpreter import run_program
-        from workbench.moons.model import MLP
+        from workbench.autograd_graph.interpreter import run_program
+        from workbench.moons_trainer.model import MLP
         """,
         """
         model = MLP(hidden=(256, 256, 256, 256))
@@ -127,7 +127,7 @@ def test_model_calls_count_their_activations():
 
 
 def test_print_formats_only_what_it_shows(monkeypatch):
-    import workbench.autograd.interpreter as expressions
+    import workbench.autograd_graph.interpreter as expressions
 
     shown = []
     real_show = expressions._show
@@ -145,7 +145,7 @@ def test_print_formats_only_what_it_shows(monkeypatch):
 
 
 def test_print_honours_the_time_limit():
-    from workbench.autograd.interpreter import Limits, run_program
+    from workbench.autograd_graph.interpreter import Limits, run_program
 
     source = "x = torch.ones(3)\nl = [x, x, x]\nprint(l)"
     outcome = run_program(source, limits=Limits(max_seconds=0.0))

@@ -25,7 +25,7 @@ from workbench.common.device import best_device
 
 
 
-# The rule as the pages say it. tests/unit/test_device_rule.py runs each clause.
+# The rule as the pages say it. tests/unit/common/test_device_checks_rule.py runs each clause.
 DEVICE_RULE = ("An operation that computes (arithmetic, a layer, a loss) needs all its tensors on one "
                "device, and PyTorch does not move one there for you: move it first with "
                "`.to(device)`. A 0-dim CPU tensor such as `torch.tensor(2.0)` is the exception, "

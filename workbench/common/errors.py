@@ -32,7 +32,7 @@ class Rule:
 
 
 # What a weights-only load accepts: the one wording of it, for PyTorch's own refusal (below)
-# and for the workbench's refusal of an upload (workbench/moons/checkpoints.py).
+# and for the workbench's refusal of an upload (workbench/moons_trainer/checkpoints.py).
 WEIGHTS_ONLY = (
     "`torch.load(weights_only=True)` unpickles only tensors and plain containers (dicts, lists, "
     "tuples, numbers, strings); anything else would need other Python code to unpickle, possibly "

@@ -1,7 +1,7 @@
 """Every colour the workbench draws with, named once.
 
-Figures (Plotly, in app_pages/) and graphs (graphviz DOT, in workbench/autograd/) take their
-colours from here; `tests/unit/test_palette.py` fails if a colour is written out anywhere else.
+Figures (Plotly, in app_pages/) and graphs (graphviz DOT, in workbench/autograd_graph/) take their
+colours from here; `tests/unit/common/test_palette.py` fails if a colour is written out anywhere else.
 The categorical colours are Okabe & Ito's palette, distinguishable with every common
 colour-vision deficiency.
 """
@@ -61,7 +61,7 @@ CLASS1_AMBER = "#F2B84B"
 # (dark text reads on each at 7:1 or more), lightness rising from lilac to pale yellow with the
 # hue turning through blue and green (CIELAB L* 66 to 95, chroma 35, hue 320 to 100 degrees), so
 # that no two parts of the scale look alike under protanopia, deuteranopia or tritanopia either
-# (tests/unit/test_colour_vision.py). The scale it replaced (peach, apricot, green, blue, lilac)
+# (tests/unit/common/test_colour_vision.py). The scale it replaced (peach, apricot, green, blue, lilac)
 # put its middle and its end 2.3 apart (CIEDE2000) for a protanope.
 CELL_LILAC = "#BE91C9"
 CELL_SKY = "#7FB9F3"

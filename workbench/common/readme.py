@@ -2,7 +2,7 @@
 tables.
 
 Each table sits between `<!-- settings:<tool> -->` and `<!-- /settings -->` in that document.
-`python -m workbench.common.readme` rewrites them; tests/unit/test_readme_tables.py fails when
+`python -m workbench.common.readme` rewrites them; tests/unit/common/test_readme.py fails when
 the document and the tables disagree.
 """
 from __future__ import annotations
@@ -14,11 +14,11 @@ from pathlib import Path
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "lesson-links.md"
 TABLES = {
-    "tensor_inspector": "workbench.tensors.settings",
-    "autograd_graph": "workbench.autograd.settings",
-    "moons_trainer": "workbench.moons.settings",
-    "moons_compare": "workbench.moons.compare",       # a comparison link's `vs=`
-    "batch_iterator": "workbench.batches.settings",
+    "tensor_inspector": "workbench.tensor_inspector.settings",
+    "autograd_graph": "workbench.autograd_graph.settings",
+    "moons_trainer": "workbench.moons_trainer.settings",
+    "moons_compare": "workbench.moons_trainer.compare",       # a comparison link's `vs=`
+    "batch_iterator": "workbench.batch_iterator.settings",
     "lessons": "workbench.lessons.settings",
 }
 _BLOCK = re.compile(r"(<!-- settings:(?P<tool>[a-z_]+) -->\n)(?P<body>.*?)(<!-- /settings -->)", re.S)

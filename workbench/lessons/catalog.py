@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from workbench.autograd import checks as autograd
-from workbench.autograd.graph import format_tensor
-from workbench.batches import checks as batches
+from workbench.autograd_graph import checks as autograd
+from workbench.autograd_graph.graph import format_tensor
+from workbench.batch_iterator import checks as batches
 from workbench.common.checks import Check
 from workbench.common.formatting import human_bytes
 from workbench.lessons.checks import (DATA_MUTATION, DEFAULT_DEVICE, DEVICE_MISMATCH, FLOAT_TARGETS,
@@ -26,9 +26,9 @@ from workbench.lessons.checks import (DATA_MUTATION, DEFAULT_DEVICE, DEVICE_MISM
                                       SCALER_LEAK, SIGMOID_FLOOR, SIXTY_STEPS, SOFTMAX_FLOOR,
                                       SUMMED_LOSS, TRAIN_MODE_EVAL, BATCHNORM_TRAIN_MODE, SEEDING,
                                       regression_data)
-from workbench.moons import checks as training
-from workbench.moons.pitfalls import PITFALLS, other_device
-from workbench.tensors import checks as tensors
+from workbench.moons_trainer import checks as training
+from workbench.moons_trainer.pitfalls import PITFALLS, other_device
+from workbench.tensor_inspector import checks as tensors
 
 
 @dataclass(frozen=True)
