@@ -119,3 +119,22 @@ _TEMPLATE_LAYOUTS = {name: pio.templates[name].layout.to_plotly_json()
 
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
+
+SUBPLOT_TITLE_PX = 16         # make_subplots' own size for the subplot titles
+
+
+def staged(fig: go.Figure, height: int) -> go.Figure:
+    """`style_figure`, then what it leaves at normal size: the figure's height and its subplot
+    titles grow with presenter mode's scale (fonts 1.5x in a figure of the same height would
+    squeeze the plot), and a horizontal legend goes under the x-axis title.
+
+    Placed as a fraction of the plot's height below the plot (`y=-0.3`), a legend lands on the
+    axis title as soon as the fonts need more pixels than that fraction holds; measured from
+    the bottom of the whole figure (the container), Plotly makes room for both."""
+    scale = graph_scale()
+    style_figure(fig)
+    fig.update_annotations(font_size=round(SUBPLOT_TITLE_PX * scale))
+    fig.update_layout(height=round(height * scale),
+                      legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom",
+                              "x": 0, "xanchor": "left"})
+    return fig

@@ -340,6 +340,14 @@ def _controls(key: str, upto: int, last: int, columns: tuple[int, ...],
     """Back, Next node, to the end, and a slider over the engine's steps; the page's skip link
     goes to Next node (Back once at the end)."""
     skip_to_controls(f"{key}_next", f"{key}_back")
+    # One fixed key around them (the buttons' own keys name the backward call): the tool's main
+    # control in workbench/tools.py, which the layout tests look for.
+    with st.container(key="ag_step_controls"):
+        _control_buttons(key, upto, last, columns, drawn)
+
+
+def _control_buttons(key: str, upto: int, last: int, columns: tuple[int, ...],
+                     drawn: dict[str, int]) -> None:
     cells = st.columns(list(columns), vertical_alignment="bottom")
     cells[0].button("", icon=":material/skip_previous:", key=f"{key}_back", width="stretch",
                     help=with_shortcut("Back one node", "B"), shortcut="B",

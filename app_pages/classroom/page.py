@@ -6,7 +6,7 @@ address bar at once, so a projected screen never shows it.
 """
 import streamlit as st
 
-from app_pages.moons_trainer.challenge_board import challenge_board
+from app_pages.classroom.challenge_board import challenge_board
 from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
 from components.class_board import (CLASS_CSS, end_class_panel, join_panel, live_board,
                                     teacher_link_panel)

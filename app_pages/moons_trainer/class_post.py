@@ -11,16 +11,16 @@ from __future__ import annotations
 import weakref
 
 from app_pages.moons_trainer.state import MoonsTrainerState
-from app_pages.navigation import TOOLS
 from components.class_session import class_store, seat
 from components.classroom import lesson_url
 from workbench.classroom.store import ClassError, RunEntry, StoreUnavailable
 from workbench.moons_trainer.challenge import finished_run, not_reproducible
 from workbench.moons_trainer.settings import TABLE, MoonsSettings
 from workbench.moons_trainer.training import TrainingSession
+from workbench.tools import MOONS_TRAINER
 
-# The trainer's address, from the pages' table.
-URL_PATH = next(tool.url_path for tool in TOOLS if tool.script == "app_pages/moons_trainer/page.py")
+# The trainer's address, from its record.
+URL_PATH = MOONS_TRAINER.url_path
 
 
 def run_link(settings: MoonsSettings) -> str:

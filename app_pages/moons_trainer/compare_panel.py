@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 import torch
 
-from app_pages.moons_trainer.figures import staged
+from components.figures import staged
 from app_pages.moons_trainer.live_canvas import RESOLUTION, SentToBrowser
 from app_pages.moons_trainer.state import MoonsTrainerState, has_trained, new_session, where
 from components.classroom import app_root, lesson_url

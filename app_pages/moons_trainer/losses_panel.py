@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from app_pages.moons_trainer.figures import staged
+from components.figures import staged
 from components.accessible_chart import chart
 from components.figures import graph_scale
 from workbench.common.palette import BLUE, GREEN, VERMILION

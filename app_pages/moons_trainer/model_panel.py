@@ -7,7 +7,7 @@ import streamlit as st
 import torch
 
 from app_pages.moons_trainer.figures import activation_figure
-from app_pages.navigation import TOOLS
+from workbench.tools import TENSOR_INSPECTOR
 from components.accessible_chart import chart
 from components.code_block import code_block
 from components.error_panel import error_panel
@@ -35,12 +35,11 @@ def model_summary(session: TrainingSession) -> None:
     collapsed = collapsed_linear(session.model)
     if collapsed is not None and len(session.settings.hidden) > 0:
         linear_map_note(session, *collapsed)
-    inspector = next(t for t in TOOLS if t.url_path == "tensor_inspector")
     picked = st.selectbox("Parameter to open in the tensor inspector", [r.name for r in rows],
                           key="mt_inspect_param")
     shape = next(r.shape for r in rows if r.name == picked)
-    st.page_link(inspector.script, label=f"Open `{picked}` in the tensor inspector",
-                 icon=":material/grid_on:",
+    st.page_link(TENSOR_INSPECTOR.script, label=f"Open `{picked}` in the tensor inspector",
+                 icon=TENSOR_INSPECTOR.icon,
                  query_params={"shape": ",".join(map(str, shape)), "dtype": "float32"})
 
 

@@ -7,7 +7,7 @@ import streamlit as st
 import torch
 from plotly.subplots import make_subplots
 
-from app_pages.moons_trainer.figures import staged
+from components.figures import staged
 from components.error_panel import error_panel
 from components.accessible_chart import chart
 from components.figures import graph_scale

@@ -7,25 +7,24 @@ the document and the tables disagree.
 """
 from __future__ import annotations
 
-import importlib
 import re
 import sys
 from pathlib import Path
 
+from workbench.common.links import LinkSchema
+from workbench.lessons.settings import TABLE as LESSONS_TABLE
+from workbench.tools import TOOLS
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "lesson-links.md"
-TABLES = {
-    "tensor_inspector": "workbench.tensor_inspector.settings",
-    "autograd_graph": "workbench.autograd_graph.settings",
-    "moons_trainer": "workbench.moons_trainer.settings",
-    "moons_compare": "workbench.moons_trainer.compare",       # a comparison link's `vs=`
-    "batch_iterator": "workbench.batch_iterator.settings",
-    "lessons": "workbench.lessons.settings",
-}
+# Every link table, by the name its block has in the document: each tool's (with the moons
+# trainer's comparison, `vs=`), then the lessons page's.
+TABLES: dict[str, LinkSchema] = {
+    name: table for tool in TOOLS for name, table in tool.link_tables.items()} | {"lessons": LESSONS_TABLE}
 _BLOCK = re.compile(r"(<!-- settings:(?P<tool>[a-z_]+) -->\n)(?P<body>.*?)(<!-- /settings -->)", re.S)
 
 
 def table_markdown(tool: str) -> str:
-    return importlib.import_module(TABLES[tool]).TABLE.markdown_table()
+    return TABLES[tool].markdown_table()
 
 
 def render(text: str) -> str:

@@ -44,7 +44,7 @@ def _staged_figure_page():
     import streamlit as st
     from plotly.subplots import make_subplots
 
-    from app_pages.moons_trainer.figures import staged
+    from components.figures import staged
 
     fig = make_subplots(rows=1, cols=2, subplot_titles=("left", "right"))
     fig.add_trace(go.Scatter(x=[0, 1], y=[1, 0], name="a"), row=1, col=1)

@@ -7,7 +7,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from app_pages.moons_trainer.challenge_board import OPTIMIZER_COLOURS, scatter_table, scatter
+from app_pages.classroom.challenge_board import OPTIMIZER_COLOURS, scatter_table, scatter
 from app_pages.moons_trainer.class_post import run_link
 from components.plain_text import md
 from workbench.classroom.challenge import best_within, challenge_sentence, within

@@ -15,9 +15,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from app_pages.moons_trainer.figures import staged
 from components.accessible_chart import chart
 from components.class_session import class_store, read_class
+from components.figures import staged
 from components.classroom import app_root
 from components.plain_text import md
 from workbench.classroom.challenge import best_within, challenge_sentence, within
