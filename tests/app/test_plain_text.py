@@ -16,8 +16,10 @@ import pytest
 import torch
 from google.protobuf.message import Message
 
+from app_pages.navigation import HOME, LESSONS_PAGE
 from tests.app.apptest import code_blocks, assert_clean, open_page
 from tests.markdown_payloads import PAYLOADS, SESSION_EXPIRED, live_markdown, visible_text
+from workbench.tools import AUTOGRAD_GRAPH, TENSOR_INSPECTOR, TOOLS
 
 # Elements whose strings are shown verbatim, never as Markdown (or are not shown at all).
 _VERBATIM = {"Code", "Text", "Json", "GraphVizChart", "PlotlyChart", "ArrowNamedDataFrame", "Arrow",
@@ -28,23 +30,17 @@ _SKIP_FIELDS = {"id", "form_id", "default", "value", "placeholder", "script_hash
 
 
 def _schemas() -> dict[str, tuple[str, ...]]:
-    from workbench.autograd_graph.settings import TABLE as AUTOGRAD
-    from workbench.batch_iterator.settings import TABLE as BATCHES
+    """Every page's link parameters: home has none, then the lessons and each tool's tables."""
     from workbench.lessons.settings import TABLE as LESSONS_TABLE
-    from workbench.moons_trainer.compare import TABLE as MOONS_COMPARE
-    from workbench.moons_trainer.settings import TABLE as MOONS
-    from workbench.tensor_inspector.settings import TABLE as TENSORS
 
-    return {"app_pages/home/page.py": (), "app_pages/lessons/page.py": LESSONS_TABLE.names,
-            "app_pages/tensor_inspector/page.py": TENSORS.names,
-            "app_pages/autograd_graph/page.py": AUTOGRAD.names,
-            "app_pages/moons_trainer/page.py": (*MOONS.names, *MOONS_COMPARE.names),
-            "app_pages/batch_iterator/page.py": BATCHES.names}
+    return {HOME.script: (), LESSONS_PAGE.script: LESSONS_TABLE.names} | {
+        tool.script: tuple(name for table in tool.link_tables.values() for name in table.names)
+        for tool in TOOLS}
 
 
 PAGES = _schemas()
 # Free text these parameters accept as valid: it is shown in st.code (program, op chain).
-ACCEPTED = {("app_pages/autograd_graph/page.py", "code"), ("app_pages/tensor_inspector/page.py", "ops")}
+ACCEPTED = {(AUTOGRAD_GRAPH.script, "code"), (TENSOR_INSPECTOR.script, "ops")}
 CASES = [(script, name) for script, names in PAGES.items() for name in (*names, "present", "hide")]
 
 

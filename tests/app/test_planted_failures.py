@@ -15,16 +15,11 @@ import importlib
 
 import pytest
 
+from app_pages.navigation import HOME, LESSONS_PAGE
 from tests.app.apptest import GUARD_TITLE, assert_clean, guard_panels, open_page
+from workbench.tools import TOOLS
 
-PAGES = {
-    "home": "app_pages/home/page.py",
-    "lessons": "app_pages/lessons/page.py",
-    "tensor_inspector": "app_pages/tensor_inspector/page.py",
-    "autograd_graph": "app_pages/autograd_graph/page.py",
-    "moons_trainer": "app_pages/moons_trainer/page.py",
-    "batch_iterator": "app_pages/batch_iterator/page.py",
-}
+PAGES = {"home": HOME.script, "lessons": LESSONS_PAGE.script, **{tool.name: tool.script for tool in TOOLS}}
 
 # Kit functions the pages call while drawing; whichever a page calls first raises.
 KIT = (

@@ -16,21 +16,16 @@ import torch
 from playwright.sync_api import expect
 
 from bench.browser import open_path, wait_settled
+from app_pages.navigation import LESSONS_PAGE
 from tests.markdown_payloads import HOST, PAYLOADS, SESSION_EXPIRED, TRACKING_PIXEL
+from workbench.lessons.settings import TABLE as LESSONS_TABLE
+from workbench.tools import TOOLS
 
 pytestmark = pytest.mark.e2e
 
-PAGES = {
-    "": (),
-    "lessons": ("lesson", "step"),
-    "tensor_inspector": ("shape", "dtype", "fill", "value", "seed", "ops", "lhs", "rhs", "combine"),
-    "autograd_graph": ("code", "backward", "retain", "zero", "layout", "saved"),
-    "moons_trainer": ("dataset", "n", "noise", "seed", "split", "hidden", "act", "dropout", "opt", "lr",
-                      "wd", "batch", "epochs"),
-    "batch_iterator": ("n", "batch", "shuffle", "drop_last", "sampler", "seed", "workers", "epochs",
-                       "dataset", "minority", "num_samples", "batch_sampler", "collate", "worker_init",
-                       "augment", "pin_memory", "prefetch", "persistent"),
-}
+# Every page's link parameters, from the settings tables: home has none.
+PAGES = {"": (), LESSONS_PAGE.url_path: LESSONS_TABLE.names} | {
+    tool.url_path: tool.settings.names for tool in TOOLS}
 ROTATIONS = (0, 3, 6)        # three links per page; with nine parameters or more, all payloads each
 
 

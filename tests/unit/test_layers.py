@@ -3,8 +3,9 @@
 - No module under workbench/ imports streamlit, plotly or graphviz, at any depth (an import inside
   a function counts: it still ties the logic to a UI library).
 - No module under components/ names a tool: no import from app_pages or from a tool's package
-  (workbench.tensor_inspector, .autograd, .moons, .batches, .lessons), and no tool's name in its code
-  (comments and docstrings may mention one). workbench.common is shared, so it is allowed.
+  (each tool's package in workbench/tools.py, and workbench.lessons), and no tool's name in its code
+  (comments and docstrings may mention one). workbench.common and the tools' records
+  (workbench.tools, which a kit may iterate without naming one) are shared, so they are allowed.
 
 Each check lists every offence as file:line, so one run shows all of them.
 """
@@ -16,12 +17,12 @@ import sys
 import tokenize
 from pathlib import Path
 
+from workbench.tools import TOOLS
 
 ROOT = Path(__file__).resolve().parents[2]
 UI_LIBRARIES = ("streamlit", "plotly", "graphviz")
-TOOL_PACKAGES = ("app_pages", "workbench.tensor_inspector", "workbench.autograd_graph",
-                 "workbench.moons_trainer", "workbench.batch_iterator", "workbench.lessons")
-TOOL_NAMES = ("moons_trainer", "tensor_inspector", "autograd_graph", "batch_iterator")
+TOOL_PACKAGES = ("app_pages", *(tool.package for tool in TOOLS), "workbench.lessons")
+TOOL_NAMES = tuple(tool.name for tool in TOOLS)
 
 
 def _modules(layer: str) -> list[Path]:

@@ -7,6 +7,7 @@ import pytest
 import workbench
 from workbench.common.checks import Check
 from workbench.lessons.catalog import LESSONS
+from workbench.tools import TOOLS
 
 
 def _all_checks() -> list[tuple[str, Check]]:
@@ -23,9 +24,7 @@ CHECKS = {id(check): (module, check) for module, check in _all_checks()}
 
 def test_checks_are_found_in_every_tool():
     modules = {module for module, _ in CHECKS.values()}
-    assert {"workbench.tensor_inspector.checks", "workbench.autograd_graph.checks",
-            "workbench.moons_trainer.checks", "workbench.batch_iterator.checks",
-            "workbench.common.device_checks"} <= modules
+    assert {f"{tool.package}.checks" for tool in TOOLS} | {"workbench.common.device_checks"} <= modules
 
 
 def test_no_check_is_written_twice():

@@ -9,6 +9,7 @@ import pytest
 
 from tests.runs import Run, notebook_errors, notebook_stdout, run_scripts
 from workbench.common.notebook import notebook_bytes
+from workbench.tools import AUTOGRAD_GRAPH, BATCH_ITERATOR, MOONS_TRAINER, TENSOR_INSPECTOR, TOOLS
 
 # Every test here runs the exports in the session's Jupyter kernel and in a child Python.
 pytestmark = pytest.mark.spawns
@@ -62,9 +63,15 @@ def _moons_comparison_script() -> str:
     return comparison_script([("pinned: SGD", pinned, []), ("now: AdamW", settings, [])], "cpu")
 
 
-SCRIPTS = {"tensor_inspector": _tensor_script, "autograd_graph": _autograd_script,
-           "batch_iterator": _batch_script, "moons_trainer": _moons_script,
+# One example per tool (by its record's name), and the moons trainer's comparison.
+SCRIPTS = {TENSOR_INSPECTOR.name: _tensor_script, AUTOGRAD_GRAPH.name: _autograd_script,
+           BATCH_ITERATOR.name: _batch_script, MOONS_TRAINER.name: _moons_script,
            "moons_comparison": _moons_comparison_script}
+
+
+def test_every_tool_has_a_notebook_export_here():
+    """A tool added to workbench/tools.py without an example above fails here, not silently."""
+    assert {tool.name for tool in TOOLS} <= set(SCRIPTS), sorted({t.name for t in TOOLS} - set(SCRIPTS))
 
 
 @pytest.fixture(scope="module")
