@@ -2,8 +2,8 @@
 // canvases' names, the keyboard cursor over the plane and its read-out, and the pace of a
 // playing run's pictures under reduced motion.
 //
-// Pure: no DOM. view.js decides when to call these and writes what they return into the page;
-// tests/js/access.test.mjs tests them.
+// Pure: no DOM. The view's parts (announce.js, cursor.js, frames.js) decide when to call these
+// and write what they return into the page; tests/js/access.test.mjs tests them.
 
 export const ANNOUNCE_EVERY = 10;      // epochs between two progress announcements while a run plays
 // While a run plays, the canvases' names change at most every LABEL_MS: the numbers a screen

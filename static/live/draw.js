@@ -2,7 +2,7 @@
 //
 // A point is [x, y, class]. The scene's `draw` (live_canvas.py's `drawing`) gives the points
 // the page holds, the plane's bound, the grid step, the cap and the points each class needs;
-// view.js keeps the learner's edits and sends the whole drawing, written exactly as the link's
+// draw_input.js keeps the learner's edits and sends the whole drawing, written exactly as the link's
 // `points=` parameter writes it (workbench/common/links.py, PointsParam): `0:x,y_x,y~1:x,y`,
 // class 0's points, then class 1's, each in the order they were drawn. The server reads it
 // with the same table it reads a link with, so what the view sends is never trusted.

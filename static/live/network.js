@@ -3,10 +3,10 @@
 // PyTorch forward hooks: workbench/moons_trainer/network.py), the weights drawn as edges coloured by
 // their sign (negative also dashed) and sized by their magnitude.
 //
-// The pure parts (decoding the frame's uint8 arrays, the units' order, names and read-outs,
-// the sign colours, the edges' buckets, hit-testing an edge) are exported for tests
-// (tests/js/network.test.mjs) and touch no DOM; `NetworkPane` draws them into the live view
-// (view.js), which owns it.
+// `NetworkPane` draws it into the live view (view.js), which owns it, and reads the view's
+// frame, theme and scale. Its parts: the numbers and words of the units (network_units.js), the
+// pixels and edges (network_paint.js), the columns of unit buttons (network_columns.js), all
+// tested in tests/js/.
 //
 // Wide layers stay legible: a layer shows its FOLD units with the largest outgoing weights first
 // (the ones the next layer listens to most) and a button shows the rest; every unit is in the
@@ -16,205 +16,15 @@
 // where the learner is looking.
 
 import { relabelNow } from "./access.js";
+import { buildColumns, placeUnits, roam, rove, toggleFold } from "./network_columns.js";
+import { EDGE_WIDTHS, HIT_PX, bucketStroke, layEdges, nearestEdge, paintMap } from "./network_paint.js";
+import {
+  TIP_WEIGHTS, decodeWeights, edgeText, splitBiases, unitName, unitOrder, unitText, unitValue,
+} from "./network_units.js";
 import { css, hexToRgb } from "./plane.js";
 
-export const FOLD = 12;               // units a wide layer shows before "Show all"
-export const PER_COLUMN = 16;         // units per column of an unfolded layer
 export const UNIT_PX = 26;            // a unit's map on screen, at scale 1
 export const ZOOM_PX = 200;           // a clicked unit's map, large
-export const LISTED_WEIGHTS = 3;      // incoming weights in a unit's accessible name
-export const TIP_WEIGHTS = 8;         // ... and in its tooltip
-export const EDGE_WIDTHS = 5;         // edges are stroked in this many widths per sign
-export const HIT_PX = 4;              // how near the pointer must be to an edge to read it
-
-const number = (v) => (Object.is(v, -0) ? 0 : v).toFixed(2).replace("-", "\u2212");
-const signed = (v) => (v > 0 ? "+" : "") + number(v);
-
-// ---- decoding --------------------------------------------------------------------------------
-
-// Each Linear layer's weights, row-major (out, in), from the frame's uint8 codes: code q is
-// (q - zero) / zero * scale (workbench/moons_trainer/network.py quantised_weights).
-export function decodeWeights(codes, widths, scales, zero) {
-  const layers = [];
-  let offset = 0;
-  for (let l = 0; l + 1 < widths.length; l++) {
-    const count = widths[l] * widths[l + 1];
-    const out = new Float32Array(count);
-    for (let i = 0; i < count; i++) out[i] = (codes[offset + i] - zero) / zero * scales[l];
-    layers.push(out);
-    offset += count;
-  }
-  return layers;
-}
-
-// Each Linear layer's biases, from the frame's float32 array of all of them.
-export function splitBiases(biases, widths) {
-  const layers = [];
-  let offset = 0;
-  for (let l = 1; l < widths.length; l++) {
-    layers.push(biases.subarray(offset, offset + widths[l]));
-    offset += widths[l];
-  }
-  return layers;
-}
-
-// The value a unit's map holds at grid point `point` (row * resolution + column): `codes` is
-// every unit's uint8 map one after the other, `range` every unit's low then every unit's high
-// (workbench/moons_trainer/network.py quantised_maps); `unit` counts across the hidden layers.
-export function unitValue(codes, range, units, unit, point, points) {
-  const low = range[unit], high = range[units + unit];
-  return low + codes[unit * points + point] / 255 * (high - low);
-}
-
-// A layer's units, most important first: by the sum of |weight| on their outgoing edges (how
-// much the next layer listens to each), ties by index. `outgoing` is the next Linear's weights,
-// row-major (next width, width).
-export function unitOrder(outgoing, width, nextWidth) {
-  const strength = new Float64Array(width);
-  for (let o = 0; o < nextWidth; o++) {
-    for (let i = 0; i < width; i++) strength[i] += Math.abs(outgoing[o * width + i]);
-  }
-  return [...Array(width).keys()].sort((a, b) => strength[b] - strength[a] || a - b);
-}
-
-// The units a layer shows: all of a narrow one, the first FOLD of `order` of a wide one until
-// it is unfolded.
-export function shownUnits(order, unfolded, fold = FOLD) {
-  return unfolded || order.length <= fold + 1 ? order : order.slice(0, fold);
-}
-
-// ---- keyboard --------------------------------------------------------------------------------
-
-// The network is one stop in the page's Tab order (a roving tabindex, as WAI-ARIA's grid pattern
-// has it): 100 units would otherwise take 100 presses of Tab to cross. The arrow keys move within
-// it: up and down along a column, left and right to the unit at the same height in the next
-// column (or its last), Home and End to a column's first and last. `shown` counts the units each
-// column shows; the result is the [column, position] to focus, or null for a key it leaves alone.
-export const ROVING_KEYS = ["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End"];
-
-export function rovingTarget(key, layer, position, shown) {
-  const last = (l) => shown[l] - 1;
-  switch (key) {
-    case "ArrowUp": return [layer, Math.max(0, position - 1)];
-    case "ArrowDown": return [layer, Math.min(last(layer), position + 1)];
-    case "ArrowLeft":
-      return layer === 0 ? [layer, position] : [layer - 1, Math.min(position, last(layer - 1))];
-    case "ArrowRight":
-      return layer === shown.length - 1 ? [layer, position]
-        : [layer + 1, Math.min(position, last(layer + 1))];
-    case "Home": return [layer, 0];
-    case "End": return [layer, last(layer)];
-    default: return null;
-  }
-}
-
-// ---- names -----------------------------------------------------------------------------------
-
-// The column `layer` (0 inputs, 1.. hidden, last the output) in words.
-export function layerName(layer, layers) {
-  if (layer === 0) return "inputs";
-  if (layer === layers - 1) return "output";
-  return `hidden layer ${layer}`;
-}
-
-// A unit's name: "input x₁", "hidden layer 1, unit 3" (units count from 1), "output".
-export function unitName(layer, unit, layers, inputNames) {
-  if (layer === 0) return `input ${inputNames[unit]}`;
-  if (layer === layers - 1) return "output";
-  return `hidden layer ${layer}, unit ${unit + 1}`;
-}
-
-// Where an edge into layer `layer` comes from, in words: "x₁", "unit 5" (of the layer before).
-export function sourceName(layer, unit, inputNames) {
-  return layer === 1 ? inputNames[unit] : `unit ${unit + 1}`;
-}
-
-// The `count` strongest incoming weights of unit `unit` in layer `layer` (>= 1):
-// [{from, weight}], by |weight|, ties by index. `weights` is the Linear into that layer.
-export function strongestWeights(weights, width, unit, count) {
-  const row = [...Array(width).keys()].map((from) => ({ from, weight: weights[unit * width + from] }));
-  row.sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight) || a.from - b.from);
-  return row.slice(0, count);
-}
-
-// A unit's accessible name (and its tooltip, with `listed` = TIP_WEIGHTS and `lines`): its name,
-// bias, strongest incoming weights and its activation's range over the plane. An input unit has
-// no bias nor weights: it is a coordinate itself, or a feature computed from them (`inputWords`,
-// the server's words for each input).
-export function unitText({ layer, unit, layers, inputNames, inputWords, weights, width, bias, low, high, activation, regression },
-                         listed = LISTED_WEIGHTS, lines = false) {
-  const name = unitName(layer, unit, layers, inputNames);
-  if (layer === 0) {
-    const what = inputWords ? inputWords[unit] : `the coordinate ${inputNames[unit]}, standardised`;
-    const parts = [name, `${what}, from ${number(low)} to ${number(high)} over the plane`];
-    return lines ? parts.join("\n") : `${parts.join(": ")}.`;
-  }
-  const strongest = strongestWeights(weights, width, unit, listed);
-  const from = layer === 1 ? "from" : `from hidden layer ${layer - 1},`;
-  const list = strongest.map((w) => `${sourceName(layer, w.from, inputNames)} ${signed(w.weight)}`).join(", ");
-  const which = width > listed ? `strongest ${strongest.length} of ${width} incoming weights` : "incoming weights";
-  const what = layer === layers - 1
-    ? (regression ? "the output value over the plane, as the plane shades it" : "P(class 1) over the plane, as the boundary")
-    : `${activation} output from ${number(low)} to ${number(high)} over the plane`;
-  const parts = [name, `bias ${signed(bias)}`, `${which} (${from} ${list})`, what];
-  return lines ? parts.join("\n") : `${parts[0]}: ${parts.slice(1).join("; ")}.`;
-}
-
-// An edge's read-out.
-export function edgeText(layer, from, to, weight, layers, inputNames) {
-  return `weight from ${unitName(layer - 1, from, layers, inputNames)} to ` +
-         `${unitName(layer, to, layers, inputNames)}: ${signed(weight)}`;
-}
-
-// ---- colours and edges -----------------------------------------------------------------------
-
-// Paint a unit's uint8 map (`side` x `side` codes from `offset`, in the range low..high; rows
-// = y, row 0 the lowest) into RGBA `pixels` with row 0 at the bottom: the background at zero,
-// the negative colour at minus the unit's largest |value|, the positive one at plus it.
-// Inlined, no arrays per pixel: 96 maps of 144 points, five times a second.
-export function paintMap(pixels, codes, offset, side, low, high, negative, positive, background) {
-  const extreme = Math.max(Math.abs(low), Math.abs(high)), step = (high - low) / 255;
-  for (let r = 0; r < side; r++) {
-    for (let c = 0; c < side; c++) {
-      const value = low + codes[offset + r * side + c] * step;
-      const t = extreme > 0 ? Math.max(-1, Math.min(1, value / extreme)) : 0;
-      const towards = t < 0 ? negative : positive, a = Math.abs(t);
-      const i = ((side - 1 - r) * side + c) * 4;
-      pixels[i] = background[0] + (towards[0] - background[0]) * a;
-      pixels[i + 1] = background[1] + (towards[1] - background[1]) * a;
-      pixels[i + 2] = background[2] + (towards[2] - background[2]) * a;
-      pixels[i + 3] = 255;
-    }
-  }
-}
-
-// An edge's width bucket, 0 .. EDGE_WIDTHS - 1, by |weight| over the layer's largest.
-export function widthBucket(weight, scale, buckets = EDGE_WIDTHS) {
-  if (!(scale > 0)) return 0;
-  return Math.min(buckets - 1, Math.floor(Math.abs(weight) / scale * buckets));
-}
-
-// A bucket's line width in pixels (times the view's scale) and opacity: thin and faint for weak
-// weights, so that the strong ones stand out of a layer of two thousand.
-export function bucketStroke(bucket, buckets = EDGE_WIDTHS) {
-  const t = (bucket + 1) / buckets;
-  return { width: 0.5 + 2.5 * t * t, alpha: 0.2 + 0.8 * t * t };
-}
-
-// The edge nearest (x, y) within `tolerance` pixels, or null. `edges` are {x0, y0, x1, y1, ...}.
-export function nearestEdge(edges, x, y, tolerance = HIT_PX) {
-  let best = null, bestDistance = tolerance * tolerance;
-  for (const e of edges) {
-    const dx = e.x1 - e.x0, dy = e.y1 - e.y0;
-    const length = dx * dx + dy * dy;
-    const t = length ? Math.max(0, Math.min(1, ((x - e.x0) * dx + (y - e.y0) * dy) / length)) : 0;
-    const d = (e.x0 + t * dx - x) ** 2 + (e.y0 + t * dy - y) ** 2;
-    if (d <= bestDistance) { bestDistance = d; best = e; }
-  }
-  return best;
-}
-
-// ---- drawing (the view's network figure) -----------------------------------------------------
 
 export class NetworkPane {
   constructor(view, figure) {
@@ -250,13 +60,13 @@ export class NetworkPane {
       const unit = e.target.closest && e.target.closest("button.unit");
       if (unit) this.showLarge(Number(unit.dataset.layer), Number(unit.dataset.unit));
       const more = e.target.closest && e.target.closest("button.more");
-      if (more) this.toggleFold(Number(more.dataset.layer));
+      if (more) toggleFold(this, Number(more.dataset.layer));
     });
-    this.stage.addEventListener("keydown", (e) => this.roam(e));
+    this.stage.addEventListener("keydown", (e) => roam(this, e));
     // A unit focused another way (a click, the large map closing) becomes the Tab stop.
     this.stage.addEventListener("focusin", (e) => {
       const unit = e.target.closest && e.target.closest("button.unit");
-      if (unit && unit !== this.tabStop) this.rove(unit);
+      if (unit && unit !== this.tabStop) rove(this, unit);
     });
     figure.querySelector(".zoom-close").addEventListener("click", () => this.showLarge(null));
     this.zoom.addEventListener("keydown", (e) => { if (e.key === "Escape") this.showLarge(null); });
@@ -273,7 +83,7 @@ export class NetworkPane {
     this.layers = net.widths.length;
     this.title.textContent = `The network, ${net.widths.join(" \u2192 ")} (${net.activation}): every unit's ` +
       "output over the plane; click a unit to see it large.";
-    this.build();
+    buildColumns(this);
   }
 
   // A frame's picture (`header`: serial, epoch, weight_scales). `reorder`: the page's own frame
@@ -302,126 +112,7 @@ export class NetworkPane {
     for (let l = 1; l < widths.length - 1; l++) order[l] = unitOrder(w[l], widths[l], widths[l + 1]);
     const same = this.order && order.every((o, l) => o.join() === this.order[l].join());
     this.order = order;
-    if (!same) this.place();
-  }
-
-  // One button per unit in each column (built once per scene; `place` orders and folds them).
-  build() {
-    const sc = this.scene, points = sc.resolution * sc.resolution;
-    this.stage.querySelectorAll(".layer").forEach((e) => e.remove());
-    this.columns = sc.widths.map((width, layer) => {
-      const column = document.createElement("div");
-      column.className = "layer";
-      column.setAttribute("role", "group");
-      column.setAttribute("aria-label", `${layerName(layer, this.layers)}, ${width} unit${width === 1 ? "" : "s"}`);
-      const heading = document.createElement("div");
-      heading.className = "layer-name";
-      heading.setAttribute("aria-hidden", "true");    // the group's name says it
-      heading.textContent = layer === 0 || layer === this.layers - 1 ? layerName(layer, this.layers)
-        : `hidden ${layer} (${width})`;
-      const units = document.createElement("div");
-      units.className = "units";
-      column.append(heading, units);
-      const buttons = [...Array(width).keys()].map((unit) => {
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "unit";
-        button.dataset.layer = String(layer);
-        button.dataset.unit = String(unit);
-        // The output shows the boundary's picture on a canvas of its own, redrawn with every frame;
-        // the other units' maps are drawn on the stage's one canvas behind their buttons, which
-        // the browser then composites once instead of once per unit.
-        const map = document.createElement(layer === this.layers - 1 ? "canvas" : "span");
-        map.className = "map";
-        if (layer === this.layers - 1) map.width = map.height = this.view.scene.resolution;
-        map.setAttribute("aria-hidden", "true");
-        button.append(map);
-        button.setAttribute("aria-label", unitName(layer, unit, this.layers, sc.input_names));
-        return button;
-      });
-      // The inputs are named beside their maps, as in TensorFlow Playground (their buttons'
-      // names say it to a screen reader: the labels are hidden from it).
-      const labels = layer === 0 ? sc.input_names.map((text) => {
-        const label = document.createElement("span");
-        label.className = "input-name";
-        label.setAttribute("aria-hidden", "true");
-        label.textContent = text;
-        return label;
-      }) : null;
-      if (labels) units.classList.add("inputs");
-      let more = null;
-      if (width > FOLD + 1) {
-        more = document.createElement("button");
-        more.type = "button";
-        more.className = "more";
-        more.dataset.layer = String(layer);
-        column.append(more);
-      }
-      this.stage.append(column);
-      return { column, units, buttons, labels, more };
-    });
-    this.images = this.columns.map((c, layer) => {
-      const side = layer === this.layers - 1 ? this.view.scene.resolution : sc.resolution;
-      return new ImageData(side, side);
-    });
-    this.points = points;
-    this.labelledAt = null;
-    this.place();
-  }
-
-  // Put each column's units in their order, hide the folded ones, name the fold's button.
-  place() {
-    if (!this.columns || !this.order) return;
-    this.columns.forEach(({ units, buttons, labels, more }, layer) => {
-      const order = this.order[layer], unfolded = this.unfolded.has(layer);
-      const shown = new Set(shownUnits(order, unfolded));
-      units.classList.toggle("unfolded", unfolded && order.length > FOLD + 1);
-      units.style.setProperty("--rows", String(Math.min(PER_COLUMN, order.length)));
-      units.replaceChildren(...order.flatMap((unit) => (labels ? [labels[unit], buttons[unit]] : [buttons[unit]])));
-      for (const unit of order) buttons[unit].hidden = !shown.has(unit);
-      if (more) {
-        more.textContent = unfolded ? `Show the ${FOLD} strongest` : `Show all ${order.length} (${order.length - FOLD} more)`;
-        more.setAttribute("aria-expanded", String(unfolded));
-        more.setAttribute("aria-label", unfolded
-          ? `${layerName(layer, this.layers)}: show only the ${FOLD} units with the strongest outgoing weights`
-          : `${layerName(layer, this.layers)}: show all ${order.length} units (${order.length - FOLD} more)`);
-      }
-    });
-    this.rove();
-    this.layoutKey = null;          // the edges follow the units
-    this.dirty = true;
-  }
-
-  // The units each column shows, in their order on screen.
-  shownButtons() {
-    return this.columns.map(({ buttons }, layer) => this.order[layer].map((u) => buttons[u]).filter((b) => !b.hidden));
-  }
-
-  // Make `button` (or, when it is folded away or gone, the first input) the network's one Tab stop.
-  rove(button = this.tabStop) {
-    const all = this.columns.flatMap((c) => c.buttons);
-    const stop = button && all.includes(button) && !button.hidden ? button : this.shownButtons()[0][0];
-    for (const b of all) b.tabIndex = b === stop ? 0 : -1;
-    this.tabStop = stop;
-  }
-
-  // An arrow key, Home or End on a unit: focus the unit it leads to (rovingTarget).
-  roam(event) {
-    const from = event.target.closest && event.target.closest("button.unit");
-    if (!from || !ROVING_KEYS.includes(event.key) || event.altKey || event.ctrlKey || event.metaKey) return;
-    const shown = this.shownButtons();
-    const layer = Number(from.dataset.layer);
-    const target = rovingTarget(event.key, layer, shown[layer].indexOf(from), shown.map((c) => c.length));
-    event.preventDefault();
-    const button = shown[target[0]][target[1]];
-    this.rove(button);
-    button.focus();
-  }
-
-  toggleFold(layer) {
-    if (this.unfolded.has(layer)) this.unfolded.delete(layer); else this.unfolded.add(layer);
-    this.place();
-    this.draw();
+    if (!same) placeUnits(this);
   }
 
   // The colours of the current theme: [negative, positive, background, text] as rgb.
@@ -575,25 +266,8 @@ export class NetworkPane {
     }
     const ctx = v.sizeCanvas(this.edges, ...this.stageSize);
     const [negative, positive] = this.colours();
-    const widths = this.scene.widths, d = this.data;
-    this.edgeList = [];
-    const paths = [];
-    for (let l = 1; l < widths.length; l++) {
-      const weights = d.weights[l - 1], inWidth = widths[l - 1], scale = d.scales[l - 1];
-      for (let to = 0; to < widths[l]; to++) {
-        const b = this.anchors[l][to];
-        if (!b) continue;
-        for (let from = 0; from < inWidth; from++) {
-          const a = this.anchors[l - 1][from];
-          if (!a) continue;
-          const weight = weights[to * inWidth + from];
-          const bucket = widthBucket(weight, scale) + (weight < 0 ? EDGE_WIDTHS : 0);
-          const edge = { x0: a.right, y0: a.y, x1: b.left, y1: b.y, layer: l, from, to, weight };
-          (paths[bucket] ??= []).push(edge);
-          this.edgeList.push(edge);
-        }
-      }
-    }
+    const { edges, paths } = layEdges(this.anchors, this.scene.widths, this.data.weights, this.data.scales);
+    this.edgeList = edges;
     const s = v.scale;
     paths.forEach((edges, bucket) => {
       const negativeBucket = bucket >= EDGE_WIDTHS, { width: w, alpha } = bucketStroke(bucket % EDGE_WIDTHS);

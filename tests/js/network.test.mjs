@@ -1,144 +1,105 @@
-// The network view's pure parts (static/live/network.js): decoding the frame's uint8 arrays, the
-// units' order and fold, their names and read-outs, the sign colours and the edges.
+// The network view's pane (static/live/network.js's NetworkPane) on fake DOM elements
+// (tests/js/fakes.mjs): a scene builds its columns, a frame's picture is decoded into values the
+// tests and the tooltips read, and the units move into their order only on the page's frames.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import {
-  EDGE_WIDTHS, FOLD, bucketStroke, decodeWeights, edgeText, layerName, nearestEdge, rovingTarget, shownUnits,
-  paintMap, splitBiases, strongestWeights, unitName, unitOrder, unitText, unitValue, widthBucket,
-} from "../../static/live/network.js";
+import { FakeElement } from "./fakes.mjs";
+import { NetworkPane } from "../../static/live/network.js";
 
-const INPUTS = ["x\u2081", "x\u2082"];
+globalThis.document = { createElement: (tag) => new FakeElement(tag) };
+globalThis.ImageData = class {
+  constructor(width, height) { this.width = width; this.height = height; this.data = new Uint8ClampedArray(width * height * 4); }
+};
+globalThis.ResizeObserver = class {
+  observe(element) { this.observed = element; }
+  disconnect() { this.disconnected = true; }
+};
 
-test("decodeWeights: codes around zero times each layer's scale, row-major per Linear", () => {
-  // widths 2 -> 2 -> 1: a 2x2 layer (scale 2) then a 1x2 layer (scale 0.5); zero is code 127.
-  const codes = Uint8Array.from([127, 254, 0, 190, 254, 127]);
-  const [first, second] = decodeWeights(codes, [2, 2, 1], [2, 0.5], 127);
-  assert.deepEqual([...first], [0, 2, -2, 2 * 63 / 127].map(Math.fround));
-  assert.deepEqual([...second], [0.5, 0]);
+const SIDE = 2;                        // the maps' resolution: 2 x 2 points
+const NETWORK = {
+  widths: [2, 3, 1], activation: "ReLU", input_names: ["x\u2081", "x\u2082"], weight_zero: 127, resolution: SIDE,
+  colours: { light: { negative: "#0000ff", positive: "#ff8000" }, dark: { negative: "#8888ff", positive: "#ffaa00" } },
+};
+
+function pane() {
+  const view = { root: new FakeElement(), scene: { resolution: SIDE }, frame: null, scale: 1 };
+  const figure = new FakeElement("figure");
+  return { view, figure, network: new NetworkPane(view, figure) };
+}
+
+function scene(network = NETWORK) {
+  // Input maps: x₁ from -1 to 1 (codes 0, 255, 0, 255), x₂ from -2 to 2.
+  return [{ network, extent: [-3, 3, -3, 3] },
+          { input_maps: Uint8Array.from([0, 255, 0, 255, 0, 0, 255, 255]), input_range: Float32Array.from([-1, -2, 1, 2]) }];
+}
+
+// A picture whose hidden unit 2 has the strongest outgoing weight, then unit 0, then unit 1.
+function picture(outgoing = [127 + 64, 127 + 10, 0]) {
+  return [{ serial: 7, epoch: 3, weight_scales: [1, 2] },
+          { weights: Uint8Array.from([127, 254, 0, 127, 254, 254, ...outgoing]), biases: Float32Array.from([0.5, -0.25, 0, 1]),
+            unit_maps: Uint8Array.from([0, 51, 102, 255, 0, 0, 0, 0, 255, 255, 255, 255]),
+            unit_range: Float32Array.from([0, 0, -1, 5, 1, 1]) }];
+}
+
+test("a scene without a network hides the figure and keeps nothing", () => {
+  const { figure, network } = pane();
+  network.setScene({ extent: [-1, 1, -1, 1] }, {});
+  assert.equal(figure.hidden, true);
+  assert.equal(network.scene, null);
+  network.update(...picture());                     // a picture without a scene: ignored
+  assert.equal(network.data, null);
 });
 
-test("splitBiases: one slice per Linear layer", () => {
-  const all = Float32Array.from([1, 2, 3, 4]);
-  const [a, b] = splitBiases(all, [2, 3, 1]);
-  assert.deepEqual([...a], [1, 2, 3]);
-  assert.deepEqual([...b], [4]);
+test("a scene with a network builds a column per layer and names the figure", () => {
+  const { figure, network } = pane();
+  network.setScene(...scene());
+  assert.equal(figure.hidden, false);
+  assert.equal(network.layers, 3);
+  assert.equal(network.columns.length, 3);
+  assert.match(network.title.textContent, /^The network, 2 \u2192 3 \u2192 1 \(ReLU\)/);
 });
 
-test("unitValue: a unit's code in its own range, units one after the other", () => {
-  // Two units of 3 points: unit 0 from -1 to 1, unit 1 from 0 to 10.
-  const codes = Uint8Array.from([0, 255, 51, 0, 255, 102]);
-  const range = Float32Array.from([-1, 0, 1, 10]);         // lows, then highs
-  assert.equal(unitValue(codes, range, 2, 0, 0, 3), -1);
-  assert.equal(unitValue(codes, range, 2, 0, 1, 3), 1);
-  assert.equal(unitValue(codes, range, 2, 1, 1, 3), 10);
-  assert.ok(Math.abs(unitValue(codes, range, 2, 1, 2, 3) - 4) < 1e-6);
+test("a picture is decoded: the values and ranges tests read, the frames counted on the root", () => {
+  const { view, network } = pane();
+  network.setScene(...scene());
+  network.update(...picture(), true);
+  assert.equal(view.root.dataset.networkFrames, "1");
+  assert.equal(network.data.epoch, 3);
+  // Hidden unit 0's map runs 0..5 over codes 0, 51, 102, 255: row 1, column 0 is point 2.
+  assert.deepEqual(network.range(1, 0), [0, 5]);
+  assert.ok(Math.abs(network.valueAt(1, 0, 1, 0) - 2) < 1e-6);
+  assert.deepEqual(network.range(1, 2), [-1, 1]);
+  assert.equal(network.valueAt(1, 2, 0, 1), 1);
+  // The inputs from the scene's maps; the output is the boundary's grid.
+  assert.deepEqual(network.range(0, 1), [-2, 2]);
+  assert.equal(network.valueAt(0, 0, 0, 1), 1);
+  assert.equal(network.valueAt(0, 1, 0, 1), -2);
+  view.frame = { grid: Uint8Array.from([0, 51, 255, 0]) };
+  assert.deepEqual(network.range(2, 0), [0, 1]);
+  assert.equal(network.valueAt(2, 0, 1, 0), 1);
+  // A unit's words read its decoded bias and incoming weights.
+  const facts = network.unitFacts(1, 1);
+  assert.equal(facts.bias, -0.25);
+  assert.deepEqual([...facts.weights.slice(2, 4)], [-1, 0]);       // its row of the Linear into it
 });
 
-test("unitOrder: the units the next layer listens to most come first, ties by index", () => {
-  // Layer of 3 units into 2: column sums of |w| are 1.5, 0.2, 1.5.
-  const outgoing = [1, 0.1, -0.5, -0.5, 0.1, 1];
-  assert.deepEqual(unitOrder(outgoing, 3, 2), [0, 2, 1]);
+test("the units take their order from the page's frames, not from a playing run's", () => {
+  const { network } = pane();
+  network.setScene(...scene());
+  network.update(...picture(), true);
+  assert.deepEqual(network.order[1], [2, 0, 1]);
+  const shownOrder = () => network.columns[1].units.children.map((b) => Number(b.dataset.unit));
+  assert.deepEqual(shownOrder(), [2, 0, 1]);
+  network.update(...picture([127 + 10, 127 + 64, 127]), false);     // a playing run's frame: unit 1 now strongest
+  assert.deepEqual(shownOrder(), [2, 0, 1]);
+  network.update(...picture([127 + 10, 127 + 64, 127]), true);      // the page's frame
+  assert.deepEqual(shownOrder(), [1, 0, 2]);
+  assert.equal(network.received, 3);
 });
 
-test("shownUnits: a wide layer shows FOLD units until unfolded; one more than FOLD is not folded", () => {
-  const wide = [...Array(64).keys()];
-  assert.equal(shownUnits(wide, false).length, FOLD);
-  assert.equal(shownUnits(wide, true).length, 64);
-  const narrow = [...Array(FOLD + 1).keys()];
-  assert.equal(shownUnits(narrow, false).length, FOLD + 1);
-});
-
-test("names: inputs, hidden units counted from 1, the output", () => {
-  assert.equal(unitName(0, 1, 4, INPUTS), "input x\u2082");
-  assert.equal(unitName(1, 2, 4, INPUTS), "hidden layer 1, unit 3");
-  assert.equal(unitName(3, 0, 4, INPUTS), "output");
-  assert.equal(layerName(2, 4), "hidden layer 2");
-});
-
-test("strongestWeights: by magnitude, whatever the sign", () => {
-  const weights = [0.1, -0.9, 0.5, /* unit 1: */ 0, 0, 0];
-  assert.deepEqual(strongestWeights(weights, 3, 0, 2), [{ from: 1, weight: -0.9 }, { from: 2, weight: 0.5 }]);
-});
-
-test("unitText: the accessible name carries the bias, the strongest weights and the range", () => {
-  const facts = { layer: 2, unit: 0, layers: 4, inputNames: INPUTS, activation: "ReLU",
-                  weights: [0.25, -1.5, 0.75, 0.1], width: 4, bias: -0.125, low: 0, high: 3.5 };
-  assert.equal(unitText(facts),
-               "hidden layer 2, unit 1: bias \u22120.13; strongest 3 of 4 incoming weights " +
-               "(from hidden layer 1, unit 2 \u22121.50, unit 3 +0.75, unit 1 +0.25); " +
-               "ReLU output from 0.00 to 3.50 over the plane.");
-  const first = { ...facts, layer: 1, weights: [0.5, -0.25], width: 2 };
-  assert.match(unitText(first), /^hidden layer 1, unit 1: bias \u22120\.13; incoming weights \(from x\u2081 \+0\.50, x\u2082 \u22120\.25\)/);
-  assert.match(unitText({ ...facts, layer: 0, unit: 0, low: -1.5, high: 1.5 }), /^input x\u2081: the coordinate/);
-  // Input features other than the coordinates: computed from them, read as such.
-  const features = ["x\u2081", "sin x\u2081", "x\u2081x\u2082"];
-  const words = ["the coordinate x\u2081, standardised", "sin x\u2081 of the standardised coordinates",
-                 "x\u2081x\u2082 of the standardised coordinates"];
-  assert.equal(unitText({ ...facts, layer: 0, unit: 1, inputNames: features, inputWords: words,
-                          low: -0.84, high: 0.84 }),
-               "input sin x\u2081: sin x\u2081 of the standardised coordinates, from \u22120.84 to 0.84 over the plane.");
-  assert.match(unitText({ ...facts, layer: 3 }), /^output: bias .*P\(class 1\) over the plane/);
-  const output = unitText({ ...facts, layer: 3, regression: true });
-  assert.match(output, /^output: bias .*the output value over the plane, as the plane shades it\.$/);
-  assert.doesNotMatch(output, /P\(class 1\)|boundary/);
-  assert.equal(unitText(facts, 1, true).split("\n").length, 4);
-});
-
-test("edgeText: where a weight goes from and to", () => {
-  assert.equal(edgeText(1, 0, 4, -0.5, 4, INPUTS), "weight from input x\u2081 to hidden layer 1, unit 5: \u22120.50");
-  assert.equal(edgeText(3, 2, 0, 1.25, 4, INPUTS), "weight from hidden layer 2, unit 3 to output: +1.25");
-});
-
-test("paintMap: the background at zero, each sign's colour at the unit's extreme, row 0 at the bottom", () => {
-  const blue = [0, 0, 200], orange = [200, 100, 0], white = [255, 255, 255];
-  // A 2 x 2 map from -2 to 2: codes 0 (-2), 255 (2), 127.5 would be 0; row 0 = [-2, 2], row 1 = [~0, 1].
-  const codes = Uint8Array.from([9, 0, 255, 128, 191]);      // one code before the map (offset 1)
-  const pixels = new Uint8ClampedArray(16);
-  paintMap(pixels, codes, 1, 2, -2, 2, blue, orange, white);
-  const at = (row, column) => [...pixels.slice(((1 - row) * 2 + column) * 4, ((1 - row) * 2 + column) * 4 + 4)];
-  assert.deepEqual(at(0, 0), [...blue, 255]);
-  assert.deepEqual(at(0, 1), [...orange, 255]);
-  const zeroish = at(1, 0);
-  assert.ok(zeroish.slice(0, 3).every((v, i) => Math.abs(v - white[i]) <= 2));
-  assert.deepEqual(at(1, 1).slice(0, 3), [228, 178, 128]);   // value 0.996...: half way, rounded
-  const dead = new Uint8ClampedArray(16);
-  paintMap(dead, Uint8Array.from([0, 0, 0, 0]), 0, 2, 0, 0, blue, orange, white);
-  assert.deepEqual([...dead.slice(0, 4)], [...white, 255]);
-});
-
-test("widthBucket and bucketStroke: stronger weights, wider and more opaque lines", () => {
-  assert.equal(widthBucket(0, 2), 0);
-  assert.equal(widthBucket(-2, 2), EDGE_WIDTHS - 1);
-  assert.equal(widthBucket(1.01, 2), Math.floor(EDGE_WIDTHS / 2));
-  assert.equal(widthBucket(1, 0), 0);
-  const strokes = [...Array(EDGE_WIDTHS).keys()].map((b) => bucketStroke(b));
-  for (let b = 1; b < EDGE_WIDTHS; b++) {
-    assert.ok(strokes[b].width > strokes[b - 1].width && strokes[b].alpha > strokes[b - 1].alpha);
-  }
-  assert.equal(strokes[EDGE_WIDTHS - 1].alpha, 1);
-});
-
-test("nearestEdge: the edge under the pointer within the tolerance, else none", () => {
-  const edges = [{ x0: 0, y0: 0, x1: 100, y1: 0, id: "flat" }, { x0: 0, y0: 0, x1: 100, y1: 100, id: "steep" }];
-  assert.equal(nearestEdge(edges, 50, 2, 4).id, "flat");
-  assert.equal(nearestEdge(edges, 50, 49, 4).id, "steep");
-  assert.equal(nearestEdge(edges, 50, 20, 4), null);
-  assert.equal(nearestEdge(edges, 120, 0, 4), null);        // beyond the segment's end
-});
-
-test("rovingTarget: arrows move along a column and across at the same height, clamped", () => {
-  const shown = [2, 12, 12, 1];         // inputs, two folded hidden layers, the output
-  assert.deepEqual(rovingTarget("ArrowDown", 1, 3, shown), [1, 4]);
-  assert.deepEqual(rovingTarget("ArrowUp", 1, 3, shown), [1, 2]);
-  assert.deepEqual(rovingTarget("ArrowUp", 1, 0, shown), [1, 0]);
-  assert.deepEqual(rovingTarget("ArrowDown", 1, 11, shown), [1, 11]);
-  assert.deepEqual(rovingTarget("ArrowRight", 1, 5, shown), [2, 5]);
-  assert.deepEqual(rovingTarget("ArrowRight", 2, 5, shown), [3, 0]);     // the output's only unit
-  assert.deepEqual(rovingTarget("ArrowRight", 3, 0, shown), [3, 0]);
-  assert.deepEqual(rovingTarget("ArrowLeft", 1, 7, shown), [0, 1]);      // the inputs' last
-  assert.deepEqual(rovingTarget("ArrowLeft", 0, 1, shown), [0, 1]);
-  assert.deepEqual(rovingTarget("Home", 2, 6, shown), [2, 0]);
-  assert.deepEqual(rovingTarget("End", 2, 6, shown), [2, 11]);
-  assert.equal(rovingTarget("Enter", 2, 6, shown), null);
+test("destroy lets go of the stage's size", () => {
+  const { network } = pane();
+  network.destroy();
+  assert.equal(network.resize.disconnected, true);
 });
