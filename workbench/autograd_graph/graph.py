@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import torch
 
-from workbench.autograd_graph.interpreter import Catalog
+from workbench.autograd_graph.recording import Catalog
 
 NodeKind = Literal["op", "accumulate", "leaf", "output", "constant", "outside"]
 EdgeKind = Literal["flow", "leaf", "constant", "result"]

@@ -5,8 +5,10 @@ millions of items, and anything that walks every appearance (counting a literal,
 call's operands, torch.tensor in C) runs for seconds, or hours, between two deadline checks.
 The hostile programs run in a child process with a wall-clock limit and a capped address space,
 so a regression fails here instead of hanging the suite. Besides the refusal and its message,
-each case counts the lines of the interpreter the run executes: a structural bound, not a time
-threshold a loaded machine could break.
+each case counts the lines of the interpreter the run executes (in every module of
+workbench/autograd_graph/: interpreter.py puts a run together from budget.py, dry_run.py,
+expressions.py and the others beside it, and language.py checks the program first): a structural
+bound, not a time threshold a loaded machine could break.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import pytest
 
 from tests.capped import address_space_cap
 
-from workbench.autograd_graph import interpreter
+from workbench.autograd_graph.budget import measure
 from workbench.autograd_graph.interpreter import DEFAULT_LIMITS, run_program
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -69,17 +71,22 @@ CASES = {
 
 CHILD = """
 import json, sys, time
+from pathlib import Path
 import workbench.autograd_graph.interpreter as interpreter
 {cap}
+# The interpreter's modules: interpreter.py and the parts beside it that it runs a program with.
+MODULES = {{str(path) for path in Path(interpreter.__file__).parent.glob("*.py")}}
+assert interpreter.__file__ in MODULES and len(MODULES) > 10, MODULES
+
 def lines_run(source):
-    # Lines of interpreter.py executed by one run of `source`.
+    # Lines of the interpreter's modules executed by one run of `source`.
     count = 0
     def line(frame, event, arg):
         nonlocal count
         count += event == "line"
         return line
     def call(frame, event, arg):
-        return line if frame.f_code.co_filename == interpreter.__file__ else None
+        return line if frame.f_code.co_filename in MODULES else None
     sys.settrace(call)
     try:
         interpreter.run_program(source)
@@ -135,11 +142,11 @@ def test_a_shared_list_is_counted_once_per_distinct_list():
     for _ in range(60):                                  # 2**61 numbers, in 61 distinct lists
         level = [level, level]
     steps = []
-    items, lists = interpreter._measure(level, 2**70, lambda: steps.append(1))
+    items, lists = measure(level, 2**70, lambda: steps.append(1))
     assert (items, lists) == (2**61, 2**61 - 2)
     assert len(steps) <= 4 * 61                          # linear in the distinct lists
     steps.clear()
-    items, lists = interpreter._measure(level, LIMIT, lambda: steps.append(1))
+    items, lists = measure(level, LIMIT, lambda: steps.append(1))
     assert items > LIMIT                                 # stopped as soon as it passed the limit
     assert len(steps) <= 4 * 61
 
@@ -156,7 +163,7 @@ def test_the_walk_checks_the_deadline_as_it_goes():
             raise PastTheDeadline
 
     with pytest.raises(PastTheDeadline):
-        interpreter._measure([list(range(50))] * 100, LIMIT, tick)    # 5,000 numbers: checked within them
+        measure([list(range(50))] * 100, LIMIT, tick)    # 5,000 numbers: checked within them
 
 
 def test_print_shows_no_heap_address():
