@@ -5,7 +5,7 @@ out-of-range, wrong-type, huge, negative, -0, NaN/inf, empty, repeated, unicode 
 Markdown/HTML values; unknown parameters; hide= and present=) and reports unfinished runs,
 Streamlit exceptions, the page guard's error panel, the slowest run and the server's memory.
 
-Run: .venv/bin/python bench/fuzz.py [--per-page 1000] [--seed 0] [--pages tensor_inspector,lessons]
+Run: .venv/bin/python -m bench.fuzz [--per-page 1000] [--seed 0] [--pages tensor_inspector,lessons]
      [--budget 1800] [--concurrency 2] [--url http://127.0.0.1:8501]
 """
 
@@ -19,16 +19,14 @@ import random
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from st_client import RunResult, Server, Session, mib, rss_bytes  # noqa: E402
+from harness.st_client import RunResult, Session, mib, rss_bytes
+from harness.app import Server
 
-from workbench.common.links import (  # noqa: E402
+from workbench.common.links import (
     BoolParam,
     ChoiceParam,
     ChoiceSetParam,
@@ -39,8 +37,8 @@ from workbench.common.links import (  # noqa: E402
     PointsParam,
     TextParam,
 )
-from workbench.common.readme import TABLES  # noqa: E402
-from workbench.tensor_inspector.settings import ShapeParam  # noqa: E402
+from workbench.common.readme import TABLES
+from workbench.tensor_inspector.settings import ShapeParam
 
 # Quick pages first: a page that finishes early leaves its share of --budget to the later ones.
 PAGES = ("", "lessons", "autograd_graph", "tensor_inspector", "batch_iterator", "moons_trainer")

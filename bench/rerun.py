@@ -5,7 +5,7 @@ its undo, alternately, so every rerun really changes something) and the median i
 whole measurement runs against a server with Streamlit's default post-script garbage collection
 and, to show what that costs, against one started with `--runner.postScriptGC false`.
 
-Run: .venv/bin/python bench/rerun.py [--repeats 15] [--gc both|on|off] [--pages moons_trainer] [--save]
+Run: .venv/bin/python -m bench.rerun [--repeats 15] [--gc both|on|off] [--pages moons_trainer] [--save]
 """
 
 from __future__ import annotations
@@ -13,16 +13,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.figures import Run  # noqa: E402
+from harness.figures import Run
 
-from st_client import RunResult, Server, Session, number_state, string_state  # noqa: E402
+from harness.st_client import RunResult, Session, number_state, string_state
+from harness.app import Server
 
 Action = Callable[[Session, int], Awaitable[RunResult]]
 

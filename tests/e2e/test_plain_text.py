@@ -15,7 +15,7 @@ import pytest
 import torch
 from playwright.sync_api import expect
 
-from bench.browser import open_path, wait_settled
+from harness.chromium import open_path, wait_settled
 from tests.markdown_payloads import HOST, PAYLOADS, SESSION_EXPIRED, TRACKING_PIXEL
 
 pytestmark = pytest.mark.e2e
