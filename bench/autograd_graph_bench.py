@@ -11,7 +11,6 @@ from __future__ import annotations
 import statistics
 import time
 
-
 import torch
 
 import workbench  # noqa: F401, E402  (one intra-op thread, as in the app)

@@ -36,9 +36,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 
-
 import psutil
 
+from harness.app import Server
 from harness.figures import Run
 from harness.postgres import throwaway_postgres
 from harness.st_client import (
@@ -51,16 +51,16 @@ from harness.st_client import (
     rss_bytes,
     string_state,
 )
-from harness.app import Server
 from workbench.classroom.store import URL_SETTING, ClassStore
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
 from workbench.lessons.catalog import LESSONS
+from workbench.tools import MOONS_TRAINER
 
 ANSWERED = re.compile(r"\*\*(\d+)\*\* answered")
 # Where the teacher sends the class: two steps of the first lesson, as the Class page's send does.
 SENDS = [(f"/lessons?lesson={LESSONS[0].key}&step={number}", LESSONS[0].steps[number - 1].title)
          for number in (1, 2)]
-TRAINER = "moons_trainer"
+TRAINER = MOONS_TRAINER.url_path
 ONE_EPOCH_RUN = "n=200&epochs=1&hidden=8"
 
 

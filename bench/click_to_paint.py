@@ -35,7 +35,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-
 from harness.app import serve
 from harness.chromium import launch, open_path, wait_settled
 from harness.figures import Run

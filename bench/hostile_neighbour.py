@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
-
 from harness.figures import Run
 from harness.st_client import Session, follow_frames, string_state
 from harness.app import Server

@@ -24,7 +24,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-
 from harness.bombs import hash_bomb, repr_bomb, torch_zip
 from harness.app import serve
 from harness.chromium import launch, open_path

@@ -29,6 +29,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 
+from app_pages.navigation import HOME, LESSONS_PAGE
 from harness.app import Server
 from harness.figures import Run
 from harness.st_client import (
@@ -42,6 +43,7 @@ from harness.st_client import (
     rss_bytes,
     string_state,
 )
+from workbench.tools import TOOLS
 
 # Lesson links of the guided lessons and README examples: (page, query).
 LINKS = (
@@ -206,7 +208,7 @@ async def health_sampler(url: str, latencies: list[float], failures: list[str], 
 async def warm_up(url: str) -> float:
     """Open every page once, so imports and caches do not count as load."""
     started = time.perf_counter()
-    for page in ("", "tensor_inspector", "autograd_graph", "moons_trainer", "batch_iterator", "lessons"):
+    for page in (HOME.url_path, *(tool.url_path for tool in TOOLS), LESSONS_PAGE.url_path):
         async with Session(url, page) as session:
             await session.open()
     return time.perf_counter() - started

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import statistics
 
-
 from harness.app import serve
 from harness.chromium import DRAWN_JS, launch
 from harness.figures import Run

@@ -13,7 +13,6 @@ checks, with thresholds, are the tests/e2e/test_presenter_*.py tests.
 """
 from __future__ import annotations
 
-
 from playwright.sync_api import sync_playwright
 
 from harness.app import serve
