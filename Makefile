@@ -33,7 +33,7 @@ chromium:
 nginx:
 	@test -x /usr/sbin/nginx || (apt-get update -qq && apt-get install -y -qq nginx)
 
-# The class store's tests run against SQLite and a throwaway PostgreSQL server (bench/postgres.py
+# The class store's tests run against SQLite and a throwaway PostgreSQL server (harness/postgres.py
 # starts Debian's initdb/pg_ctl in a temporary folder; no system service is started or needed).
 postgresql:
 	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq postgresql)
@@ -77,15 +77,16 @@ unit: $(STAMP)
 
 # The quick benchmarks (ratios against a bare PyTorch loop, and a class beside a hostile
 # neighbour), each saving its figures (docs/figures/<name>.json), then docs/performance.md written
-# from every saved file (bench/report.py); `bench-all` runs every script with its defaults and
-# saves nothing (fuzz.py alone takes an hour).
-BENCH_QUICK := threads.py moons_speed.py batching_cost.py hostile_neighbour.py
+# from every saved file (`python -m bench.report`); `bench-all` runs every benchmark with its
+# defaults and saves nothing (fuzz alone takes an hour). A benchmark is a module run from the
+# repository root, `python -m bench.<name>`, so that it imports harness/ and workbench/ as they are.
+BENCH_QUICK := threads moons_speed batching_cost hostile_neighbour
 bench: $(STAMP)
-	for script in $(BENCH_QUICK); do $(PY) bench/$$script --save || exit 1; done
+	for name in $(BENCH_QUICK); do $(PY) -m bench.$$name --save || exit 1; done
 	$(PY) -m bench.report
 
 bench-all: $(STAMP)
-	for script in bench/*.py; do $(PY) $$script || exit 1; done
+	for script in bench/*.py; do $(PY) -m bench.$$(basename $$script .py) || exit 1; done
 
 # PNGs of home and of PATHS (e.g. PATHS="/moons_trainer /tensor_inspector?shape=4,6") as served
 # by streamlit_app.py, written outside the repository into SHOTS.

@@ -1,6 +1,6 @@
 """What the autograd page costs over bare PyTorch, measured in one run.
 
-    .venv/bin/python bench/autograd_graph_bench.py [--save]
+    .venv/bin/python -m bench.autograd_graph_bench [--save]
 
 For each program: the bare PyTorch program (forward + backward), the same program through the
 page's interpreter with every backward() recorded, and that plus the graph walk and DOT text the
@@ -9,20 +9,16 @@ page draws. Prints medians and the ratios against bare PyTorch.
 from __future__ import annotations
 
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's workbench/
-
-import torch  # noqa: E402
+import torch
 
 import workbench  # noqa: F401, E402  (one intra-op thread, as in the app)
-from app_pages.autograd_graph.drawing import to_dot  # noqa: E402
-from bench.figures import Run  # noqa: E402
-from workbench.autograd_graph.presets import PRESETS_BY_KEY  # noqa: E402
-from workbench.autograd_graph.session import run_session  # noqa: E402
-from workbench.autograd_graph.settings import preset_settings  # noqa: E402
+from app_pages.autograd_graph.drawing import to_dot
+from harness.figures import Run, parser
+from workbench.autograd_graph.presets import PRESETS_BY_KEY
+from workbench.autograd_graph.session import run_session
+from workbench.autograd_graph.settings import preset_settings
 
 
 def lesson_bare() -> None:
@@ -70,6 +66,7 @@ def median_ms(fn, repeats: int = 30) -> float:
 
 def main() -> None:
     run = Run("autograd_graph_bench", "The autograd page against bare PyTorch")
+    parser(__doc__).parse_args()
     rows = []
     for key, bare in (("linear", lesson_bare), ("linear_model", linear_model_bare)):
         base = median_ms(bare)

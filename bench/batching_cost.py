@@ -1,6 +1,6 @@
 """What batching costs, measured here: per-sample DataLoader vs whole-batch vs a bare loop.
 
-Run: .venv/bin/python bench/batching_cost.py [--save]
+Run: .venv/bin/python -m bench.batching_cost [--save]
 Prints microseconds per sample for one epoch (best of 5) and ratios against the bare PyTorch
 loop `X[perm[i:i+b]]` measured in the same run, plus one SGD step of a tiny MLP for scale and
 the page's own DataLoader run (20 samples, 2 epochs) with 0, 1 and 2 worker processes.
@@ -8,20 +8,17 @@ the page's own DataLoader run (20 samples, 2 epochs) with 0, 1 and 2 worker proc
 from __future__ import annotations
 
 import os
-import sys
 import time
-from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import torch  # noqa: E402
+import torch
 
-from bench.figures import Run  # noqa: E402
-from workbench.batch_iterator.accumulation import small_mlp  # noqa: E402
-from workbench.batch_iterator.cost import measure_batching_cost  # noqa: E402
-from workbench.batch_iterator.runs import run_loader  # noqa: E402
-from workbench.batch_iterator.settings import BatchSettings  # noqa: E402
+from harness.figures import Run, parser
+from workbench.batch_iterator.accumulation import small_mlp
+from workbench.batch_iterator.cost import measure_batching_cost
+from workbench.batch_iterator.runs import run_loader
+from workbench.batch_iterator.settings import BatchSettings
 
 
 def train_step_us_per_sample(batch_size: int, steps: int = 200) -> float:
@@ -43,6 +40,7 @@ def train_step_us_per_sample(batch_size: int, steps: int = 200) -> float:
 
 def main() -> None:
     run = Run("batching_cost", "What batching costs: per-sample DataLoader, whole batches, a bare loop")
+    parser(__doc__).parse_args()
     rows = []
     torch.set_num_threads(1)
     print(f"torch {torch.__version__}, {os.cpu_count()} cores, 1 intra-op thread")

@@ -1,6 +1,6 @@
 """A class on one server: a teacher's board and N learners at once, on SQLite and on PostgreSQL.
 
-Every learner is a browser tab of its own (bench/st_client.py: Streamlit's websocket protocol,
+Every learner is a browser tab of its own (harness/st_client.py: Streamlit's websocket protocol,
 as a browser speaks it, with each run_every fragment ticked at its interval as the browser's
 timer does). The class runs as a 50-minute lesson would, compressed:
 
@@ -18,9 +18,9 @@ timer does). The class runs as a 50-minute lesson would, compressed:
 
 Prints each figure with its percentiles, errors, and the server's memory before, at peak and
 after the learners left. A fresh server (and, for PostgreSQL, a throwaway database server from
-bench/postgres.py) is started for each database and class size.
+harness/postgres.py) is started for each database and class size.
 
-Run: .venv/bin/python bench/class.py [--learners 30 60] [--databases sqlite postgresql]
+Run: .venv/bin/python -m bench.class [--learners 30 60] [--databases sqlite postgresql]
      [--follow-seconds 20] [--after 30] [--save]   (docs/figures/class.json)
 """
 from __future__ import annotations
@@ -30,25 +30,20 @@ import asyncio
 import contextlib
 import os
 import re
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from urllib.parse import parse_qsl
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import psutil
 
-import psutil  # noqa: E402
-
-from bench.figures import Run  # noqa: E402
-from bench.postgres import throwaway_postgres  # noqa: E402
-from st_client import (  # noqa: E402
+from harness.app import Server
+from harness.figures import Run
+from harness.postgres import throwaway_postgres
+from harness.st_client import (
     MemorySampler,
     RunResult,
-    Server,
     Session,
     follow_frames,
     mib,
@@ -56,15 +51,16 @@ from st_client import (  # noqa: E402
     rss_bytes,
     string_state,
 )
-from workbench.classroom.store import URL_SETTING, ClassStore  # noqa: E402
-from workbench.common.device_checks import DEVICE_MISMATCH as CHECK  # noqa: E402
-from workbench.lessons.catalog import LESSONS  # noqa: E402
+from workbench.classroom.store import URL_SETTING, ClassStore
+from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
+from workbench.lessons.catalog import LESSONS
+from workbench.tools import MOONS_TRAINER
 
 ANSWERED = re.compile(r"\*\*(\d+)\*\* answered")
 # Where the teacher sends the class: two steps of the first lesson, as the Class page's send does.
 SENDS = [(f"/lessons?lesson={LESSONS[0].key}&step={number}", LESSONS[0].steps[number - 1].title)
          for number in (1, 2)]
-TRAINER = "moons_trainer"
+TRAINER = MOONS_TRAINER.url_path
 ONE_EPOCH_RUN = "n=200&epochs=1&hidden=8"
 
 

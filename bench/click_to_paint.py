@@ -23,26 +23,24 @@ any wait for a core another process held).
 Controls that toggle (Next and Back, Append and Undo, Play and Pause) are pressed in turn, so the
 page stays in the same range of states for all the clicks.
 
-Run: .venv/bin/python bench/click_to_paint.py [--clicks 15] [--only NAME] [--save]
+Run: .venv/bin/python -m bench.click_to_paint [--clicks 15] [--only NAME] [--save]
 """
 from __future__ import annotations
 
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, open_path, serve, wait_settled  # noqa: E402
-from bench.figures import Run  # noqa: E402
-from bench.live_view import LIVE_VIEW  # noqa: E402
-from bench.script_timer import RUNS_FILE_VARIABLE, read_runs  # noqa: E402
-from components.guard import GUARD_KEY  # noqa: E402
+from harness.app import serve
+from harness.chromium import launch, open_path, wait_settled
+from harness.figures import Run
+from harness.live_view import LIVE_VIEW
+from bench.script_timer import RUNS_FILE_VARIABLE, read_runs
+from components.guard import GUARD_KEY
 
 # Clicks `button`, then resolves with the milliseconds until the state described above is
 # painted. `want` is a JavaScript expression over `t` (the text of `where`, or the live view's
@@ -250,7 +248,7 @@ def main() -> None:
     runs_file = Path(tempfile.mkdtemp(prefix="click_to_paint_")) / "script_runs.jsonl"
     os.environ[RUNS_FILE_VARIABLE] = str(runs_file)
     with serve(launcher="bench.script_timer") as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(p)
         for name, case in CASES.items():
             if args.only not in name:
                 continue

@@ -1,42 +1,40 @@
 """Cold start: from `streamlit run` to the first page rendered in headless Chromium.
 
 Prints seconds to a healthy server, and to the home page's main element being visible, for a
-fresh server process. Run: .venv/bin/python bench/cold_start.py [path] [--save]
+fresh server process. Run: .venv/bin/python -m bench.cold_start [path] [--save]
 (--save: docs/figures/cold_start.json, or cold_start_<page>.json for another path)
 """
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 import urllib.request
-from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
-from bench.figures import Run  # noqa: E402
+from harness.app import ROOT, command, free_port
+from harness.chromium import launch
+from harness.figures import Run, parser
 
 
 def main() -> None:
     run = Run("cold_start", "Cold start: from `streamlit run` to the first page in Chromium")
-    path = sys.argv[1] if len(sys.argv) > 1 else "/"
+    options = parser(__doc__)
+    options.add_argument("path", nargs="?", default="/", help="the first page to open (default /)")
+    path = options.parse_args().path
     if path != "/":
         run.name += "_" + "".join(c if c.isalnum() else "_" for c in path.strip("/"))
         run.title += f" ({path} as the first request)"
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         started = time.perf_counter()
-        server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "streamlit_app.py",
-                                   "--server.headless", "true", "--server.address", "127.0.0.1",
-                                   "--server.port", str(port)], cwd=ROOT,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # Not harness.app.serve: the time from the process's start to its first healthy answer
+        # is what this measures.
+        server = subprocess.Popen(command(port), cwd=ROOT, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
         try:
             while True:
                 try:

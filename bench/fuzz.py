@@ -5,7 +5,11 @@ out-of-range, wrong-type, huge, negative, -0, NaN/inf, empty, repeated, unicode 
 Markdown/HTML values; unknown parameters; hide= and present=) and reports unfinished runs,
 Streamlit exceptions, the page guard's error panel, the slowest run and the server's memory.
 
-Run: .venv/bin/python bench/fuzz.py [--per-page 1000] [--seed 0] [--pages tensor_inspector,lessons]
+Each parameter's values are its own (`Param.example`, workbench/common/links.py), the same that
+tests/app/test_fuzz_links.py draws from; the pages are home, the lessons and every tool's record
+(workbench/tools.py).
+
+Run: .venv/bin/python -m bench.fuzz [--per-page 1000] [--seed 0] [--pages tensor_inspector,lessons]
      [--budget 1800] [--concurrency 2] [--url http://127.0.0.1:8501]
 """
 
@@ -14,375 +18,43 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import importlib
 import random
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from app_pages.navigation import HOME, LESSONS_PAGE
+from harness.app import Server
+from harness.st_client import RunResult, Session, mib, rss_bytes
+from workbench.common.hostile_text import HOSTILE
+from workbench.common.links import Param
+from workbench.lessons.settings import TABLE as LESSONS_TABLE
+from workbench.tools import TOOLS
 
-from st_client import RunResult, Server, Session, mib, rss_bytes  # noqa: E402
-
-from workbench.common.links import (  # noqa: E402
-    BoolParam,
-    ChoiceParam,
-    ChoiceSetParam,
-    FloatParam,
-    IntListParam,
-    IntParam,
-    Param,
-    PointsParam,
-    TextParam,
-)
-from workbench.common.readme import TABLES  # noqa: E402
-from workbench.tensor_inspector.settings import ShapeParam  # noqa: E402
-
-# Quick pages first: a page that finishes early leaves its share of --budget to the later ones.
-PAGES = ("", "lessons", "autograd_graph", "tensor_inspector", "batch_iterator", "moons_trainer")
-BOOL = ("1", "0", "true", "false")
-
-# Documented parameters per page: name -> (kind, choices or (lo, hi)).
-Spec = tuple[str, tuple[object, ...]]
-# Free text gets a generator of its own kind; everything else is fuzzed from its table entry.
-TEXT_KINDS = {"ops": "ops", "code": "code"}
-
-
-def spec_of(param: Param) -> Spec:
-    """How to fuzz one link parameter, read from its settings table entry (written once)."""
-    if isinstance(param, ShapeParam):
-        return ("shape", (param.max_len, param.hi))
-    if isinstance(param, IntListParam):
-        return ("hidden", ())
-    if isinstance(param, BoolParam):
-        return ("bool", ())
-    if isinstance(param, ChoiceParam):
-        return ("choice", param.choices)
-    if isinstance(param, ChoiceSetParam):
-        return ("choices", param.choices)
-    if isinstance(param, IntParam):
-        return ("int", (param.lo, param.hi))
-    if isinstance(param, FloatParam):
-        return ("float", (param.lo, param.hi))
-    if isinstance(param, PointsParam):
-        return ("points", (param.bound, param.max_points))
-    if isinstance(param, TextParam):
-        return (TEXT_KINDS.get(param.name, "nasty"), ())
-    raise TypeError(f"no fuzzing for {type(param).__name__} {param.name!r}")
-
-
-# Every page's documented parameters, from the tools' settings tables (the home page has none).
-SCHEMAS: dict[str, dict[str, Spec]] = {"": {}} | {
-    page: {param.name: spec_of(param) for param in importlib.import_module(module).TABLE.params}
-    for page, module in TABLES.items()
+# Every page and the parameters its links carry, by URL path: home (none) and the lessons, which
+# are quick and go first (a page that finishes early leaves its share of --budget to the later
+# ones), then every tool with all the tables its page reads (the moons trainer's `vs=` too). Each
+# parameter writes its own values (`Param.example`, shared with tests/app/test_fuzz_links.py).
+PAGES: dict[str, dict[str, Param]] = {
+    HOME.url_path: {},
+    LESSONS_PAGE.url_path: {p.name: p for p in LESSONS_TABLE.params},
+    **{tool.url_path: {p.name: p for table in tool.link_tables.values() for p in table.params}
+       for tool in TOOLS},
 }
-
-NASTY = (
-    "",
-    " ",
-    "-0",
-    "+0",
-    "0",
-    "-1",
-    "nan",
-    "NaN",
-    "-nan",
-    "inf",
-    "-inf",
-    "Infinity",
-    "1e309",
-    "-1e309",
-    "1e-320",
-    "9" * 40,
-    "-" + "9" * 40,
-    "9" * 400,
-    "0x10",
-    "0b1",
-    "1_000",
-    "1e3",
-    ".5",
-    "5.",
-    "1/2",
-    "1,2",
-    "true",
-    "None",
-    "null",
-    "[]",
-    "{}",
-    "abc",
-    "٣",
-    "４２",
-    "①",
-    "ß",
-    "İ",
-    "😀",
-    "\u202eevil",
-    "a\u0000b",
-    "\t1\n",
-    "%",
-    "%%",
-    "&",
-    "=",
-    "?",
-    "#x",
-    "+",
-    "<script>alert(1)</script>",
-    "<img src=x onerror=alert(1)>",
-    "**bold** _it_",
-    "[x](javascript:alert(1))",
-    "$$\\frac{1}{0}$$",
-    "`code`",
-    "```\nblock\n```",
-    ":material/error:",
-    "{capacity}",
-    "%s%s%n",
-    "\\",
-    "'",
-    '"',
-    "x" * 5000,
-    "../../etc/passwd",
-)
-OP_NAMES = (
-    "view",
-    "reshape",
-    "transpose",
-    "t",
-    "permute",
-    "movedim",
-    "unsqueeze",
-    "squeeze",
-    "flatten",
-    "unflatten",
-    "contiguous",
-    "expand",
-    "narrow",
-    "select",
-    "flip",
-    "clone",
-)
-PROGRAMS = (
-    "w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2",
-    "x = torch.tensor(2.0, requires_grad=True)\ny = x**2 + 3*x + 1",
-    "x = torch.tensor(2.0)\nw = torch.tensor(3.0, requires_grad=True)\n"
-    "b = torch.tensor(1.0, requires_grad=True)"
-    "\ny = w * x + b\nL = (y - 10) ** 2",
-    "w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2\nL.backward()\nwith torch.no_grad():\n"
-    "    w -= 0.1 * w.grad\nw.grad.zero_()",
-    "x = torch.ones(100, 100, requires_grad=True)\ny = (x @ x).sum()",
-    "w = torch.tensor(1.0, requires_grad=True)\nfor i in range(100):\n"
-    "    for j in range(100):\n        w = w * 1.0",
-    "w = torch.tensor(1.0, requires_grad=True)\nL = w / 0",
-    "w = torch.tensor(1.0, requires_grad=True)\nL = w ** 1e9",
-    "w = torch.randn(10000, requires_grad=True)\nL = (w * w).sum()",
-    "w = torch.tensor([], requires_grad=True)\nL = w.sum()",
-    "w = torch.tensor(3.0, requires_grad=True)\nL = w ** 2\nL.backward()\nL.backward()",
-    "L = model(X).sum()",
-    "y = model(X)\nL = ((y - y) ** 2).mean()",
-    "import os",
-    "().__class__.__bases__[0].__subclasses__()",
-    "w = torch.tensor(3.0)\nw.__class__",
-    "lambda: 0",
-    "[i for i in range(10)]",
-    "while True:\n    pass",
-    "if 1:\n    x = 1",
-    "x = torch.zeros(1000000000)",
-    "x = torch.ones(3, requires_grad=True)\ny = x.view(1, 3).expand(100, 3)\nL = y.sum()",
-    "x = torch.tensor(2.0, requires_grad=True)\ny = x.detach() * x\nL = y",
-    "with torch.no_grad():\n    x = torch.tensor(2.0, requires_grad=True) * 2\nL = x",
-    "x = torch.tensor(2.0, requires_grad=True)\nx.backward()",
-    "print(torch.__version__)",
-    "x = torch.tensor(2.0, requires_grad=True)\nprint(x)\nprint(x * 2)",
-    "x = 1\n" * 90,
-    "(" * 200 + ")" * 200,
-    "x = torch.tensor(1.0, requires_grad=True)\n" + "x = x * 1.0\n" * 79,
-    "ẋ = torch.tensor(1.0, requires_grad=True)\nL = ẋ * 2",
-    "x =",
-    "\n\n\n",
-    "x = torch.tensor(float('nan'))",
-    "x = torch.tensor(2.0, requires_grad=True)\ny = torch.sin(x) * torch.exp(x)\n"
-    "z = y.log()\nL = z + x.relu()",
-)
-
-
-def _number(rng: random.Random, lo: float, hi: float, integer: bool) -> str:
-    pick = rng.random()
-    if pick < 0.35:
-        value: float = rng.randint(int(lo), int(hi)) if integer else rng.uniform(lo, hi)
-    elif pick < 0.6:
-        step = 1 if integer else max((hi - lo) * 1e-6, 1e-12)
-        value = rng.choice((lo, hi, lo - step, hi + step, lo + step, hi - step))
-    elif pick < 0.75:
-        value = rng.choice((-1, -hi, hi * 10, hi * 1000, 2**31, 2**63, 2**64, -(2**63) - 1, 10**30))
-    else:
-        return rng.choice(NASTY)
-    if integer and rng.random() < 0.85:
-        return str(int(value))
-    return rng.choice((repr(float(value)), f"{value:g}", f"{value:.3e}"))
-
-
-def _shape(rng: random.Random, max_rank: int, max_size: int) -> str:
-    pick = rng.random()
-    if pick < 0.4:
-        rank = rng.randint(0, max_rank)
-        return ",".join(str(rng.choice((0, 1, 2, 3, 4, 6, 7, 16, 64))) for _ in range(rank))
-    if pick < 0.65:
-        rank = rng.randint(0, max_rank + 2)
-        sizes = [
-            rng.choice((0, 1, max_size, max_size + 1, -1, -0, 2**31, 10**18, 512, 4096)) for _ in range(rank)
-        ]
-        return ",".join(str(s) for s in sizes)
-    if pick < 0.8:
-        return rng.choice(
-            (
-                "4,,6",
-                ",",
-                "4, 6",
-                " 4 , 6 ",
-                "4;6",
-                "(4,6)",
-                "[4,6]",
-                "4x6",
-                "4.0,6",
-                "4,6,",
-                ",4",
-                "1e3,2",
-                "-0,4",
-                "4,nan",
-                "inf",
-                "１,２",
-                "4,6" * 200,
-                "2," * 30 + "2",
-            )
-        )
-    return rng.choice(NASTY)
-
-
-def _ops(rng: random.Random) -> str:
-    if rng.random() < 0.15:
-        return rng.choice(
-            NASTY
-            + (
-                "__class__",
-                "view(*x)",
-                "view(1e400)",
-                "(((((",
-                "t()" * 200,
-                "view(-1).__class__",
-                "t().t().t()",
-                "[::-1]",
-                "[None]",
-                "[..., 0]",
-                "[1:2, ::2]",
-                "view(x=1)",
-                "reshape(-1, -1)",
-            )
-        )
-    parts = []
-    for _ in range(rng.randint(1, 6)):
-        name = rng.choice(OP_NAMES + ("[]",))
-        args = [
-            str(rng.choice((-3, -2, -1, 0, 1, 2, 3, 4, 6, 24, 10**9, 2**63)))
-            for _ in range(rng.randint(0, 4))
-        ]
-        if name == "[]":
-            parts.append(
-                "["
-                + ", ".join(
-                    rng.choice(("0", ":", "::2", "1:", "None", "...", "-1", "::-1", "99"))
-                    for _ in range(rng.randint(1, 3))
-                )
-                + "]"
-            )
-        elif name == "unflatten":
-            parts.append(
-                f".unflatten({rng.choice(args or ['0'])}, ({rng.choice(('2, -1', '-1, -1', '0', '3, 8'))}))"
-            )
-        else:
-            parts.append(f".{name}({', '.join(args)})")
-    return "".join(parts).lstrip(".")
-
-
-def _code(rng: random.Random) -> str:
-    if rng.random() < 0.1:
-        return rng.choice(NASTY)
-    program = rng.choice(PROGRAMS)
-    if rng.random() < 0.3:
-        program += "\n" + rng.choice(PROGRAMS)
-    if rng.random() < 0.1:
-        program = program.replace("\n", rng.choice(("\r\n", "\r", "\n\n", ";")))
-    return program
-
-
-def _hidden(rng: random.Random) -> str:
-    if rng.random() < 0.6:
-        return ",".join(str(rng.choice((1, 2, 8, 16, 32, 64, 128, 256))) for _ in range(rng.randint(0, 4)))
-    return rng.choice(
-        ("", "0", "257", "64,32,16,8,4", "-1", "64,,32", "1e2", "64;32", "256," * 100, "64, 32", "nan", "١٢")
-        + NASTY
-    )
-
-
-def value_for(rng: random.Random, spec: Spec) -> str:
-    kind, args = spec
-    if rng.random() < 0.12:
-        return rng.choice(NASTY)
-    if kind == "choice":
-        choice = str(rng.choice(args))
-        return rng.choice(
-            (choice, choice, choice, choice.upper(), choice.lower(), f" {choice} ", choice + "x")
-        )
-    if kind == "choices":
-        picked = [str(rng.choice(args)) for _ in range(rng.randint(0, len(args) + 1))]
-        picked = [rng.choice((c, c.upper(), f" {c} ", c + "x")) for c in picked]
-        return ",".join(picked)
-    if kind == "bool":
-        return rng.choice(BOOL + ("2", "-1", "yes", "TRUE", "on", ""))
-    if kind in {"int", "float"}:
-        lo, hi = args
-        return _number(rng, float(lo), float(hi), kind == "int")  # type: ignore[arg-type]
-    if kind == "shape":
-        max_rank, max_size = args
-        return _shape(rng, int(max_rank), int(max_size))  # type: ignore[call-overload]
-    if kind == "ops":
-        return _ops(rng)
-    if kind == "code":
-        return _code(rng)
-    if kind == "hidden":
-        return _hidden(rng)
-    if kind == "points":
-        bound, most = args
-        return _points(rng, float(bound), int(most))  # type: ignore[call-overload]
-    return rng.choice(NASTY)
-
-
-def _points(rng: random.Random, bound: float, most: int) -> str:
-    """Drawn points (the moons trainer's `points=`): on and off the plane, few and many (up to
-    past the cap), classes unknown or repeated, pieces missing."""
-    def number() -> str:
-        if rng.random() < 0.97:
-            return f"{rng.uniform(-bound, bound):.2f}"
-        return rng.choice((f"{rng.uniform(-2 * bound, 2 * bound):g}", "", "nan", "-0", "1e9", "x"))
-    groups = []
-    for _ in range(rng.randint(0, 3)):
-        count = rng.choice((0, 1, 5, 12, 60, most // 2 + 1))
-        points = "_".join(f"{number()},{number()}" for _ in range(count))
-        groups.append(f"{rng.choice(('0', '1', '1', '0', '2', ''))}:{points}")
-    return "~".join(groups)
+BOOL = ("1", "0", "true", "false")
 
 
 def make_query(rng: random.Random, page: str) -> str:
-    schema = SCHEMAS[page]
-    names = list(schema)
+    params = PAGES[page]
+    names = list(params)
     pairs: list[tuple[str, str]] = []
     if names:
         for name in rng.sample(names, rng.randint(1, min(len(names), 6))):
-            pairs.append((name, value_for(rng, schema[name])))
+            pairs.append((name, params[name].example(rng)))
             if rng.random() < 0.08:  # a repeated key: the last one wins in st.query_params
-                pairs.append((name, value_for(rng, schema[name])))
+                pairs.append((name, params[name].example(rng)))
     if rng.random() < 0.25:
         pairs.append(
             (
@@ -422,7 +94,7 @@ def make_query(rng: random.Random, page: str) -> str:
                         "lesson",
                     )
                 ),
-                rng.choice(NASTY),
+                rng.choice(HOSTILE),
             )
         )
     rng.shuffle(pairs)

@@ -19,7 +19,7 @@ without a neighbour, with how long a fresh home page took to open meanwhile:
 
 The server is `streamlit run streamlit_app.py`, the app's one entry.
 
-Run: .venv/bin/python bench/hostile_neighbour.py [--window 20] [--trainers 10]
+Run: .venv/bin/python -m bench.hostile_neighbour [--window 20] [--trainers 10]
      [--cases autograd workers frames pitfalls] [--save]
 """
 
@@ -31,21 +31,17 @@ import contextlib
 import math
 import re
 import statistics
-import sys
 import time
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.figures import Run  # noqa: E402
-from st_client import Server, Session, follow_frames, string_state  # noqa: E402
+from harness.figures import Run
+from harness.st_client import Session, follow_frames, string_state
+from harness.app import Server
 
 
 # The largest network the settings table allows, on the most points, for many epochs: no run

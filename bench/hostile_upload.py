@@ -13,26 +13,24 @@ numbers it; the resume checkpoint's repr bomb at depth 30 as torch.save writes i
 
 A bomb that froze the server would show as a health answer as slow as the freeze.
 
-Run: .venv/bin/python bench/hostile_upload.py [--save]
+Run: .venv/bin/python -m bench.hostile_upload [--save]
 """
 from __future__ import annotations
 
 import statistics
-import sys
 import tempfile
 import threading
 import time
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.bombs import hash_bomb, repr_bomb, torch_zip  # noqa: E402
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, open_path, serve  # noqa: E402
-from bench.figures import Run  # noqa: E402
-from workbench.moons_trainer.checkpoints import CheckpointRefused, read_checkpoint  # noqa: E402
-from workbench.moons_trainer.settings import MoonsSettings  # noqa: E402
-from workbench.moons_trainer.training import TrainingSession  # noqa: E402
+from harness.bombs import hash_bomb, repr_bomb, torch_zip
+from harness.app import serve
+from harness.chromium import launch, open_path
+from harness.figures import Run, parser
+from workbench.moons_trainer.checkpoints import CheckpointRefused, read_checkpoint
+from workbench.moons_trainer.settings import MoonsSettings
+from workbench.moons_trainer.training import TrainingSession
 
 REFUSED = "text=/Not a readable .pt file|beyond this page's limits|more than plain tensors/"
 QUIET_SECONDS = 5.0
@@ -100,12 +98,13 @@ class HealthPoller:
 
 def main() -> None:
     run = Run("hostile_upload", "Hostile uploads refused on a live server")
+    parser(__doc__).parse_args()
     from playwright.sync_api import sync_playwright
 
     files = bombs()
     rows: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory() as folder, serve() as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(p)
         with HealthPoller(base) as quiet:
             time.sleep(QUIET_SECONDS)
         rows.append((f"nothing uploaded, {QUIET_SECONDS:.0f} s", quiet.summary()))

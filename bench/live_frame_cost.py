@@ -1,8 +1,8 @@
 """What one live frame costs the browser: Chromium's CPU per frame drawn, by process and thread.
 
-    .venv/bin/python bench/live_frame_cost.py          # 1 tab
-    .venv/bin/python bench/live_frame_cost.py 3        # 3 tabs, each its own learner
-    .venv/bin/python bench/live_frame_cost.py --save   # docs/figures/live_frame_cost.json (_3 for 3 tabs)
+    .venv/bin/python -m bench.live_frame_cost          # 1 tab
+    .venv/bin/python -m bench.live_frame_cost 3        # 3 tabs, each its own learner
+    .venv/bin/python -m bench.live_frame_cost --save   # docs/figures/live_frame_cost.json (_3 for 3 tabs)
 
 Each tab opens the moons trainer on a run long enough not to end (2,000 epochs), presses Play,
 waits until its view draws frames, and then, over SECONDS of steady playing, this script reads
@@ -22,19 +22,16 @@ from __future__ import annotations
 import argparse
 import collections
 import os
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from playwright.sync_api import sync_playwright
 
-from playwright.sync_api import sync_playwright  # noqa: E402
-
-from bench.live_frames import processes  # noqa: E402
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, SETTLED, serve  # noqa: E402
-from bench.figures import Run  # noqa: E402
-from bench.live_view import LIVE_VIEW  # noqa: E402
+from bench.live_frames import processes
+from harness.app import serve
+from harness.chromium import SETTLED, launch
+from harness.figures import Run
+from harness.live_view import LIVE_VIEW
 
 SECONDS = 10
 RUN = "/moons_trainer?epochs=2000&speed=max"     # the lesson preset, long enough to play throughout
@@ -74,7 +71,7 @@ def thread_cpu() -> collections.Counter:
 
 def measure(tabs: int) -> list[tuple[str, str]]:
     with serve() as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(playwright)
         pages = []
         for _ in range(tabs):
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()

@@ -1,8 +1,8 @@
 """Live training as a learner sees it: a real server, headless Chromium, the lesson preset.
 
-    .venv/bin/python bench/live_frames.py            # 1 learner, then 3 at once; both placements
-    .venv/bin/python bench/live_frames.py 3 --placement split --repeats 3
-    .venv/bin/python bench/live_frames.py 1 --placement shared --network    # the network view open
+    .venv/bin/python -m bench.live_frames            # 1 learner, then 3 at once; both placements
+    .venv/bin/python -m bench.live_frames 3 --placement split --repeats 3
+    .venv/bin/python -m bench.live_frames 1 --placement shared --network    # the network view open
 
 For 1 learner and for 3 learners pressing Play at once, prints:
 
@@ -61,19 +61,16 @@ import base64
 import dataclasses
 import os
 import statistics
-import sys
 import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import sync_playwright
 
-from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
-
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
-from bench.live_view import LIVE_VIEW  # noqa: E402
+from harness.app import serve
+from harness.chromium import launch
+from harness.live_view import LIVE_VIEW
 
 TARGETS = {"frames/s": (">=", 10), "KB/frame": ("<=", 10), "pause ms": ("<=", 300),
            "round trip ms": ("<", 50), "browser / training": ("<=", 1.5)}
@@ -428,7 +425,7 @@ def run(counts: tuple[int, ...], placement: str, repeats: int, network: bool = F
             os.sched_setaffinity(0, ALL_CORES - SERVER_CORES)    # Chromium and its driver inherit it
         try:
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                browser = launch(playwright)
                 for count in counts:
                     measure(browser, url, count, split, repeats, network)
                 browser.close()

@@ -14,7 +14,7 @@ health endpoint's latency sampled every 0.25 s, errors, every learner's training
 the server's memory before, at peak and some time after the sessions closed. A fresh server is
 started for each level of --sessions.
 
-Run: .venv/bin/python bench/load.py [--sessions 10 30] [--train-seconds 30] [--after 60]
+Run: .venv/bin/python -m bench.load [--sessions 10 30] [--train-seconds 30] [--after 60]
      [--ramp 0 --link "/moons_trainer?epochs=2"]   (the whole class opens one link at once)
      [--save]   (docs/figures/load.json; with --link, load_link.json)
 """
@@ -25,29 +25,25 @@ import argparse
 import asyncio
 import random
 import re
-import sys
 import time
 import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.figures import Run  # noqa: E402
-from st_client import (  # noqa: E402
+from app_pages.navigation import HOME, LESSONS_PAGE
+from harness.app import Server
+from harness.figures import Run
+from harness.st_client import (
     MemorySampler,
-    follow_frames,
     RunResult,
-    Server,
     Session,
+    follow_frames,
     mib,
     number_state,
     percentile,
     rss_bytes,
     string_state,
 )
+from workbench.tools import TOOLS
 
 # Lesson links of the guided lessons and README examples: (page, query).
 LINKS = (
@@ -212,7 +208,7 @@ async def health_sampler(url: str, latencies: list[float], failures: list[str], 
 async def warm_up(url: str) -> float:
     """Open every page once, so imports and caches do not count as load."""
     started = time.perf_counter()
-    for page in ("", "tensor_inspector", "autograd_graph", "moons_trainer", "batch_iterator", "lessons"):
+    for page in (HOME.url_path, *(tool.url_path for tool in TOOLS), LESSONS_PAGE.url_path):
         async with Session(url, page) as session:
             await session.open()
     return time.perf_counter() - started

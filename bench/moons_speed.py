@@ -1,6 +1,6 @@
 """How fast the moons trainer trains, against a bare PyTorch loop measured in the same run.
 
-    OMP_NUM_THREADS=1 .venv/bin/python bench/moons_speed.py [--save]
+    OMP_NUM_THREADS=1 .venv/bin/python -m bench.moons_speed [--save]
 
 1. The lesson's assignment preset trained by the page's own code (`TrainingSession.run_to_end`,
    which also evaluates train and val every epoch for the live curves) and by a bare
@@ -22,17 +22,13 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import statistics  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
 torch.set_num_threads(1)
 
-from bench.figures import Run  # noqa: E402
+from harness.figures import Run, parser  # noqa: E402
 from workbench.batch_iterator.cost import per_sample_loader, whole_batch_loader  # noqa: E402
 from workbench.moons_trainer.model import build_model, build_optimizer  # noqa: E402
 from workbench.moons_trainer.settings import PRESET  # noqa: E402
@@ -130,6 +126,7 @@ def frame_cost() -> tuple[float, float, int]:
 
 def main() -> None:
     run = Run("moons_speed", "The moons trainer's training against a bare PyTorch loop")
+    parser(__doc__).parse_args()
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, preset {PRESET.architecture}, "
           f"n={PRESET.n}, batch {PRESET.batch}, {PRESET.epochs} epochs")
     page_training(), bare_training()              # warm up

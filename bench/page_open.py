@@ -8,24 +8,21 @@ and times, inside the page, from the navigation's start to two animation frames:
 - the first screen: the page's main control (and, for the batch iterator, its index grid) is
   shown and no loading skeleton lies inside the window, so the learner can read and press it;
 - the whole page drawn: the script run is over, no element anywhere is a loading skeleton, and
-  every Plotly chart has fitted its drawing to its box (bench/browser.py's `wait_drawn`).
+  every Plotly chart has fitted its drawing to its box (harness/chromium.py's `wait_drawn`).
 
 Nothing is reused from an earlier tab but the browser's HTTP cache of Streamlit's own code, as
 for a learner who has opened the app before.
 
-Run: .venv/bin/python bench/page_open.py [--opens 5] [--save]
+Run: .venv/bin/python -m bench.page_open [--opens 5] [--save]
 """
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.browser import _DRAWN_JS, CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
-from bench.figures import Run  # noqa: E402
+from harness.app import serve
+from harness.chromium import DRAWN_JS, launch
+from harness.figures import Run
 
 LEARNER, PRESENTER = (1400, 1000), (1280, 720)
 _BATCH_FIRST = ".st-key-batch_iterator_main table, .st-key-bi_next button"
@@ -50,7 +47,7 @@ _TIMES_JS = f"""(wanted) => {{
   const now = performance.now();
   if (window.__firstAt === undefined && wanted.split(', ').every(shown) && !skeletonInView())
     window.__firstAt = now;
-  if (window.__drawnAt === undefined && ({_DRAWN_JS})()) window.__drawnAt = now;
+  if (window.__drawnAt === undefined && ({DRAWN_JS})()) window.__drawnAt = now;
   return window.__firstAt !== undefined && window.__drawnAt !== undefined
       && [window.__firstAt, window.__drawnAt];
 }}"""
@@ -83,7 +80,7 @@ def main() -> None:
 
     rows: list[tuple[str, str]] = []
     with serve() as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(p)
         for name, (path, size, first) in PAGES.items():
             if args.only not in name:
                 continue

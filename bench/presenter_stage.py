@@ -2,28 +2,23 @@
 whether it and its driving control lie inside the first screen, and its text size against the
 normal view at the same window size.
 
-    .venv/bin/python bench/presenter_stage.py              # 1280x720 and 1366x768
-    .venv/bin/python bench/presenter_stage.py 1920x1080
-    .venv/bin/python bench/presenter_stage.py --save       # docs/figures/presenter_stage.json
+    .venv/bin/python -m bench.presenter_stage              # 1280x720 and 1366x768
+    .venv/bin/python -m bench.presenter_stage 1920x1080
+    .venv/bin/python -m bench.presenter_stage --save       # docs/figures/presenter_stage.json
 
 Boxes are (x, y, width, height) in CSS px with the page scrolled to the top; "text px" is the
-median on-screen font size of the figure's text (bench/stage.py: SVG scaling included, and
+median on-screen font size of the figure's text (harness/stage.py: SVG scaling included, and
 the canvas's own font size for the moons trainer's live view). Not a timed test: the same
 checks, with thresholds, are the tests/e2e/test_presenter_*.py tests.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from playwright.sync_api import sync_playwright  # noqa: E402
-
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
-from bench.figures import Run  # noqa: E402
-from bench.stage import PROJECTORS, box, clipped_texts, first_screen, text_px  # noqa: E402
+from harness.app import serve
+from harness.chromium import launch
+from harness.figures import Run, parser
+from harness.stage import PROJECTORS, box, clipped_texts, first_screen, text_px
 
 FIRST_DRAW_MS = 120_000
 # page, link, the key figure, the element whose text is measured, the driving control
@@ -61,10 +56,14 @@ def measure(browser, url: str, link: str, size, present: bool, figure: str, text
 def main() -> None:
     run = Run("presenter_stage", "Presenter mode's first screen in headless Chromium: per page, the key "
               "figure's box, whether it and its control are on the first screen, its text size")
+    options = parser(__doc__)
+    options.add_argument("sizes", nargs="*", metavar="WIDTHxHEIGHT",
+                         help="screens to check (default: the projectors, 1280x720 and 1366x768)")
+    chosen = options.parse_args().sizes
     rows = []
-    sizes = [tuple(int(n) for n in a.split("x")) for a in sys.argv[1:]] or list(PROJECTORS)
+    sizes = [tuple(int(n) for n in a.split("x")) for a in chosen] or list(PROJECTORS)
     with serve() as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(playwright)
         for size in sizes:
             print(f"\n{size[0]}x{size[1]}, present=1 (text px: presenter / normal at the same size)")
             for name, link, figure, text, control in PAGES:

@@ -5,7 +5,7 @@ its undo, alternately, so every rerun really changes something) and the median i
 whole measurement runs against a server with Streamlit's default post-script garbage collection
 and, to show what that costs, against one started with `--runner.postScriptGC false`.
 
-Run: .venv/bin/python bench/rerun.py [--repeats 15] [--gc both|on|off] [--pages moons_trainer] [--save]
+Run: .venv/bin/python -m bench.rerun [--repeats 15] [--gc both|on|off] [--pages moons_trainer] [--save]
 """
 
 from __future__ import annotations
@@ -13,16 +13,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.figures import Run  # noqa: E402
-
-from st_client import RunResult, Server, Session, number_state, string_state  # noqa: E402
+from app_pages.navigation import HOME, LESSONS_PAGE
+from harness.app import Server
+from harness.figures import Run
+from harness.st_client import RunResult, Session, number_state, string_state
+from workbench.tools import AUTOGRAD_GRAPH, BATCH_ITERATOR, MOONS_TRAINER, TENSOR_INSPECTOR, TOOLS
 
 Action = Callable[[Session, int], Awaitable[RunResult]]
 
@@ -66,13 +63,15 @@ W_SQUARED = (
 )
 CASES: dict[str, tuple[str, str, Action]] = {
     # page: (query, what is changed, the change)
-    "": ("", "knowledge-check answer (radio)", _choose("kc_home_device_mismatch_choice")),
-    "tensor_inspector": ("shape=2,3,4", "dtype selectbox", _choose("ti_dtype")),
-    "autograd_graph": (W_SQUARED, "Next node / back button", _autograd_step),
-    "moons_trainer": ("", "learning rate number_input", _number("mt_lr", (0.01, 0.003))),
-    "batch_iterator": ("n=20&batch=6", "Next / Back batch button", _step("bi_next", "bi_prev")),
-    "lessons": ("lesson=tensors", "Next / Back step button", _step("lesson_next", "lesson_back")),
+    HOME.url_path: ("", "knowledge-check answer (radio)", _choose("kc_home_device_mismatch_choice")),
+    TENSOR_INSPECTOR.url_path: ("shape=2,3,4", "dtype selectbox", _choose("ti_dtype")),
+    AUTOGRAD_GRAPH.url_path: (W_SQUARED, "Next node / back button", _autograd_step),
+    MOONS_TRAINER.url_path: ("", "learning rate number_input", _number("mt_lr", (0.01, 0.003))),
+    BATCH_ITERATOR.url_path: ("n=20&batch=6", "Next / Back batch button", _step("bi_next", "bi_prev")),
+    LESSONS_PAGE.url_path: ("lesson=tensors", "Next / Back step button", _step("lesson_next", "lesson_back")),
 }
+# Every page but the class has its typical change (the class page needs a class to change).
+assert {tool.url_path for tool in TOOLS} <= set(CASES), "a tool without a case in bench/rerun.py"
 
 
 async def measure(url: str, page: str, repeats: int) -> tuple[list[float], list[str]]:

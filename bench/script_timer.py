@@ -10,7 +10,7 @@ line to the file: when it started and ended (`time.monotonic()`, the same clock 
 process on Linux, so the benchmark can tell which runs its click started), its wall time and
 the CPU time of the script's thread (the wall time less any wait for the cores or the GIL).
 
-`bench/click_to_paint.py` starts the server this way (`bench.browser.serve(launcher=...)`).
+`python -m bench.click_to_paint` starts the server this way (`harness.app.serve(launcher=...)`).
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def read_runs(path: Path, since: float, until: float) -> list[dict]:
 def main() -> int:
     target = os.environ.get(RUNS_FILE_VARIABLE)
     if not target or len(sys.argv) < 2:
-        # `make bench-all` runs every script in bench/ without arguments: say what this is.
+        # `make bench-all` runs every module in bench/ without arguments: say what this is.
         print(__doc__)
         return 0
     record_runs(Path(target))

@@ -3,25 +3,23 @@
 For each case: the bare loop builds x and applies the chain with plain tensor calls (what a
 learner's script does); the inspector parses the chain, runs it on `meta`, then on real values
 and origin ids, collects the facts and lays out the pictures. Both are timed in this run and the
-ratio printed. Run: .venv/bin/python bench/tensor_inspector.py [--save]
+ratio printed. Run: .venv/bin/python -m bench.tensor_inspector [--save]
 """
 from __future__ import annotations
 
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import torch  # noqa: E402
+import torch
 
-from bench.figures import Run  # noqa: E402
-from workbench.tensor_inspector.layout import layout_picture  # noqa: E402
-from workbench.tensor_inspector.report import inspect  # noqa: E402
-from workbench.tensor_inspector.settings import TensorSettings  # noqa: E402
+from harness.figures import Run, parser
+from workbench.tensor_inspector.layout import layout_picture
+from workbench.tensor_inspector.report import inspect
+from workbench.tensor_inspector.settings import TensorSettings
 
 torch.set_num_threads(1)
 
@@ -55,6 +53,7 @@ def inspector(settings: TensorSettings) -> None:
 
 def main() -> None:
     run = Run("tensor_inspector", "The Tensor inspector against the bare PyTorch ops it describes")
+    parser(__doc__).parse_args()
     rows = []
     print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
     print(f"{'case':48} {'bare ms':>9} {'inspector ms':>13} {'ratio':>7}")

@@ -2,24 +2,22 @@
 
 Prints microseconds per step for 1 and 2 threads, with the other cores idle and with one core
 kept busy by a second process (another learner's work), and the ratio 2-thread / 1-thread.
-Run: .venv/bin/python bench/threads.py [--save]   (--save: docs/figures/threads.json, bench/figures.py)
+Run: .venv/bin/python -m bench.threads [--save]   (--save: docs/figures/threads.json, harness/figures.py)
 """
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "2")  # allow 2 so set_num_threads(2) is honoured
 
-import torch  # noqa: E402
+import torch  # noqa: E402  (after OMP_NUM_THREADS, which torch reads on import)
 from torch import nn  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.figures import Run  # noqa: E402
+from harness.figures import Run, parser  # noqa: E402
+from harness.verdicts import threads_verdict  # noqa: E402
 
 
 def _spin(stop: mp.Event) -> None:
@@ -49,6 +47,7 @@ def step_time_us(threads: int, steps: int = 400, repeats: int = 5) -> float:
 
 def main() -> None:
     run = Run("threads", "One vs two intra-op threads for a small MLP's training step")
+    parser(__doc__).parse_args()
     rows, ratios = [], {}
     print(f"torch {torch.__version__}, {os.cpu_count()} cores; MLP 2-64-32-1, batch 64, AdamW step")
     for label, busy in (("other cores idle", False), ("one core busy", True)):
@@ -68,19 +67,9 @@ def main() -> None:
                      f"1 thread {one:.0f} µs, 2 threads {two:.0f} µs (2 threads take {two / one:.2f}x "
                      "as long)"))
         ratios[busy] = two / one
-    rows.append(("what it means for a shared server", verdict(ratios[False], ratios[True])))
+    rows.append(("what it means for a shared server", threads_verdict(ratios[False], ratios[True])))
     print(rows[-1][1])
     run.save(rows)
-
-
-def verdict(idle: float, busy: float) -> str:
-    """The setting these two ratios (2-thread time / 1-thread time) argue for, from the ratios."""
-    alone = (f"a second thread saves {1 - idle:.0%} of a step while the other core is idle" if idle < 1
-             else f"a second thread makes a step {idle:.2f}x as long even with the other core idle")
-    if busy > 1:
-        return (f"one thread per step (the app's setting): {alone}, but costs {busy:.1f}x as soon "
-                "as another learner keeps the other core busy, which on a class's server is always")
-    return f"two threads would pay: {alone}, and still {1 - busy:.0%} with the other core busy"
 
 
 if __name__ == "__main__":

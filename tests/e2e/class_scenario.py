@@ -24,8 +24,8 @@ from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
-from bench.browser import open_path
-from bench.live_view import wait_live
+from harness.chromium import open_path
+from harness.live_view import wait_live
 from tests.e2e.clean import assert_clean
 from workbench.classroom.codes import CODE_ALPHABET, CODE_LENGTH
 from workbench.classroom.store import ClassStore

@@ -14,7 +14,7 @@ import contextlib
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from components.guard import GUARD_KEY
-from bench.browser import wait_settled
+from harness.chromium import wait_settled
 from tests.e2e.waiting import WAIT_MS
 from workbench.common.errors import UNEXPECTED_TITLE
 

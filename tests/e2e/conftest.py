@@ -1,8 +1,8 @@
 """A real `streamlit run` on 127.0.0.1 and headless Debian Chromium driven by Playwright.
 
 The server is started once per test session on a free port and stopped at the end; each test
-gets a fresh browser page (a fresh Streamlit session). Starting the server and waiting for a page
-live in bench/browser.py, which the benchmarks share.
+gets a fresh browser page (a fresh Streamlit session). Starting the server and the browser, and
+waiting for a page, live in harness/app.py and harness/chromium.py, which the benchmarks share.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from bench import browser as _browser
-from bench.browser import CHROMIUM, CHROMIUM_ARGS
+from harness import app as _app
+from harness.chromium import CHROMIUM, launch
 from tests.e2e.waiting import WAIT_MS
 
 # An `expect` waits for content as long as the tests' own waits do: Playwright's 5 s default is
@@ -29,9 +29,9 @@ PLANTED = os.environ.get("E2E_PLANT", "") not in ("", "0")
 
 @contextlib.contextmanager
 def serve(*, planted: bool = PLANTED, env: dict[str, str] | None = None) -> Iterator[str]:
-    """bench/browser.py's `serve`; `planted`: every page breaks after drawing (tests/e2e/planted.py);
+    """harness/app.py's `serve`; `planted`: every page breaks after drawing (tests/e2e/planted.py);
     `env`: the server's own variables (a class database's URL)."""
-    with _browser.serve(launcher="tests.e2e.planted" if planted else "streamlit", env=env) as base:
+    with _app.serve(launcher="tests.e2e.planted" if planted else "streamlit", env=env) as base:
         yield base
 
 
@@ -48,7 +48,7 @@ def browser():
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium")
     with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        launched = launch(p)
         yield launched
         launched.close()
 

@@ -14,9 +14,9 @@ import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from bench.browser import open_path
-from bench.live_view import wait_live
-from bench.stage import wait_drawn
+from harness.chromium import open_path
+from harness.live_view import wait_live
+from harness.stage import wait_drawn
 from components.accessible_theme import NAV_LIST, THEME_ATTRIBUTE
 from tests.e2e.clean import assert_clean
 from tests.e2e.waiting import WAIT_MS

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
 from tests.e2e.waiting import wait_still
-from bench.browser import open_path, wait_settled
+from harness.chromium import open_path, wait_settled
 from workbench.autograd_graph.graph import format_tensor
 
 pytestmark = pytest.mark.e2e

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 from tests.e2e.clean import assert_clean
 from tests.e2e.script_runs import collect_sockets, run_finished
 from tests.e2e.waiting import WAIT_MS
-from bench.browser import open_path, wait_settled
+from harness.chromium import open_path, wait_settled
 from workbench.batch_iterator.codegen import record_line
 from workbench.batch_iterator.runs import run_loader
 from workbench.batch_iterator.settings import TABLE as LINK_SCHEMA

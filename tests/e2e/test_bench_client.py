@@ -1,4 +1,4 @@
-"""The benchmarks' Streamlit protocol client (bench/st_client.py) against a real server: if
+"""The benchmarks' Streamlit protocol client (harness/st_client.py) against a real server: if
 Streamlit's protocol or the app's pages change under it, this fails before a benchmark quietly
 measures nothing."""
 from __future__ import annotations
@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-from st_client import Server, Session, follow_frames, number_state  # noqa: E402
+from harness.app import Server
+from harness.st_client import Session, follow_frames, number_state
 
 pytestmark = pytest.mark.e2e
 EPOCH = re.compile(r"Epoch (\d+) / ")
@@ -56,12 +55,12 @@ def test_the_bench_client_opens_a_page_trains_and_follows_the_frames():
 
 
 def test_the_class_benchmark_runs_a_small_class_end_to_end():
-    """bench/class.py with three learners on SQLite: every answer counted by the board, every
+    """`python -m bench.class` with three learners on SQLite: every answer counted by the board, every
     follower arrived at both sends, every learner's run posted, no error."""
     import subprocess
 
     root = Path(__file__).resolve().parents[2]
-    done = subprocess.run([sys.executable, "bench/class.py", "--learners", "3", "--databases",
+    done = subprocess.run([sys.executable, "-m", "bench.class", "--learners", "3", "--databases",
                            "sqlite", "--follow-seconds", "2", "--after", "0"], cwd=root,
                           capture_output=True, text=True, timeout=280)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -5,7 +5,7 @@ from playwright.sync_api import expect
 
 from app_pages.navigation import HOME
 from tests.e2e.clean import assert_clean
-from bench.browser import open_path
+from harness.chromium import open_path
 from tests.e2e.waiting import WAIT_MS
 
 pytestmark = pytest.mark.e2e

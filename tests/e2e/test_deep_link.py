@@ -3,7 +3,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app_pages.navigation import HOME, all_pages
-from bench.browser import wait_settled
+from harness.chromium import wait_settled
 from tests.e2e.conftest import serve
 
 pytestmark = pytest.mark.e2e

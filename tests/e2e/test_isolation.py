@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import expect
 
-from bench.browser import open_path, wait_settled
+from harness.chromium import open_path, wait_settled
 
 pytestmark = pytest.mark.e2e
 

@@ -13,9 +13,9 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from bench.browser import open_path
-from bench.live_view import wait_live
-from bench.stage import wait_drawn
+from harness.chromium import open_path
+from harness.live_view import wait_live
+from harness.stage import wait_drawn
 from components.accessible_theme import THEME_ATTRIBUTE
 from components.keyboard import RING_ATTRIBUTE, SKIP_LINK_ID, SKIP_LINK_TEXT
 from tests.e2e.clean import assert_clean

@@ -12,8 +12,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
-from bench.browser import open_path, wait_settled
-from bench.live_view import wait_live
+from harness.chromium import open_path, wait_settled
+from harness.live_view import wait_live
 
 pytestmark = pytest.mark.e2e
 WAIT = 60_000

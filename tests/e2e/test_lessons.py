@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from bench.browser import open_path, wait_settled
+from harness.chromium import open_path, wait_settled
 from workbench.lessons.catalog import LESSONS, next_lesson
 
 pytestmark = pytest.mark.e2e

@@ -13,8 +13,8 @@ import torch
 from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
-from bench.browser import open_path, wait_drawn, wait_settled
-from bench.live_view import LIVE_VIEW, VIEW_OBJECT, live, wait_live, wait_styled
+from harness.chromium import open_path, wait_drawn, wait_settled
+from harness.live_view import LIVE_VIEW, VIEW_OBJECT, live, wait_live, wait_styled
 from tests.e2e.waiting import WAIT_MS, assert_unchanged, let_pass, wait_still
 from workbench.moons_trainer.checkpoints import state_dict_safetensors
 from workbench.moons_trainer.settings import PRESET

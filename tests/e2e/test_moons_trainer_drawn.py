@@ -9,8 +9,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from bench.browser import open_path, wait_settled
-from bench.live_view import VIEW_OBJECT, wait_live
+from harness.chromium import open_path, wait_settled
+from harness.live_view import VIEW_OBJECT, wait_live
 from tests.e2e.clean import assert_clean
 from tests.e2e.waiting import WAIT_MS, wait_still
 from tests.unit.moons_trainer.test_data_drawn import CLASS0, CLASS1

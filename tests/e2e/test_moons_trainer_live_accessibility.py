@@ -12,8 +12,8 @@ import pytest
 import torch
 from playwright.sync_api import expect
 
-from bench.browser import open_path, wait_drawn, wait_settled
-from bench.live_view import VIEW_OBJECT, live, wait_live
+from harness.chromium import open_path, wait_drawn, wait_settled
+from harness.live_view import VIEW_OBJECT, live, wait_live
 from tests.e2e.clean import assert_clean
 from workbench.moons_trainer.settings import PRESET
 from workbench.moons_trainer.training import TrainingSession

@@ -8,8 +8,8 @@ import dataclasses
 import pytest
 from playwright.sync_api import expect
 
-from bench.browser import open_path, wait_settled
-from bench.live_view import VIEW_OBJECT, wait_live
+from harness.chromium import open_path, wait_settled
+from harness.live_view import VIEW_OBJECT, wait_live
 from tests.e2e.clean import assert_clean
 from tests.e2e.waiting import WAIT_MS
 from workbench.moons_trainer.settings import PRESET

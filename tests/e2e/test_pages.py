@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from app_pages.navigation import HOME, TOOLS, all_pages
 from tests.e2e.clean import assert_clean
-from bench.browser import open_path
+from harness.chromium import open_path
 
 pytestmark = pytest.mark.e2e
 

@@ -15,8 +15,8 @@ import pytest
 import torch
 from playwright.sync_api import expect
 
-from bench.browser import open_path, wait_settled
 from app_pages.navigation import LESSONS_PAGE
+from harness.chromium import open_path, wait_settled
 from tests.markdown_payloads import HOST, PAYLOADS, SESSION_EXPIRED, TRACKING_PIXEL
 from workbench.lessons.settings import TABLE as LESSONS_TABLE
 from workbench.tools import TOOLS

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from app_pages.navigation import all_pages
 from tests.e2e.clean import GUARD_PANEL, assert_clean
-from bench.browser import open_path
+from harness.chromium import open_path
 from tests.e2e.conftest import serve
 
 pytestmark = pytest.mark.e2e

@@ -10,8 +10,8 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Page, expect
 
-from bench.browser import wait_drawn, wait_settled
-from bench.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
+from harness.chromium import wait_drawn, wait_settled
+from harness.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
 from tests.e2e.waiting import WAIT_MS
 from workbench.autograd_graph.presets import PRESETS_BY_KEY
 

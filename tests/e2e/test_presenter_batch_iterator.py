@@ -8,8 +8,8 @@ from playwright.sync_api import Locator, Page, expect
 
 from app_pages.batch_iterator.grid import GRID_CLASS
 from app_pages.batch_iterator.stepper import GRID_STAGE_KEY, STAGE_INDICES
-from bench.browser import wait_drawn, wait_settled
-from bench.stage import (
+from harness.chromium import wait_drawn, wait_settled
+from harness.stage import (
     SCREENS,
     PROJECTORS,
     assert_on_first_screen,

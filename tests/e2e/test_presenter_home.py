@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app_pages.navigation import HOME, TOOLS
-from bench.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, open_sidebar
+from harness.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, open_sidebar
 from tests.e2e.waiting import WAIT_MS
 
 pytestmark = pytest.mark.e2e

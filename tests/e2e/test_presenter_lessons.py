@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from bench.browser import wait_drawn, wait_settled
-from bench.stage import (
+from harness.chromium import wait_drawn, wait_settled
+from harness.stage import (
     SCREENS,
     PROJECTORS,
     assert_on_first_screen,

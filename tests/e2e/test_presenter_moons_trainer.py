@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from bench.browser import wait_drawn, wait_settled
-from bench.live_view import wait_live, wait_styled
-from bench.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
+from harness.chromium import wait_drawn, wait_settled
+from harness.live_view import wait_live, wait_styled
+from harness.stage import SCREENS, PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, text_px
 from tests.e2e.waiting import WAIT_MS
 
 pytestmark = pytest.mark.e2e

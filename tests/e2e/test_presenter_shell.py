@@ -5,8 +5,8 @@ import pytest
 from playwright.sync_api import expect
 
 from app_pages.navigation import all_pages
-from bench.browser import open_path, wait_drawn
-from bench.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, open_sidebar
+from harness.chromium import open_path, wait_drawn
+from harness.stage import PROJECTORS, assert_on_first_screen, clipped_texts, first_screen, open_sidebar
 from tests.e2e.waiting import WAIT_MS
 
 pytestmark = pytest.mark.e2e

@@ -1,29 +1,21 @@
 """Two replicas behind deploy/nginx/nginx.conf, driven through the proxy in Chromium.
 
 Two `streamlit run` servers on free loopback ports, and Debian's nginx in front of them with
-the repository's own nginx.conf (copied unchanged into a temporary prefix; only its two
-includes, replicas.conf and listen.conf, are written here). The checks: pages draw through the
-proxy, a checkpoint upload is accepted and a training run streams its progress over the
-proxied websocket, each learner's requests all reach one replica (the route cookie), two
+the repository's own nginx.conf (harness/nginx.py starts and stops it). The checks: pages draw
+through the proxy, a checkpoint upload is accepted and a training run streams its progress over
+the proxied websocket, each learner's requests all reach one replica (the route cookie), two
 learners with different cookies use both replicas, static files arrive gzipped by nginx, and a
 burst of frame requests or uploads past nginx's limits is refused by nginx with 429.
 """
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import gzip
-import json
-import os
 import re
-import shutil
-import subprocess
-import time
 import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -33,90 +25,27 @@ from playwright.sync_api import expect
 
 from app_pages.navigation import HOME, TOOLS
 from tests.e2e.clean import assert_clean
-from bench.browser import ROOT, free_port, open_path, stop
+from harness.chromium import open_path
 from tests.e2e.class_scenario import teach_a_class
 from tests.e2e.conftest import serve
-from bench.postgres import throwaway_postgres
+from harness.nginx import MISSING, NGINX, Proxy, nginx
+from harness.postgres import throwaway_postgres
 from workbench.classroom.store import URL_SETTING, ClassStore
-from bench.live_view import LIVE_VIEW
+from harness.live_view import LIVE_VIEW
 from workbench.moons_trainer.checkpoints import state_dict_safetensors
 from workbench.moons_trainer.model import build_model
 from workbench.moons_trainer.settings import PRESET
 
 pytestmark = pytest.mark.e2e
 
-NGINX = os.environ.get("NGINX", "/usr/sbin/nginx")
-CONF = ROOT / "deploy" / "nginx" / "nginx.conf"
 COOKIE = "wb_route"
 EPOCHS = 500                         # long enough that the run is still going when we look
-
-
-@dataclass
-class Proxy:
-    url: str
-    replicas: list[str]              # "127.0.0.1:PORT", as nginx writes $upstream_addr
-    access_log: Path
-
-    def entries(self) -> list[dict[str, str]]:
-        if not self.access_log.exists():
-            return []
-        lines = self.access_log.read_text().splitlines()
-        return [json.loads(line) for line in lines if line.endswith("}")]
-
-    def wait_for(self, found: Callable[[list[dict[str, str]]], bool], what: str,
-                 timeout: float = 60) -> list[dict[str, str]]:
-        """The access log once `found` holds (nginx writes a line when a request ends)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            entries = self.entries()
-            if found(entries):
-                return entries
-            if time.monotonic() > deadline:
-                raise AssertionError(f"not in nginx's access log after {timeout}s: {what}\n"
-                                     + "\n".join(map(str, entries[-20:])))
-            time.sleep(0.1)
 
 
 def _get(url: str, cookie: str | None = None, **headers: str):
     if cookie is not None:
         headers["Cookie"] = f"{COOKIE}={cookie}"
     return urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30)
-
-
-@contextlib.contextmanager
-def _nginx(prefix: Path, replicas: list[str]) -> Iterator[Proxy]:
-    shutil.copy(CONF, prefix / "nginx.conf")
-    # max_fails=0: a replica slow to answer on a busy machine is never marked down, which
-    # would send its learners to the other one and make the routing below nondeterministic.
-    (prefix / "replicas.conf").write_text("".join(f"server {r} max_fails=0;\n" for r in replicas))
-    port = free_port()
-    access_log = prefix / "access.log"
-    (prefix / "listen.conf").write_text(f"listen 127.0.0.1:{port};\naccess_log {access_log} workbench;\n")
-    command = [NGINX, "-p", f"{prefix}/", "-c", str(prefix / "nginx.conf"), "-e", "stderr"]
-    if os.geteuid() == 0:
-        # As root, nginx's workers would run as `nobody`, who cannot enter pytest's private
-        # temporary directory to buffer a request body. In compose the image's `nginx` user owns
-        # the prefix; here the workers simply stay the test's own user.
-        command += ["-g", "user root;"]
-    with open(prefix / "nginx.stderr", "wb") as stderr:
-        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr,
-                                  start_new_session=True)
-    proxy = Proxy(f"http://127.0.0.1:{port}", replicas, access_log)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if server.poll() is not None:
-                raise RuntimeError(f"nginx exited with {server.returncode}: "
-                                   + (prefix / "nginx.stderr").read_text())
-            with contextlib.suppress(OSError):
-                if _get(proxy.url + "/nginx-health").read() == b"ok\n":
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("nginx did not answer within 30s")
-            time.sleep(0.1)
-        yield proxy
-    finally:
-        stop(server)                            # SIGTERM: nginx's fast shutdown
 
 
 @pytest.fixture(scope="module")
@@ -130,11 +59,11 @@ def class_database() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory, class_database) -> Iterator[Proxy]:
     if not Path(NGINX).exists():
-        pytest.fail(f"{NGINX} is missing: `make test` installs Debian's nginx")
+        pytest.fail(MISSING)
     database = {URL_SETTING: class_database}
     with serve(env=database) as first, serve(env=database) as second:
         replicas = [urlparse(base).netloc for base in (first, second)]
-        with _nginx(tmp_path_factory.mktemp("nginx"), replicas) as running:
+        with nginx(tmp_path_factory.mktemp("nginx"), replicas) as running:
             yield running
 
 

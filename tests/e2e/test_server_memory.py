@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.st_client import Session
-from bench.browser import ROOT, cap_address_space, free_port, stop, wait_healthy
+from harness.st_client import Session
+from harness.app import ROOT, cap_address_space, free_port, stop, wait_healthy
 
 # The whole module under one wall-clock limit: a server that hangs fails it, never the suite.
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
 from tests.e2e.script_runs import collect_sockets, run_finished
-from bench.browser import open_path, wait_settled
+from harness.chromium import open_path, wait_settled
 from tests.e2e.waiting import WAIT_MS
 
 pytestmark = pytest.mark.e2e

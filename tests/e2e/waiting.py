@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from bench.browser import WAIT_MS as WAIT_MS  # the tests' waits are the benchmarks' (re-exported)
+from harness.chromium import WAIT_MS as WAIT_MS  # the tests' waits are the benchmarks' (re-exported)
 
 T = TypeVar("T")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbench.autograd_graph.language import DEFAULT_LIMITS
+from workbench.autograd_graph.link_examples import program_example
 from workbench.autograd_graph.presets import DEFAULT_PRESET, Preset
 from workbench.common.links import BoolParam, ChoiceParam, IntParam, LinkSchema, TextParam, Widget
 
@@ -28,7 +29,7 @@ class AutogradSettings:
 
 
 TABLE: LinkSchema[AutogradSettings] = LinkSchema(AutogradSettings, [
-    TextParam("code", max_len=DEFAULT_LIMITS.max_source_chars, label="Program",
+    TextParam("code", max_len=DEFAULT_LIMITS.max_source_chars, examples=program_example, label="Program",
               help="A subset of Python and PyTorch (see *What you can write*). Press Ctrl+Enter or "
                    "click outside to run it.",
               widget=Widget(kind="text_area"),

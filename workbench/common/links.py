@@ -8,15 +8,20 @@ share panel and the parameter tables of docs/lesson-links.md (`workbench/common/
 
 Unlike Playground, every value is validated and clamped here: a link on a slide is untrusted
 input. A bad value never stops the page; it falls back to the default and the problem is
-reported in words.
+reported in words. Each kind of parameter also writes the raw values a fuzzer sends it
+(`Param.example`), so that both link fuzzers (tests/app/test_fuzz_links.py, bench/fuzz.py) try
+what each kind is likely to get wrong from one place.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
+
+from workbench.common.hostile_text import HOSTILE, random_text
 
 Settings = TypeVar("Settings")
 
@@ -69,6 +74,38 @@ class Param:
     def format(self, value: Any) -> str:
         return str(value)
 
+    def example(self, rng: random.Random) -> str:
+        """One raw value of `?<name>=` for a fuzzer, drawn with `rng` (a seeded `random.Random`,
+        or Hypothesis's `st.randoms()`, so that a failure reproduces): mostly one of this kind's
+        own (`typed_example`), otherwise text no table expects or random characters."""
+        pick = rng.random()
+        if pick < 0.2:
+            return rng.choice(HOSTILE)
+        if pick < 0.3:
+            return random_text(rng, 12)
+        return self.typed_example(rng)
+
+    def typed_example(self, rng: random.Random) -> str:
+        """A value of this kind: valid ones, the edges of its range and past them, the spellings
+        a person types. Each kind writes its own."""
+        return random_text(rng, 80)
+
+
+def number_example(rng: random.Random, lo: float, hi: float, whole: bool) -> str:
+    """A number for a range [lo, hi]: inside it, on and next to its edges, or far outside (the
+    int64 and float limits), written as a person or a program would."""
+    pick = rng.random()
+    if pick < 0.45:
+        value: float = rng.randint(int(lo), int(hi)) if whole else rng.uniform(lo, hi)
+    elif pick < 0.75:
+        step = 1 if whole else max((hi - lo) * 1e-6, 1e-12)
+        value = rng.choice((lo, hi, lo - step, hi + step, lo + step, hi - step, 0, -0.0))
+    else:
+        value = rng.choice((-1, -hi, hi * 10, hi * 1000, 2**31, 2**63, 2**64, -(2**63) - 1, 10**30))
+    if whole and rng.random() < 0.85:
+        return str(int(value))
+    return rng.choice((repr(float(value)), f"{value:g}", f"{value:.3e}"))
+
 
 class IntParam(Param):
     default_widget = "number"
@@ -87,6 +124,9 @@ class IntParam(Param):
 
     def values_text(self) -> str:
         return f"{self.lo} to {self.hi:,}" if self.hi != MAX_SEED else f"{self.lo} to 2**31-1"
+
+    def typed_example(self, rng: random.Random) -> str:
+        return number_example(rng, self.lo, self.hi, whole=True)
 
 
 class FloatParam(Param):
@@ -114,6 +154,9 @@ class FloatParam(Param):
     def values_text(self) -> str:
         return f"{self.lo:g} to {self.hi:g}"
 
+    def typed_example(self, rng: random.Random) -> str:
+        return number_example(rng, self.lo, self.hi, whole=False)
+
 
 class BoolParam(Param):
     default_widget = "toggle"
@@ -131,6 +174,10 @@ class BoolParam(Param):
 
     def format(self, value: Any) -> str:
         return "1" if value else "0"
+
+    def typed_example(self, rng: random.Random) -> str:
+        return rng.choice(("1", "0", "true", "false", "yes", "no", "on", "off", "TRUE", " 1 ", "2",
+                           "-1", ""))
 
 
 class ChoiceParam(Param):
@@ -154,6 +201,14 @@ class ChoiceParam(Param):
     def choice_label(self, choice: str) -> str:
         labels = self.widget.choice_labels or {}
         return labels.get(choice, choice)
+
+    def typed_example(self, rng: random.Random) -> str:
+        return _spelled(rng, rng.choice(self.choices))
+
+
+def _spelled(rng: random.Random, choice: str) -> str:
+    """A choice as typed: as written (most often), in another case, padded, or one letter too many."""
+    return rng.choice((choice, choice, choice, choice.upper(), choice.lower(), f" {choice} ", choice + "x"))
 
 
 class ChoiceSetParam(Param):
@@ -190,6 +245,11 @@ class ChoiceSetParam(Param):
     def values_text(self) -> str:
         return "one or more of " + ", ".join(f"`{c}`" for c in self.choices) + ", comma-separated"
 
+    def typed_example(self, rng: random.Random) -> str:
+        # None, some, or more than there are (so some repeat), each spelled as typed.
+        count = rng.randint(0, len(self.choices) + 1)
+        return ",".join(_spelled(rng, rng.choice(self.choices)) for _ in range(count))
+
     def choice_label(self, choice: str) -> str:
         labels = self.widget.choice_labels or {}
         return labels.get(choice, choice)
@@ -223,12 +283,34 @@ class IntListParam(Param):
         empty = ", or empty" if self.empty_ok else ""
         return f"up to {self.max_len} of {self.lo} to {self.hi:,}, comma-separated{empty}"
 
+    def typed_example(self, rng: random.Random) -> str:
+        if rng.random() < 0.75:     # none, some, or one number too many
+            return ",".join(str(self._number(rng)) for _ in range(rng.randint(0, self.max_len + 1)))
+        a, b = self._number(rng), self._number(rng)
+        return rng.choice((f"{a},,{b}", ",", f"{a}, {b}", f" {a} , {b} ", f"{a};{b}", f"({a},{b})",
+                           f"[{a},{b}]", f"{a}x{b}", f"{a}.0,{b}", f"{a},{b},", f",{a}", f"1e3,{b}",
+                           f"-0,{a}", f"{a},nan", "inf", "１,２", "١٢", f"{a},{b}" * 200,
+                           f"{a}," * 100 + f"{b}"))
+
+    def _number(self, rng: random.Random) -> int:
+        """Mostly a small number in range (64 at most: shapes and widths a page draws quickly),
+        else an edge, past one, or past int64."""
+        if rng.random() < 0.7:
+            return rng.randint(self.lo, max(self.lo, min(self.hi, 64)))
+        return rng.choice((self.lo, self.hi, self.lo - 1, self.hi + 1, -1, 0, 2**31, 2**63, 10**18))
+
 
 class TextParam(Param):
-    def __init__(self, name: str, max_len: int, field: str | None = None, help: str = "",
+    """Free text up to `max_len` characters. A text with a language of its own (an op chain, a
+    program) brings its own fuzzing `examples`, written beside the language: random characters
+    would almost never get past its parser."""
+
+    def __init__(self, name: str, max_len: int, field: str | None = None, help: str = "", *,
+                 examples: Callable[[random.Random], str] | None = None,
                  **presentation: Any) -> None:
         super().__init__(name, field, help, **presentation)
         self.max_len = max_len
+        self.examples = examples
 
     def parse(self, raw: str) -> str:
         if len(raw) > self.max_len:
@@ -237,6 +319,13 @@ class TextParam(Param):
 
     def values_text(self) -> str:
         return f"text, at most {self.max_len:,} characters"
+
+    def typed_example(self, rng: random.Random) -> str:
+        if self.examples is not None:
+            return self.examples(rng)
+        if rng.random() < 0.1:      # at the length cap and one past it
+            return "x" * rng.choice((self.max_len, self.max_len + 1))
+        return random_text(rng, 80)
 
 
 class PointsParam(Param):
@@ -319,6 +408,27 @@ class PointsParam(Param):
         widest = self.snap(-(self.bound - self.step))      # -2.95 for a bound of 3, step 0.05
         half = self.max_points // 2
         return self.format([(widest, widest, 0)] * half + [(widest, widest, 1)] * (self.max_points - half))
+
+    def typed_example(self, rng: random.Random) -> str:
+        """Drawn points: on and off the plane and its grid, few (too few to train: the drawing
+        alone) and many (up to past the cap), classes unknown or repeated, pieces missing; now
+        and then the longest value the page writes."""
+        if rng.random() < 0.05:
+            return self.longest()
+        bound = self.bound
+
+        def coordinate() -> str:
+            if rng.random() < 0.97:
+                return f"{rng.uniform(-bound, bound):.2f}"
+            return rng.choice((f"{rng.uniform(-2 * bound, 2 * bound):g}", f"{bound:g}", f"{-bound:g}",
+                               f"{bound + 0.1:g}", "", "nan", "-0", "1e9", "x"))
+
+        groups = []
+        for _ in range(rng.randint(0, 3)):
+            count = rng.choice((0, 1, 5, 12, 40, 60, self.max_points // 2 + 1))
+            points = "_".join(f"{coordinate()},{coordinate()}" for _ in range(count))
+            groups.append(f"{rng.choice(('0', '1', '1', '0', '2', ''))}:{points}")
+        return "~".join(groups)
 
     def values_text(self) -> str:
         return (f"up to {self.max_points} points `x,y` (each from {-self.bound:g} to "

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import random
 import time
 from dataclasses import dataclass
 
@@ -68,6 +69,20 @@ class OverridesParam(TextParam):
 
     def values_text(self) -> str:
         return "`name:value` pairs of the settings above, separated by `;`"
+
+    def typed_example(self, rng: random.Random) -> str:
+        """A few `name:value` pairs, each value a moons parameter's own example; now and then
+        one pair too many, a setting that only changes the view, an unknown name, a pair
+        without its colon, or a name twice."""
+        count = rng.randint(0, 3) if rng.random() < 0.9 else MAX_OVERRIDES + 1
+        pairs = []
+        for _ in range(count):
+            param = rng.choice(MOONS_TABLE.params)
+            pairs.append(f"{param.name}:{param.example(rng)}")
+        if rng.random() < 0.15:
+            pairs.append(rng.choice((f"{VIEW_ONLY[0]}:1", "zzz:1", "opt", ":", "opt:SGD;opt:Adam")))
+        rng.shuffle(pairs)
+        return SEPARATOR.join(pairs)
 
 
 @dataclass(frozen=True)

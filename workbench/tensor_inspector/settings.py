@@ -7,11 +7,13 @@ dtype, fill, value, seed, ops, lhs, rhs, combine) are public: teachers type them
 """
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 import torch
 
 from workbench.tensor_inspector.chain import ALLOWED_METHODS
+from workbench.tensor_inspector.link_examples import op_chain_example
 from workbench.common.links import (
     MAX_SEED,
     ChoiceParam,
@@ -68,6 +70,15 @@ class ShapeParam(IntListParam):
     def parse(self, raw: str) -> tuple[int, ...]:
         return parse_shape(raw, max_rank=self.max_len, max_size=self.hi)
 
+    def typed_example(self, rng: random.Random) -> str:
+        """Often a shape the page draws in full, from a scalar up to the highest rank, with the
+        sizes that show a layout (0, 1, odd, powers of two); otherwise IntListParam's sizes at
+        and past the range (refused here, not clamped), too many of them, odd spellings."""
+        if rng.random() < 0.4:
+            sizes = (rng.choice((0, 1, 2, 3, 4, 6, 7, 16)) for _ in range(rng.randint(0, self.max_len)))
+            return ",".join(map(str, sizes))
+        return super().typed_example(rng)
+
 
 @dataclass(frozen=True)
 class TensorSettings:
@@ -104,7 +115,8 @@ TABLE = LinkSchema(TensorSettings, [
              help="A torch.Generator of your own: the same seed gives the same numbers, and "
                   "nobody else's numbers change.",
              meaning="seed of the generator for random fills"),
-    TextParam("ops", 300, label="Op chain applied to x (typed text is parsed, never run)",
+    TextParam("ops", 300, examples=op_chain_example,
+              label="Op chain applied to x (typed text is parsed, never run)",
               help="Allowed: " + ", ".join(ALLOWED_METHODS) + " with whole-number arguments "
                    "(clone and contiguous also take `memory_format=torch.contiguous_format` or "
                    "`torch.preserve_format`), and indexing with slices, whole numbers, None and "

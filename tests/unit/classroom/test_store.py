@@ -1,6 +1,6 @@
 """The class store (workbench/classroom/) against SQLite and PostgreSQL: the same tests on both.
 
-The PostgreSQL runs start a throwaway server (bench/postgres.py), so they carry the `spawns`
+The PostgreSQL runs start a throwaway server (harness/postgres.py), so they carry the `spawns`
 marker: `make check` runs the SQLite half, `make test` both.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select, text
 
-from bench.postgres import throwaway_postgres
+from harness.postgres import throwaway_postgres
 from workbench.classroom import codes
 from workbench.classroom.schema import (LATEST, METADATA, MIGRATIONS, answers, classes, members, migrate,
                                         schema_version)

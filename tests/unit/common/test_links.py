@@ -107,3 +107,29 @@ def test_fixed_settings_name_each_hidden_control_in_the_widgets_words():
     assert MOONS.fixed_settings(settings, []) == []
     fixed = dict(AUTOGRAD.fixed_settings(AUTOGRAD.defaults, ["code", "retain"]))
     assert fixed == {"Program": "as shown on the page", "`retain_graph=True`": "off"}
+
+
+def test_every_parameter_writes_examples_its_own_parse_reads_or_refuses_in_words():
+    """`Param.example`, what both link fuzzers send: a string, read by the parameter's own parse
+    or refused with a ValueError (what the page reports in words), never another exception;
+    the same seed gives the same examples; and each kind writes some values it accepts."""
+    import random
+
+    from workbench.common.readme import TABLES
+
+    for table_name, table in TABLES.items():
+        for param in table.params:
+            rng = random.Random(0)
+            examples = [param.example(rng) for _ in range(300)]
+            accepted = 0
+            for raw in examples:
+                assert isinstance(raw, str), (table_name, param.name, raw)
+                try:
+                    param.parse(raw)
+                    accepted += 1
+                except ValueError:
+                    pass
+            assert accepted, f"{table_name}.{param.name}: no example of 300 is a valid value"
+            again = random.Random(0)
+            assert [param.example(again) for _ in range(300)] == examples, \
+                f"{table_name}.{param.name}: the same seed gave other examples"

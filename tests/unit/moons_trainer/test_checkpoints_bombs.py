@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from bench.bombs import hash_bomb, repr_bomb, resume_dict, saved, shared_list, torch_zip
+from harness.bombs import hash_bomb, repr_bomb, resume_dict, saved, shared_list, torch_zip
 from workbench.moons_trainer import checkpoints
 from workbench.moons_trainer.checkpoints import (
     CheckpointRefused,

@@ -5,10 +5,15 @@ average) and ends with `run.save(rows)`: rows of (what was measured, the figure)
 from the measured numbers. Only a run given `--save` writes anything (`Run` takes the flag out
 of `sys.argv` before the script reads its own arguments), to docs/figures/<name>.json, so an
 ad-hoc run never overwrites the docs. `python -m bench.report` then writes docs/performance.md
-from every saved file. BENCH_FIGURES=<folder> saves somewhere else (a test's temporary folder).
+from every saved file (harness/performance_doc.py). BENCH_FIGURES=<folder> saves somewhere else
+(a test's temporary folder).
+
+It lives in harness/, not bench/, because tests/unit/test_performance_doc.py checks what it
+records, and the tests never import a benchmark.
 """
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import os
@@ -42,14 +47,24 @@ def load_average() -> list[float]:
 
 
 def command_line(argv: list[str]) -> str:
-    """How to run it again from the repository root: `.venv/bin/python bench/x.py args` (or
-    `-m bench.x` for a module run), without `--save`."""
+    """How to run it again from the repository root, without `--save`: `.venv/bin/python -m
+    bench.x args`. `python -m` puts the benchmark's file in `argv[0]`; the module is named from
+    it, as the one way a benchmark runs (from the root, so that `harness` and `workbench` import)."""
     script = Path(argv[0]).resolve()
     try:
-        shown = str(script.relative_to(ROOT))
+        module = ".".join(script.relative_to(ROOT).with_suffix("").parts)
     except ValueError:
-        shown = argv[0]
-    return shlex.join([".venv/bin/python", shown, *argv[1:]])
+        return shlex.join([".venv/bin/python", *argv])
+    return shlex.join([".venv/bin/python", "-m", module, *argv[1:]])
+
+
+def parser(doc: str | None) -> argparse.ArgumentParser:
+    """A benchmark's argument parser, its docstring as the help: `--help` says what it measures
+    instead of starting to measure. `--save` is not among its options: `Run` takes it out of
+    `sys.argv` before the parser reads it."""
+    return argparse.ArgumentParser(
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=f"{SAVE_FLAG}: save the figures to docs/figures/<name>.json (harness/figures.py)")
 
 
 class Run:

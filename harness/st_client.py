@@ -37,17 +37,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import socket
 import struct
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import psutil
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -61,7 +55,6 @@ from websockets.typing import Subprotocol
 
 from components.binary_payload import unpack
 
-ROOT = Path(__file__).resolve().parent.parent
 GUARD_KEY = "page_guard_error"
 GUARD_TITLE = "This page hit an unexpected error"
 ID_PREFIX = "$$ID-"
@@ -586,104 +579,7 @@ def number_state(session: Session, key: str, value: float) -> WidgetState:
     return double_state(float(value))
 
 
-# -- the server ------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def health(base_url: str, timeout: float = 2.0) -> bool:
-    try:
-        with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=timeout) as response:
-            return bool(response.read() == b"ok")
-    except OSError:
-        return False
-
-
-class Server:
-    """`streamlit run streamlit_app.py` on 127.0.0.1; a context manager that stops it and its children."""
-
-    def __init__(
-        self, port: int | None = None, extra_args: Iterable[str] = (), log_path: str | None = None,
-    ) -> None:
-        self.port = port or free_port()
-        self.extra_args = list(extra_args)
-        self.log_path = log_path
-        self.process: subprocess.Popen[bytes] | None = None
-        self._log: IO[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def pid(self) -> int:
-        assert self.process is not None
-        return self.process.pid
-
-    def start(self, timeout: float = 60.0) -> Server:
-        command = [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "streamlit_app.py",
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(self.port),
-            *self.extra_args,
-        ]
-        self._log = open(self.log_path, "wb") if self.log_path else None
-        log = self._log if self._log is not None else subprocess.DEVNULL
-        self.process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {self.process.returncode}")
-            if health(self.url, timeout=1.0):
-                return self
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"streamlit not healthy after {timeout:.0f}s")
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        children: list[psutil.Process] = []
-        with contextlib.suppress(psutil.Error):
-            children = psutil.Process(self.process.pid).children(recursive=True)
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=5)
-        for child in children:  # e.g. the DataLoader forkserver, if it outlived the server
-            with contextlib.suppress(psutil.Error):
-                child.kill()
-        if self._log is not None:
-            self._log.close()
-            self._log = None
-        self.process = None
-
-    def __enter__(self) -> Server:
-        return self.start() if self.process is None else self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+# -- the server's memory ---------------------------------------------------------------------
 
 
 def rss_bytes(pid: int) -> int:

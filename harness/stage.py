@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator, Page, expect
 
-from bench.browser import WAIT_MS, open_path, wait_drawn
+from harness.chromium import WAIT_MS, open_path, wait_drawn
 
 PROJECTORS = ((1280, 720), (1366, 768))
 # The projectors and a full-HD screen: where a stage must also hold, and grow.
