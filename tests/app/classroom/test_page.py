@@ -370,5 +370,10 @@ def test_a_run_finished_while_the_database_is_away_finishes_and_says_it_was_not_
     assert_clean(learner)
     text = shown_text(learner)
     assert "could not be posted" in text and "Test accuracy" in text
-    learner.run()                                         # the sidebar's class panel says it too
-    assert any("could not be posted" in w.value for w in learner.sidebar.warning)
+    # The sidebar's class panel says it too, once, in the first run after the post: the epoch
+    # can end inside the click's own run (then the settled run shows it) or after it (then the
+    # next one does), depending on the machine's load.
+    in_sidebar = [w.value for w in learner.sidebar.warning]
+    learner.run()
+    in_sidebar += [w.value for w in learner.sidebar.warning]
+    assert sum("could not be posted" in value for value in in_sidebar) == 1, in_sidebar
