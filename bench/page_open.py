@@ -23,17 +23,25 @@ import statistics
 from harness.app import serve
 from harness.chromium import DRAWN_JS, launch
 from harness.figures import Run
+from workbench.tools import AUTOGRAD_GRAPH, BATCH_ITERATOR, MOONS_TRAINER, TENSOR_INSPECTOR, TOOLS
 
 LEARNER, PRESENTER = (1400, 1000), (1280, 720)
-_BATCH_FIRST = ".st-key-batch_iterator_main table, .st-key-bi_next button"
-# Each page: its path, the window, and what its first screen must show (CSS selectors).
+# Each tool's page: the query it opens with and what its first screen must show (CSS selectors).
+TOOL_FIRST_SCREENS = {
+    TENSOR_INSPECTOR.name: ("?shape=4,6&ops=t()", ".st-key-ti_append button"),
+    AUTOGRAD_GRAPH.name: ("", f".st-key-{AUTOGRAD_GRAPH.control_key} button"),
+    MOONS_TRAINER.name: ("", f".st-key-{MOONS_TRAINER.control_key} button"),
+    BATCH_ITERATOR.name: ("", f".st-key-{BATCH_ITERATOR.main_key} table, "
+                              f".st-key-{BATCH_ITERATOR.control_key} button"),
+}
+assert {tool.name for tool in TOOLS} <= set(TOOL_FIRST_SCREENS), "a tool without a first screen here"
+# Each page: its path, the window, and what its first screen must show.
 PAGES = {
     "home": ("/", LEARNER, "[data-testid=stMain] h1"),
-    "tensor inspector": ("/tensor_inspector?shape=4,6&ops=t()", LEARNER, ".st-key-ti_append button"),
-    "autograd graph": ("/autograd_graph", LEARNER, '[class*="st-key-ag_step_"] button'),
-    "moons trainer": ("/moons_trainer", LEARNER, ".st-key-mt_play button"),
-    "batch iterator": ("/batch_iterator", LEARNER, _BATCH_FIRST),
-    "batch iterator, presenter at 1280x720": ("/batch_iterator?present=1", PRESENTER, _BATCH_FIRST),
+    **{tool.title.lower(): (f"/{tool.url_path}{TOOL_FIRST_SCREENS[tool.name][0]}", LEARNER,
+                            TOOL_FIRST_SCREENS[tool.name][1]) for tool in TOOLS},
+    "batch iterator, presenter at 1280x720": (f"/{BATCH_ITERATOR.url_path}?present=1", PRESENTER,
+                                              TOOL_FIRST_SCREENS[BATCH_ITERATOR.name][1]),
     "lessons": ("/lessons", LEARNER, ".st-key-lesson_next button"),
 }
 

@@ -19,18 +19,28 @@ from harness.app import serve
 from harness.chromium import launch
 from harness.figures import Run, parser
 from harness.stage import PROJECTORS, box, clipped_texts, first_screen, text_px
+from workbench.tools import AUTOGRAD_GRAPH, BATCH_ITERATOR, MOONS_TRAINER, TENSOR_INSPECTOR, TOOLS
 
 FIRST_DRAW_MS = 120_000
+# Each tool: the query it opens with, the key figure, the element whose text is measured, the
+# driving control (CSS selectors, read from the tool's record where a key says it).
+TOOL_STAGES = {
+    TENSOR_INSPECTOR.name: ("?shape=4,6&ops=t()[1:5]", f".st-key-{TENSOR_INSPECTOR.figure_key}",
+                            f".st-key-{TENSOR_INSPECTOR.figure_key} table", ".st-key-ti_draw"),
+    AUTOGRAD_GRAPH.name: ("", ".wb-graph svg", ".wb-graph svg",
+                          "div[class*='st-key-ag_step_'][class*='_next'] button"),
+    MOONS_TRAINER.name: ("", f".st-key-{MOONS_TRAINER.figure_key} figure.boundary canvas.plane",
+                         f".st-key-{MOONS_TRAINER.figure_key} .moons-live",
+                         f".st-key-{MOONS_TRAINER.control_key} button"),
+    BATCH_ITERATOR.name: ("", f".st-key-{BATCH_ITERATOR.main_key} table.wb-batch-grid",
+                          f".st-key-{BATCH_ITERATOR.main_key} table.wb-batch-grid",
+                          f".st-key-{BATCH_ITERATOR.control_key} button"),
+}
+assert {tool.name for tool in TOOLS} <= set(TOOL_STAGES), "a tool without a stage here"
 # page, link, the key figure, the element whose text is measured, the driving control
 PAGES = (
-    ("tensor inspector", "/tensor_inspector?shape=4,6&ops=t()[1:5]", ".st-key-ti_grid",
-     ".st-key-ti_grid table", ".st-key-ti_draw"),
-    ("autograd graph", "/autograd_graph", ".wb-graph svg",
-     ".wb-graph svg", "div[class*='st-key-ag_step_'][class*='_next'] button"),
-    ("moons trainer", "/moons_trainer", ".st-key-mt_live figure.boundary canvas.plane",
-     ".st-key-mt_live .moons-live", ".st-key-mt_play button"),
-    ("batch iterator", "/batch_iterator", ".st-key-batch_iterator_main table.wb-batch-grid",
-     ".st-key-batch_iterator_main table.wb-batch-grid", ".st-key-bi_next button"),
+    *((tool.title.lower(), f"/{tool.url_path}{TOOL_STAGES[tool.name][0]}", *TOOL_STAGES[tool.name][1:])
+      for tool in TOOLS),
     ("lessons", "/lessons", ".st-key-lesson_step_text", ".st-key-lesson_step_text",
      ".st-key-lessons_main [data-testid=stPageLink]"),
 )

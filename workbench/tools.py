@@ -74,7 +74,7 @@ AUTOGRAD_GRAPH = Tool(
     "The graph PyTorch records as you compute, with values and gradients, and the backward pass "
     "stepped node by node.",
     AUTOGRAD_GRAPH_TABLE, widget_prefix="ag_", figure_key="autograd_graph_main",
-    control_key="ag_step_controls")
+    control_key="ag_backward_controls")
 
 MOONS_TRAINER = Tool(
     "moons_trainer", "Moons trainer", ":material/model_training:",

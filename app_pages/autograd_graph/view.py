@@ -342,7 +342,7 @@ def _controls(key: str, upto: int, last: int, columns: tuple[int, ...],
     skip_to_controls(f"{key}_next", f"{key}_back")
     # One fixed key around them (the buttons' own keys name the backward call): the tool's main
     # control in workbench/tools.py, which the layout tests look for.
-    with st.container(key="ag_step_controls"):
+    with st.container(key="ag_backward_controls"):
         _control_buttons(key, upto, last, columns, drawn)
 
 
