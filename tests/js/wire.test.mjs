@@ -1,6 +1,6 @@
 // unpack (static/live/wire.js) against messages laid out as components/binary_payload.py's pack
-// lays them out, built here byte by byte; and, where the project's Python is at hand, against
-// pack itself.
+// lays them out, built byte by byte (fakes.mjs's pack, which the other tests' frames use too);
+// and, where the project's Python is at hand, against pack itself.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -8,36 +8,7 @@ import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 
 import { unpack } from "../../static/live/wire.js";
-
-const align = (n) => Math.ceil(n / 4) * 4;
-
-// The layout of binary_payload.pack: [u32 LE header length][header JSON, padded with spaces]
-// [each blob at a 4-byte aligned offset], header.blobs = {name: [offset, length, dtype]}.
-function pack(header, blobs) {
-  const raw = Object.entries(blobs).map(([name, array]) => [
-    name, new Uint8Array(array.buffer, array.byteOffset, array.byteLength),
-    array instanceof Float32Array ? "float32" : "uint8"]);
-  let guess = 0, text;
-  for (;;) {
-    let offset = align(4 + guess);
-    const table = {};
-    for (const [name, bytes, dtype] of raw) {
-      table[name] = [offset, bytes.length, dtype];
-      offset = align(offset + bytes.length);
-    }
-    text = new TextEncoder().encode(JSON.stringify({ ...header, blobs: table }));
-    if (text.length <= guess) break;
-    guess = text.length;
-  }
-  const end = raw.length ? align(4 + guess) + raw.reduce((n, [, b]) => align(n + b.length), 0) : 4 + guess;
-  const out = new Uint8Array(end).fill(0);
-  new DataView(out.buffer).setUint32(0, guess, true);
-  out.fill(0x20, 4, 4 + guess);
-  out.set(text, 4);
-  const table = JSON.parse(new TextDecoder().decode(text)).blobs;
-  for (const [name, bytes] of raw) out.set(bytes, table[name][0]);
-  return out;
-}
+import { pack } from "./fakes.mjs";
 
 test("unpack returns the header and the blobs as typed arrays", () => {
   const grid = Uint8Array.from([0, 127, 128, 255, 3]);
