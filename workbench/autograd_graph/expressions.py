@@ -39,7 +39,7 @@ class ExpressionEvaluator:
         self.printer = printer
         self.recorder = recorder
 
-    def eval(self, node: ast.expr) -> Any:
+    def evaluate(self, node: ast.expr) -> Any:
         """Evaluate one expression; a problem raised by this node (not by one of its parts,
         which have named their own position) gets this node's line and column."""
         try:
@@ -90,11 +90,11 @@ class ExpressionEvaluator:
         if isinstance(node, ast.Name):
             return self._lookup(node.id)
         if isinstance(node, ast.List | ast.Tuple):
-            items = [self.eval(item) for item in node.elts]
+            items = [self.evaluate(item) for item in node.elts]
             self.budget.bound_list(items)
             return items if isinstance(node, ast.List) else tuple(items)
         if isinstance(node, ast.UnaryOp):
-            operand = self.eval(node.operand)
+            operand = self.evaluate(node.operand)
             if isinstance(node.op, ast.Not):
                 return not self.truth(operand)
             if isinstance(node.op, ast.UAdd):
@@ -105,15 +105,15 @@ class ExpressionEvaluator:
         if isinstance(node, ast.Compare):
             return self._compare(node)
         if isinstance(node, ast.BoolOp):
-            value = self.eval(node.values[0])
+            value = self.evaluate(node.values[0])
             for later in node.values[1:]:
                 # Python's own rule: `a and b` is a if a is false, else b; `or` the other way.
                 if self.truth(value) != isinstance(node.op, ast.And):
                     return value
-                value = self.eval(later)
+                value = self.evaluate(later)
             return value
         if isinstance(node, ast.IfExp):
-            return self.eval(node.body if self.truth(self.eval(node.test)) else node.orelse)
+            return self.evaluate(node.body if self.truth(self.evaluate(node.test)) else node.orelse)
         if isinstance(node, ast.Attribute):
             return self._attribute(node)
         if isinstance(node, ast.Subscript):
@@ -138,11 +138,11 @@ class ExpressionEvaluator:
     def _compare(self, node: ast.Compare) -> Any:
         """`a < b`, and chains as Python runs them: `a < b < c` is `a < b and b < c`, so the
         middle result goes through `bool()`, which PyTorch refuses for several elements."""
-        left = self.eval(node.left)
+        left = self.evaluate(node.left)
         result: Any = True
         last = len(node.ops) - 1
         for position, (op, right_node) in enumerate(zip(node.ops, node.comparators, strict=True)):
-            right = self.eval(right_node)
+            right = self.evaluate(right_node)
             if isinstance(op, ast.Is | ast.IsNot):  # only `x is None` passes parse_program
                 result = (left is None) == isinstance(op, ast.Is)
             else:
@@ -164,7 +164,7 @@ class ExpressionEvaluator:
         raise ProgramRefused(self.position.line, f"cannot compare {kind_of(left)} with {kind_of(right)}")
 
     def _binary(self, node: ast.BinOp) -> Any:
-        left, right = self.eval(node.left), self.eval(node.right)
+        left, right = self.evaluate(node.left), self.evaluate(node.right)
         op = BINARY_OPERATORS[type(node.op)]
         symbol = SYMBOLS[type(node.op)]
         if not isinstance(left, torch.Tensor) and not isinstance(right, torch.Tensor):
@@ -178,7 +178,7 @@ class ExpressionEvaluator:
 
     def _attribute(self, node: ast.Attribute) -> Any:
         line = self.position.line
-        owner = self.eval(node.value)
+        owner = self.evaluate(node.value)
         name = node.attr
         if owner is TORCH:
             if name in TORCH_CONSTANTS:
@@ -203,7 +203,7 @@ class ExpressionEvaluator:
         return value
 
     def _subscript(self, node: ast.Subscript) -> Any:
-        owner = self.eval(node.value)
+        owner = self.evaluate(node.value)
         index = self._index(node.slice)
         if isinstance(owner, torch.Size | tuple | list) and isinstance(index, int):
             return owner[index]
@@ -214,20 +214,20 @@ class ExpressionEvaluator:
     def _index(self, node: ast.expr) -> Any:
         if isinstance(node, ast.Slice):
             bounds = (node.lower, node.upper, node.step)
-            parts = [None if part is None else self.eval(part) for part in bounds]
+            parts = [None if part is None else self.evaluate(part) for part in bounds]
             if not all(p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in parts):
                 raise ProgramRefused(self.position.line, "slice bounds must be whole numbers")
             return slice(*parts)
         if isinstance(node, ast.Tuple):
             return tuple(self._index(element) for element in node.elts)
-        value = self.eval(node)
+        value = self.evaluate(node)
         if value is Ellipsis or value is None or (isinstance(value, int) and not isinstance(value, bool)):
             return value
         raise ProgramRefused(self.position.line, "an index must be a whole number or a slice")
 
     def _call(self, node: ast.Call) -> Any:
-        args = [self.eval(arg) for arg in node.args]
-        kwargs = {kw.arg: self.eval(kw.value) for kw in node.keywords if kw.arg is not None}
+        args = [self.evaluate(arg) for arg in node.args]
+        kwargs = {kw.arg: self.evaluate(kw.value) for kw in node.keywords if kw.arg is not None}
         line = self.position.line
         func = node.func
         if isinstance(func, ast.Name):
@@ -242,7 +242,7 @@ class ExpressionEvaluator:
                 raise ProgramFailed(line, NameError("name 'model' is not defined"))
             raise ProgramRefused(line, f"`{func.id}(...)` is not available here")
         assert isinstance(func, ast.Attribute)
-        owner = self.eval(func.value)
+        owner = self.evaluate(func.value)
         if owner is TORCH:
             return self.calls.torch_function(func.attr, args, kwargs)
         if isinstance(owner, torch.Tensor):

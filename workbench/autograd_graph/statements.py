@@ -87,11 +87,11 @@ class StatementRunner:
             elif isinstance(statement, ast.Assign):
                 target = statement.targets[0]
                 assert isinstance(target, ast.Name)
-                self.assign(target.id, self.expressions.eval(statement.value))
+                self.assign(target.id, self.expressions.evaluate(statement.value))
             elif isinstance(statement, ast.AugAssign):
                 self._aug_assign(statement)
             elif isinstance(statement, ast.Expr):
-                self.expressions.eval(statement.value)
+                self.expressions.evaluate(statement.value)
             elif isinstance(statement, ast.Pass):
                 pass
             else:  # pragma: no cover - parse_program refuses everything else
@@ -115,7 +115,7 @@ class StatementRunner:
 
     def _test(self, node: ast.expr) -> bool:
         """An `if`/`while` condition: evaluated, then `bool()`, a problem placed at the condition."""
-        value = self.expressions.eval(node)
+        value = self.expressions.evaluate(node)
         try:
             return self.expressions.truth(value)
         except (ProgramRefused, ProgramFailed) as problem:
@@ -158,7 +158,7 @@ class StatementRunner:
 
     def _run_for(self, statement: ast.For) -> None:
         assert isinstance(statement.iter, ast.Call) and isinstance(statement.target, ast.Name)
-        bounds = [self.expressions.eval(arg) for arg in statement.iter.args]
+        bounds = [self.expressions.evaluate(arg) for arg in statement.iter.args]
         if not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
             raise ProgramRefused(self.position.line, "range(...) needs whole numbers")
         try:
@@ -190,7 +190,7 @@ class StatementRunner:
         if name not in self.env:
             raise ProgramFailed(self.position.line, NameError(f"name '{name}' is not defined"))
         current = self.env[name]
-        value = self.expressions.eval(statement.value)
+        value = self.expressions.evaluate(statement.value)
         op = IN_PLACE_OPERATORS[type(statement.op)]
         if isinstance(current, torch.Tensor):
             self.calls.apply_in_place(op, current, value, f"{name} {SYMBOLS[type(statement.op)]}= ...")

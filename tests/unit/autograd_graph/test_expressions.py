@@ -24,7 +24,7 @@ def node(source: str) -> ast.expr:
 
 
 def evaluate(interpreter: Interpreter, source: str):
-    return interpreter.expressions.eval(node(source))
+    return interpreter.expressions.evaluate(node(source))
 
 
 def test_tensor_arithmetic_is_pytorch_s_and_each_op_is_recorded():
