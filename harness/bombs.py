@@ -50,8 +50,8 @@ def shared_list(depth: int) -> list:
 
 def resume_dict(session: TrainingSession) -> dict:
     """The moons trainer's resume checkpoint of `session`, as a dict to tamper with."""
-    data = resume_checkpoint(session.model, session.optimizer, 1, 0.5, {"opt": "AdamW"})
-    return torch.load(io.BytesIO(data), weights_only=True)
+    saved_file = io.BytesIO(resume_checkpoint(session.model, session.optimizer, 1, 0.5, {"opt": "AdamW"}))
+    return torch.load(saved_file, weights_only=True)
 
 
 def saved(checkpoint: dict) -> bytes:
