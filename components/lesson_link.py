@@ -49,7 +49,12 @@ def link_settings(schema: LinkSchema[Settings], key: str) -> tuple[Settings, boo
     if memory is not None and not in_url and memory.in_url:
         # Back from another page by a bare link: the learner's own settings, not the defaults.
         # Fresh, because Streamlit dropped this page's widget states while it was away.
-        memory = _LinkMemory(memory.settings, {}, [])
+        # The address says what is restored at once, not only when this run reaches
+        # publish_link: a run interrupted before it (a click, a follow) would leave a bare URL.
+        restored = schema.write(memory.settings)
+        for name, value in restored.items():
+            st.query_params[name] = value
+        memory = _LinkMemory(memory.settings, restored, [])
         st.session_state[memory_key] = memory
         return memory.settings, True
     fresh = memory is None or memory.in_url != in_url

@@ -84,3 +84,40 @@ def test_lesson_url_round_trips_a_program():
     url = lesson_url("autograd_graph", {"code": code, "backward": "3"}, ["code"])
     assert url.startswith("/autograd_graph?code=L%20%3D%20(w")
     assert parse_qs(urlsplit(url).query) == {"code": [code], "backward": ["3"], "hide": ["code"]}
+
+
+def _restoring_page():
+    from dataclasses import dataclass
+
+    import streamlit as st
+
+    from components.lesson_link import link_settings, publish_link
+    from workbench.common.links import IntParam, LinkSchema
+
+    @dataclass(frozen=True)
+    class Demo:
+        n: int = 20
+
+    schema = LinkSchema(Demo, [IntParam("n", 4, 500)])
+    settings, fresh = link_settings(schema, "demo")
+    st.write(f"n={settings.n} fresh={fresh}")
+    if st.session_state.get("interrupt"):
+        st.stop()                        # a run cut short before it publishes its link
+    publish_link(schema, "demo", settings)
+
+
+def test_settings_restored_by_a_bare_link_are_in_the_address_before_the_run_ends():
+    """Back by a bare link (the sidebar): the learner's own settings come back, and the URL
+    says so even when the run stops before publish_link (it once stayed bare)."""
+    at = AppTest.from_function(_restoring_page)
+    at.query_params["n"] = "12"
+    at.run()
+    assert at.markdown[0].value == "n=12 fresh=True"
+    at.query_params.clear()
+    at.session_state["interrupt"] = True
+    at.run()
+    assert at.markdown[0].value == "n=12 fresh=True"
+    assert at.query_params.get("n") == "12"
+    at.run()
+    assert at.markdown[0].value == "n=12 fresh=False"
+    assert_clean(at)
