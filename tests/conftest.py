@@ -6,8 +6,14 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 # they get longer (the stop itself is tested with an explicit limit).
 os.environ.setdefault("WORKBENCH_LOADER_SECONDS", "60")
 # The class store writes to a SQLite file in data/ by default; the tests (and the servers they
-# start, which inherit this) use one in a temporary folder, deleted when the session ends.
-if "WORKBENCH_DATABASE_URL" not in os.environ:
+# start, which inherit this) use one in a temporary folder, deleted when the session ends. Each
+# pytest-xdist worker makes its own (the workers inherit the controller's variables): one file
+# shared by every worker and its servers made their writes wait on each other, and the store
+# waits at most a second for a lock before it says the database is locked.
+_TEST_DATABASE_OWNER = "WORKBENCH_TEST_DATABASE_OWNER"
+_this_process = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+if ("WORKBENCH_DATABASE_URL" not in os.environ
+        or os.environ.get(_TEST_DATABASE_OWNER, _this_process) != _this_process):
     import atexit
     import shutil
     import tempfile
@@ -15,6 +21,7 @@ if "WORKBENCH_DATABASE_URL" not in os.environ:
     _CLASS_DB = tempfile.mkdtemp(prefix="workbench-class-db-")
     atexit.register(shutil.rmtree, _CLASS_DB, ignore_errors=True)
     os.environ["WORKBENCH_DATABASE_URL"] = f"sqlite:///{_CLASS_DB}/classroom.sqlite3"
+    os.environ[_TEST_DATABASE_OWNER] = _this_process
 
 
 # --- The suite leaves no new file in the checkout ------------------------------------------------
