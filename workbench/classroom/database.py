@@ -46,6 +46,7 @@ new file is made and migrated, and the caller is told the class's data is gone.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import math
 import os
 import threading
@@ -63,6 +64,7 @@ from workbench.common.jobs import SCRIPT_RUNS
 T = TypeVar("T")
 
 DEADLINE_SECONDS = 1.5          # the longest a page waits for one store call
+SLOT_GRACE_SECONDS = 0.05       # how long a call waits before giving its page-run slot back
 WORKERS = 8                     # store calls at once per process (and the pool's connections)
 COOLDOWN_SECONDS = 3.0          # after a fault, calls fail at once for this long, then one probes
 SQLITE_BUSY_SECONDS = 1.0       # the longest SQLite waits for another connection's lock
@@ -200,21 +202,36 @@ class Database:
             return work()               # a store call made inside one: already on a worker
         self._admit()
         started = time.monotonic()
+        message = OUT_OF_REACH.format(seconds=self.deadline)
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        # A call usually takes milliseconds: it keeps its page-run slot for the first
+        # SLOT_GRACE_SECONDS (stepping out and queueing for a slot again would cost a busy class
+        # more than it saves), and steps out only if it waits longer than that.
+        if self._free.acquire(timeout=SLOT_GRACE_SECONDS):
+            self._start(work, future)
+            with contextlib.suppress(concurrent.futures.TimeoutError):
+                return future.result(timeout=SLOT_GRACE_SECONDS)
         with self.while_waiting():
-            if not self._free.acquire(timeout=self.deadline):
-                self._trip(OUT_OF_REACH.format(seconds=self.deadline))
-                raise DatabaseFault(OUT_OF_REACH.format(seconds=self.deadline))
-            future: concurrent.futures.Future = concurrent.futures.Future()
-            threading.Thread(target=self._work, args=(work, future), name="class-store",
-                             daemon=True).start()
-            remaining = max(0.0, self.deadline - (time.monotonic() - started))
+            if not future.running() and not future.done():
+                if not self._free.acquire(timeout=self._remaining(started)):
+                    self._trip(message)
+                    raise DatabaseFault(message)
+                self._start(work, future)
             try:
-                return future.result(timeout=remaining)
+                return future.result(timeout=self._remaining(started))
             except concurrent.futures.TimeoutError:
                 self._abandon(future)
-                message = OUT_OF_REACH.format(seconds=self.deadline)
                 self._trip(message)
                 raise DatabaseFault(message) from None
+
+    def _remaining(self, started: float) -> float:
+        return max(0.0, self.deadline - (time.monotonic() - started))
+
+    def _start(self, work: Callable[[], T], future: concurrent.futures.Future) -> None:
+        """Run `work` on a new worker thread (a free worker's permit already taken)."""
+        future.set_running_or_notify_cancel()
+        threading.Thread(target=self._work, args=(work, future), name="class-store",
+                         daemon=True).start()
 
     def _admit(self) -> None:
         with self._lock:
@@ -247,8 +264,6 @@ class Database:
     def _work(self, work: Callable[[], T], future: concurrent.futures.Future) -> None:
         self._inside.active = True
         try:
-            if not future.set_running_or_notify_cancel():
-                return
             try:
                 result = self._run(work)
             except BaseException as exc:
