@@ -218,6 +218,28 @@ def describe(phase: Phase, probes: int) -> str:
     return f"{stranger}; {member}; {board}{recovered}"
 
 
+def fault_rows(databases: list[str], followers: int = 20, probes: int = 5,
+               stranger_runs: int = 20) -> list[tuple[str, str]]:
+    """Run the measurement on each database, print it, and return its rows (what, figure): what
+    bench/class.py calls to put these figures beside its own."""
+    args = argparse.Namespace(followers=followers, probes=probes, stranger_runs=stranger_runs)
+    rows = []
+    for database in databases:
+        with database_url(database) as url:
+            os.environ[URL_SETTING] = url              # the server's class store, and this one's
+            store = ClassStore(url)
+            with Server(log_path=f"/tmp/class_faults_server_{database}.log") as server:
+                phases = asyncio.run(measure(server.url, database, store, args))
+            store.dispose()
+        print(f"\n== {database}, {followers} followers, load average "
+              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        for phase in phases:
+            print(f"{phase.name}: {describe(phase, probes)}")
+            rows.append((f"a stalled class database, {database}: {phase.name}",
+                         describe(phase, probes)))
+    return rows
+
+
 def main() -> None:
     run = Run("class_faults", "A stalled class database: an unrelated page and a class member's")
     parser = figures_parser(__doc__)
@@ -227,20 +249,7 @@ def main() -> None:
     parser.add_argument("--probes", type=int, default=5)
     parser.add_argument("--stranger-runs", type=int, default=20)
     args = parser.parse_args()
-    rows = []
-    for database in args.databases:
-        with database_url(database) as url:
-            os.environ[URL_SETTING] = url              # the server's class store, and this one's
-            store = ClassStore(url)
-            with Server(log_path=f"/tmp/class_faults_server_{database}.log") as server:
-                phases = asyncio.run(measure(server.url, database, store, args))
-            store.dispose()
-        print(f"\n== {database}, {args.followers} followers, load average "
-              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        for phase in phases:
-            print(f"{phase.name}: {describe(phase, args.probes)}")
-            rows.append((f"{database}, {phase.name}", describe(phase, args.probes)))
-    run.save(rows)
+    run.save(fault_rows(args.databases, args.followers, args.probes, args.stranger_runs))
 
 
 if __name__ == "__main__":

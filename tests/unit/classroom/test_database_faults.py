@@ -15,7 +15,7 @@ import time
 import pytest
 from sqlalchemy import event, func, insert, select, text
 
-from harness.postgres import paused, throwaway_postgres
+from harness.postgres import paused, restart, throwaway_postgres
 from workbench.classroom import database as db
 from workbench.classroom.schema import METADATA, classes, members
 from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, SWEEP_BATCH, ClassError, ClassStore,
@@ -202,6 +202,18 @@ def test_a_paused_postgres_is_out_of_reach_without_holding_the_slot_and_heals(po
     assert store.find_class(started.code).code == started.code
     joined = store.join(started.code, "Ada")
     assert joined.nickname == "Ada"
+    store.dispose()
+
+
+@pytest.mark.spawns
+def test_a_restarted_postgres_is_used_again_without_an_error(postgres_url):
+    store = _store(postgres_url, breaker_clock=Clock())
+    started = store.start_class()
+    store.join(started.code, "Ada")                          # the pool holds open connections
+    restart(postgres_url)                                    # every one of them cut
+    assert store.find_class(started.code).members == 1       # pre-ping: a new connection
+    assert store.join(started.code, "Grace").nickname == "Grace"
+    assert store.database.down is None
     store.dispose()
 
 
