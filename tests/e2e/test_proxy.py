@@ -5,7 +5,9 @@ the repository's own nginx.conf (harness/nginx.py starts and stops it). The chec
 through the proxy, a checkpoint upload is accepted and a training run streams its progress over
 the proxied websocket, each learner's requests all reach one replica (the route cookie), two
 learners with different cookies use both replicas, static files arrive gzipped by nginx, and a
-burst of frame requests or uploads past nginx's limits is refused by nginx with 429.
+burst of frame requests or uploads past nginx's limits is refused by nginx with 429, and so is a
+script opening sessions (websockets) past the per-address limit, which a class of 60 opening
+their pages together stays under.
 """
 from __future__ import annotations
 
@@ -244,6 +246,46 @@ def test_a_burst_of_frame_requests_or_uploads_past_the_limits_gets_429_from_ngin
 
     entries = proxy.wait_for(lambda es: len(refused(es)) >= refusals, "the refusals")
     assert all(e["upstream"] == "" for e in refused(entries)), "refused by nginx, not a replica"
+
+
+def test_opening_sessions_past_the_limits_gets_429_and_a_class_of_60_does_not(proxy, tmp_path_factory):
+    """/_stcore/stream, where every Streamlit session opens. A nginx of its own in front of the
+    same replicas, so its counters start from zero and the other tests' sessions are not slowed.
+    A plain GET there counts as a handshake for nginx's limits and a replica answers it at once
+    (no websocket is kept open); nginx's own refusals are its 429s, which reach no replica."""
+    def handshake(cookie: str | None = None) -> urllib.request.Request:
+        # A new browser each time, as 60 learners would be (or a script making up cookies).
+        return urllib.request.Request(f"{fresh.url}/_stcore/stream",
+                                      headers={"Cookie": f"{COOKIE}={cookie or uuid.uuid4().hex}"})
+
+    with nginx(tmp_path_factory.mktemp("nginx-sessions"), proxy.replicas) as fresh:
+        # One browser reconnecting over and over: 20 at once (and one), then refused.
+        one_browser = [_statuses([handshake("b" * 32)])[0] for _ in range(30)]
+        assert 429 not in one_browser[:21] and 429 in one_browser[21:], one_browser
+        # A class of 60 behind the same address, opening the teacher's link together.
+        a_class = _statuses([handshake() for _ in range(60)])
+        assert a_class.count(429) == 0, f"{a_class.count(429)} of a class of 60 refused"
+        # A script opening sessions with a new made-up cookie each: refused past the address's
+        # burst of 90 (the browser's and the class's 81 already count toward it).
+        script = _until_refused(handshake, most=500)
+        assert 429 in script
+        assert script.index(429) <= 90 - 81 + 20, f"{script.index(429)} sessions before a refusal"
+
+        def refused(entries):
+            return [e for e in entries if e["status"] == "429" and e["uri"] == "/_stcore/stream"]
+
+        refusals = one_browser.count(429) + script.count(429)
+        sent = len(one_browser) + len(a_class) + len(script)
+
+        def all_logged(entries):
+            return len([e for e in entries if e["uri"] == "/_stcore/stream"]) >= sent
+
+        entries = fresh.wait_for(all_logged, "every handshake")
+        assert len(refused(entries)) == refusals
+        assert all(e["upstream"] == "" for e in refused(entries)), "refused by nginx, not a replica"
+        reached = [e for e in entries if e["uri"] == "/_stcore/stream" and e["status"] != "429"]
+        assert len(reached) == sent - refusals
+        assert all(e["upstream"] in proxy.replicas for e in reached), "the rest reached a replica"
 
 
 def test_a_class_spans_the_replicas_on_postgresql(browser, proxy, class_database):

@@ -9,6 +9,10 @@ joining, so no one answers for another learner or steers a class they did not st
 
 `WORKBENCH_DATABASE_URL` chooses the database: unset, a SQLite file in `data/` (one process,
 `make run` needs no setup); a `postgresql://` URL for several replicas (deploy/compose.yaml).
+Every method runs behind workbench/classroom/database.py's guard: a page waits at most 1.5 s
+for it, without holding its page-run slot, and a database that is frozen, read-only, locked or
+whose file was deleted becomes StoreUnavailable, saying which, and heals without a restart.
+Expired classes are deleted in batches of SWEEP_BATCH, each its own transaction.
 """
 from __future__ import annotations
 
@@ -21,10 +25,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Engine, and_, create_engine, delete, event, func, insert, select, update
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy import Engine, and_, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from workbench.classroom import codes
+from workbench.classroom.database import Database, DatabaseFault
 from workbench.classroom.schema import (CLASS_TABLES, answers, classes, members, migrate, posted_runs,
                                         reveals)
 
@@ -35,6 +40,7 @@ URL_SETTING = "WORKBENCH_DATABASE_URL"
 IDLE_EXPIRY_SECONDS = 24 * 3600        # a class ends a day after its last activity
 ACTIVITY_EVERY_SECONDS = 60            # reads refresh the activity time at most this often
 SWEEP_EVERY_SECONDS = 600              # how often a process deletes the classes that expired
+SWEEP_BATCH = 100                      # expired classes deleted per transaction
 MAX_MEMBERS = 300                      # a lecture hall, and then some
 MAX_ANSWERS_WRITTEN = 200              # per learner and class, replaced answers included (35 checks)
 MAX_RUNS_PER_MEMBER = 10
@@ -123,65 +129,62 @@ class ChallengeBoard:
 
 
 def _reachable(method: Callable) -> Callable:
-    """A database that cannot be reached (or answers with an error of its own) becomes
-    StoreUnavailable: the page says the class is out of reach instead of breaking."""
+    """The method runs behind the database's guard (deadline, breaker, recovery; see
+    workbench/classroom/database.py): a fault of the database becomes StoreUnavailable, whose
+    message the page shows instead of breaking. After a SQLite file was lost, "there is no
+    class" says why."""
     @functools.wraps(method)
-    def wrapper(*args, **kwargs):
+    def wrapper(store: ClassStore, *args, **kwargs):
         try:
-            return method(*args, **kwargs)
-        except DBAPIError as exc:
-            raise StoreUnavailable("The class database cannot be reached just now; your work on "
-                                   "this page is safe, and answers are sent when it is back.") from exc
+            return store.database.call(lambda: method(store, *args, **kwargs))
+        except DatabaseFault as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        except ClassError as exc:
+            lost_at = store.database.file_lost_at
+            if lost_at is not None and str(exc).startswith(_UNKNOWN_CLASS_START):
+                when = time.strftime("%H:%M", time.localtime(lost_at))
+                raise ClassError(f"{exc} The class database's file was removed at {when}, and "
+                                 "every class started before then went with it: the teacher "
+                                 "needs to start a new class.") from exc
+            raise
     return wrapper
 
 
-def make_engine(url: str) -> Engine:
-    if url.startswith("postgresql://") or url.startswith("postgres://"):
-        url = "postgresql+psycopg://" + url.split("://", 1)[1]      # psycopg 3, not psycopg2
-    if url.startswith("sqlite"):
-        path = url.split(":///", 1)[1] if ":///" in url else ""
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
-
-        @event.listens_for(engine, "connect")
-        def _pragmas(connection, _record):
-            cursor = connection.cursor()
-            # WAL: the board's reads do not wait for a learner's write; foreign keys: on.
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.close()
-        return engine
-    # pre_ping: a connection the server dropped (a PostgreSQL restart) is replaced, not used.
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10, pool_timeout=10,
-                         connect_args={"connect_timeout": 5})
+_UNKNOWN_CLASS_START = UNKNOWN_CLASS.split("{", 1)[0]
 
 
 class ClassStore:
-    def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, url: str, clock: Callable[[], float] = time.time, **guard) -> None:
+        """`guard`: Database's deadline, workers, cooldown, breaker_clock, while_waiting (tests)."""
         self.url = url
-        self.engine = make_engine(url)
+        self.database = Database(url, **guard)
+        self.engine: Engine = self.database.engine
         self.clock = clock
-        self._migrated = False
+        self._migrated_generation: int | None = None
         self._swept_at = -math.inf
+        self._sweep_more = False
+        self.sweep_batches: list[int] = []     # the last sweep's batch sizes (for the tests)
 
     @classmethod
     def from_environment(cls) -> ClassStore:
         return cls(os.environ.get(URL_SETTING) or DEFAULT_URL)
 
-    def _ready(self) -> Engine:
+    def _ready(self, sweep: bool = True) -> Engine:
         """The engine, the schema migrated on first use (not at import: an unreachable database
-        must not stop the app from starting)."""
-        if not self._migrated:
+        must not stop the app from starting) and again on a new SQLite file. Every
+        SWEEP_EVERY_SECONDS the expired classes are deleted, one batch per call until a batch
+        comes back short, so no call waits for more than one small transaction of it."""
+        if self._migrated_generation != self.database.generation:
             migrate(self.engine)
-            self._migrated = True
-        if self.clock() - self._swept_at > SWEEP_EVERY_SECONDS:
-            self._swept_at = self.clock()
-            self._sweep()
+            self._migrated_generation = self.database.generation
+        if sweep and (self._sweep_more or self.clock() - self._swept_at > SWEEP_EVERY_SECONDS):
+            if not self._sweep_more:
+                self._swept_at = self.clock()
+            self._sweep_more = self._sweep(batches=1) == SWEEP_BATCH
         return self.engine
 
     def dispose(self) -> None:
-        self.engine.dispose()
+        self.database.dispose()
 
     # --- the class ------------------------------------------------------------------------
     @_reachable
@@ -255,18 +258,30 @@ class ClassStore:
     @_reachable
     def expire_idle(self) -> int:
         """Delete every class idle for more than a day; returns how many. (Each process also
-        does it every SWEEP_EVERY_SECONDS, on its next use of the store.)"""
-        self._ready()
+        does it every SWEEP_EVERY_SECONDS, a batch per use of the store.)"""
+        self._ready(sweep=False)
+        self._swept_at, self._sweep_more = self.clock(), False
         return self._sweep()
 
-    def _sweep(self) -> int:
-        with self.engine.begin() as connection:
-            cutoff = self.clock() - IDLE_EXPIRY_SECONDS
-            idle = connection.execute(select(classes.c.code)
-                                      .where(classes.c.last_activity_at < cutoff)).scalars().all()
-            for code in idle:
-                _delete_class(connection, code)
-            return len(idle)
+    def _sweep(self, batches: int | None = None) -> int:
+        """Delete up to `batches` batches (None: all) of SWEEP_BATCH expired classes, each batch
+        its own transaction: a sweep of 10,000 classes is 100 short transactions that the
+        learners' writes pass between, not one that holds the database for seconds."""
+        cutoff = self.clock() - IDLE_EXPIRY_SECONDS
+        self.sweep_batches = []
+        while batches is None or len(self.sweep_batches) < batches:
+            with self.engine.begin() as connection:
+                codes_ = connection.execute(
+                    select(classes.c.code).where(classes.c.last_activity_at < cutoff)
+                    .order_by(classes.c.last_activity_at).limit(SWEEP_BATCH)).scalars().all()
+                if codes_:
+                    for table in CLASS_TABLES:
+                        connection.execute(delete(table).where(table.c.class_code.in_(codes_)))
+                    connection.execute(delete(classes).where(classes.c.code.in_(codes_)))
+            self.sweep_batches.append(len(codes_))
+            if len(codes_) < SWEEP_BATCH:
+                break
+        return sum(self.sweep_batches)
 
     # --- members --------------------------------------------------------------------------
     @_reachable
