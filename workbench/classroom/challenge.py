@@ -5,9 +5,17 @@ data and tested both ways (a winner, and none within the limit).
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 from workbench.classroom.store import RunEntry
+
+
+def board_digest(runs: Sequence[RunEntry], max_parameters: int | None) -> str:
+    """A digest of everything the board shows (each run's fields, names included, and the
+    challenge): equal digests draw the same board, so a board is built once per change and
+    class, and a viewer's page redraws it only when the digest moved."""
+    return hashlib.blake2b(repr((max_parameters, tuple(runs))).encode(), digest_size=16).hexdigest()
 
 
 def within(run: RunEntry, max_parameters: int | None) -> bool:
