@@ -9,10 +9,11 @@ the store every BOARD_SECONDS; but with 300 posted runs, rebuilding the table an
 sending them to each of 30 viewers every 3 s cost five times the server CPU of an empty board
 (issue 42). So:
 
-- a tiny `run_every` fragment (`_watch`) reads the board and compares its digest (every field of
-  every run, and the challenge) with the one this viewer's page drew; only when it moved does it
-  rerun the page (`st.rerun(scope="app")`: Streamlit 1.67 lets only a widget callback rerun
-  another fragment by key), so an unchanged board is not sent again;
+- a tiny `run_every` fragment (`_watch`) compares the board's digest (every field of every run,
+  and the challenge; read once a second for all the class's viewers) with the one this
+  viewer's page drew; only when it moved does it rerun the page (`st.rerun(scope="app")`:
+  Streamlit 1.67 lets only a widget callback rerun another fragment by key), so an unchanged
+  board is not sent again;
 - the board itself is a plain fragment (the teacher's challenge form reruns it alone), and its
   table, chart and sentence are built once per change and class (`drawn_board`: a bounded,
   process-wide cache keyed by the class, the digest, the app's root and presenter mode), then
@@ -23,6 +24,7 @@ If the database is out of reach the board says so and nothing else on the page s
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,6 +49,7 @@ from workbench.moons_trainer.settings import OPTIMIZERS, TABLE, MoonsSettings
 
 BOARD_SECONDS = 3.0              # runs take tens of seconds to finish: a few seconds' delay is fine
 SUGGESTED_LIMIT = 1_000          # the box's hint: the preset's 2,305 parameters are over it
+SHARED_READ_SECONDS = 1.0        # a board read serves every viewer of its class this long
 MAX_DRAWN_BOARDS = 64            # boards kept built: a class or two per teacher on one server
 SEEN = "challenge_board_seen"    # session state: the digest of the board this page drew last
 JUST_DRAWN = "challenge_board_just_drawn"    # the board ran in this run: the watch need not read
@@ -227,14 +230,38 @@ def _board(code: str, teacher_key: str, token: str) -> None:
           table=lambda: _table_of(drawn.frame))
 
 
+_LATEST: dict[str, tuple[float, str]] = {}   # class code -> (when read, digest)
+_LATEST_LOCK = threading.Lock()
+
+
+def latest_digest(code: str, teacher_key: str, token: str) -> str:
+    """The board's digest as read at most SHARED_READ_SECONDS ago by any viewer of the class:
+    30 viewers cost about one read of the 300 rows a second, not ten. Shared without checking
+    this viewer's key: a digest shows nothing, and only makes the page run again, whose read of
+    the board checks the key (a removed learner then reads why). A refused or failed read is
+    this viewer's own and is not shared."""
+    now = time.monotonic()
+    with _LATEST_LOCK:
+        found = _LATEST.get(code)
+    if found is not None and now - found[0] < SHARED_READ_SECONDS:
+        return found[1]
+    board, digest = _read_board(code, teacher_key, token)
+    if board is not None:
+        with _LATEST_LOCK:
+            _LATEST[code] = (now, digest)
+            while len(_LATEST) > MAX_DRAWN_BOARDS:
+                _LATEST.pop(next(iter(_LATEST)))
+    return digest
+
+
 @st.fragment(run_every=BOARD_SECONDS)
 def _watch(code: str, teacher_key: str, token: str) -> None:
-    """Every BOARD_SECONDS: one read of the board and its digest; the page runs again only when
+    """Every BOARD_SECONDS: the board's digest (latest_digest); the page runs again only when
     the board changed (a run posted, a name changed, the challenge set, the database away or
-    back), so an unchanged board costs one query and no element per viewer."""
+    back), so an unchanged board sends no element to its viewers."""
     if st.session_state.pop(JUST_DRAWN, False):
         return                                   # the page's run drew the board a moment ago
-    if _read_board(code, teacher_key, token)[1] != st.session_state.get(SEEN):
+    if latest_digest(code, teacher_key, token) != st.session_state.get(SEEN):
         st.rerun(scope="app")
 
 
