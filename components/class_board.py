@@ -181,6 +181,21 @@ def _end(started: StartedClass) -> None:
     st.rerun()
 
 
+def class_still_taught(started: StartedClass) -> bool:
+    """False, with the teacher's message kept for the page, when the class has ended (on the
+    teacher's other device, or after a day without activity); True while it lives or while the
+    database is out of reach (the board says that)."""
+    try:
+        class_store().check_teacher(started.code, started.teacher_key)
+    except StoreUnavailable:
+        return True
+    except ClassError:
+        st.session_state[ENDED] = (f"Class {started.code} has ended (on your other device, or "
+                                   "after a day without activity); its data is deleted.")
+        return False
+    return True
+
+
 def ended_message() -> None:
     """The teacher's message after End, once, on the Class page."""
     message = st.session_state.pop(ENDED, "")

@@ -9,10 +9,10 @@ import streamlit as st
 
 from app_pages.classroom.challenge_board import challenge_board, class_data_for
 from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
-from components.class_board import (CLASS_CSS, end_class_panel, ended_message, join_panel,
-                                    live_board, teacher_link_panel)
+from components.class_board import (CLASS_CSS, class_still_taught, end_class_panel,
+                                    ended_message, join_panel, live_board, teacher_link_panel)
 from components.class_session import (CLASS_PARAM, NICKNAME_HELP, TEACHER_PARAM, begin_teaching,
-                                      class_store, join, seat, send_class,
+                                      class_store, join, seat, send_class, stop_teaching,
                                       write_cookies)
 from components.classroom import lesson_url
 from components.plain_text import md
@@ -46,6 +46,11 @@ if key_in_link is not None:
         write_cookies()                  # now: a reload before any click keeps the board
     except ClassError as exc:
         st.error(md(str(exc)), icon=":material/key_off:")
+
+# A class ended on the teacher's other device (or after a day idle): this device says so as a
+# teacher's message, rather than showing a board that answers "there is no class".
+if mine.teaching is not None and not class_still_taught(mine.teaching):
+    stop_teaching()
 
 with st.container(key=CLASS_PAGE.main_key):
     if mine.teaching is not None:

@@ -74,6 +74,19 @@ def test_the_teacher_link_on_a_second_device_stays_a_teacher_and_can_end_the_cla
     assert "check the code with your teacher" not in text and not device.error
 
 
+def test_a_class_ended_on_the_other_device_is_a_teachers_message_on_this_one():
+    teacher, code, key = _start_class()
+    device = open_page(CLASS_PAGE.script, query={"class": code, "teacher": key})
+    device.button(key="class_end").click().run()
+    device.button(key="class_end_confirm").click().run()
+    teacher.run()                                   # as the board's watch would, seeing it gone
+    assert_clean(teacher)
+    text = shown_text(teacher)
+    assert md(f"Class {code} has ended (on your other device") in text
+    assert "check the code with your teacher" not in text and not teacher.error
+    assert "class_end" not in _buttons(teacher) and "class_start" in _buttons(teacher)
+
+
 def test_a_session_never_joins_the_class_it_teaches():
     teacher, code, _ = _start_class()
     teacher.query_params["class"] = code            # the join link, opened by the teacher
