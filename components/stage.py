@@ -6,6 +6,9 @@ shrinks to one line, and every text is 1.4x (`html` at 140%, so every `rem` grow
 puts its key figure inside `st.container(key=...)` and calls `fit_to_viewport` so that the
 figure's height follows the browser's viewport rather than a fixed number of pixels: the server
 never knows the size of the projector, the browser does.
+
+A teacher who teaches a class gets *Send class <code> here* on the title's line (the sidebar,
+where it also is, starts folded on a projector); the Class page has its own send.
 """
 from __future__ import annotations
 
