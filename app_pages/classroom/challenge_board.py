@@ -51,6 +51,7 @@ BOARD_SECONDS = 3.0              # runs take tens of seconds to finish: a few se
 SUGGESTED_LIMIT = 1_000          # the box's hint: the preset's 2,305 parameters are over it
 SHARED_READ_SECONDS = 1.0        # a board read serves every viewer of its class this long
 MAX_DRAWN_BOARDS = 64            # boards kept built: a class or two per teacher on one server
+LIMIT_SHOWN = "challenge_limit_shown"   # session state: the class's limit the box was set to
 SEEN = "challenge_board_seen"    # session state: the digest of the board this page drew last
 JUST_DRAWN = "challenge_board_just_drawn"    # the board ran in this run: the watch need not read
 # One colour per optimizer, in the settings table's order, so a colour means the same everywhere.
@@ -132,11 +133,14 @@ def _set_challenge(code: str, teacher_key: str, limited: bool) -> None:
 
 
 def _challenge_form(code: str, teacher_key: str, board: ChallengeBoard) -> None:
+    # The box shows the limit in force, and is empty while there is none: a number there would
+    # read as a limit. Set whenever the class's limit changed (here, by *No limit*, or on the
+    # teacher's other device); a widget's `value=` would be ignored once it has a state.
+    if st.session_state.get(LIMIT_SHOWN, "none drawn") != board.max_parameters:
+        st.session_state["challenge_limit"] = st.session_state[LIMIT_SHOWN] = board.max_parameters
     with st.form("challenge_form", border=False):
-        # Empty until the teacher sets a limit: a number there would read as a limit in force.
         st.number_input("Challenge: at most this many parameters", min_value=1,
-                        max_value=MAX_CHALLENGE_PARAMETERS, step=100,
-                        value=board.max_parameters, key="challenge_limit",
+                        max_value=MAX_CHALLENGE_PARAMETERS, step=100, key="challenge_limit",
                         placeholder=f"no limit yet (try {SUGGESTED_LIMIT:,})",
                         help="The best test accuracy among the runs with at most this many "
                         "parameters wins; bigger runs stay on the board, marked over the limit.")

@@ -164,6 +164,13 @@ def test_the_limit_box_is_empty_until_a_limit_is_set():
     teacher.button(key="FormSubmitter:challenge_form-Set the challenge").click().run()
     assert class_store().challenge_board(code, teacher_key=key).max_parameters == 500
     assert teacher.number_input(key="challenge_limit").value == 500
+    teacher.button(key="FormSubmitter:challenge_form-No limit").click().run()
+    assert_clean(teacher)
+    assert class_store().challenge_board(code, teacher_key=key).max_parameters is None
+    assert teacher.number_input(key="challenge_limit").value is None      # empty again
+    class_store().set_challenge(code, key, 250)          # set on the teacher's other device
+    teacher.run()
+    assert teacher.number_input(key="challenge_limit").value == 250
 
 
 # --- the board, once per change and class ---------------------------------------------------------
