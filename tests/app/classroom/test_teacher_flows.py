@@ -16,7 +16,7 @@ import io
 from dataclasses import replace
 
 from app_pages.classroom import challenge_board as board_module
-from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
+from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE, all_pages
 from components.class_session import class_store
 from components.plain_text import md
 from tests.app.apptest import assert_clean, code_blocks, open_page, shown_text
@@ -229,6 +229,19 @@ def test_in_presenter_mode_the_send_is_on_the_stage_and_followers_keep_their_lay
     assert learner.query_params.get("ops") in ("t()", ["t()"]), dict(learner.query_params)
     assert "present" not in learner.query_params
     assert learner.toggle(key="presenter_mode").value is False
+
+
+def test_the_stage_send_is_on_every_tool_and_lesson_page_while_teaching():
+    teacher, code, _ = _start_class()
+    teacher.query_params["present"] = "1"
+    for tool in all_pages():
+        teacher.switch_page(tool.script).run()
+        assert_clean(teacher, tool.script)
+        on_stage = [b for b in teacher.main.button if b.key == "class_send_here_stage"]
+        if tool is CLASS_PAGE:
+            assert not on_stage                  # the Class page has its own send
+        else:
+            assert [b.label for b in on_stage] == [f"Send class {code} here"], tool.script
 
 
 def test_the_stage_send_is_only_for_a_teacher_in_presenter_mode_and_not_on_the_class_page():
