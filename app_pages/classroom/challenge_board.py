@@ -171,7 +171,7 @@ def drawn_board(code: str, board: ChallengeBoard) -> DrawnBoard:
     viewers arriving together may both build it once; the cache keeps the last MAX_DRAWN_BOARDS
     used. Process-wide rather than st.cache_data: no pickling of the frame and figure per hit, and
     a visitor's cache clear cannot make every board be built again."""
-    key = (code, board_digest(board.runs, board.max_parameters), app_root(), presenting())
+    key = (code, board_digest(board), app_root(), presenting())
     with _DRAWN_LOCK:
         found = _DRAWN.get(key)
         if found is not None:
@@ -194,7 +194,7 @@ def _read_board(code: str, teacher_key: str, token: str) -> tuple[ChallengeBoard
         return None, "away"
     except ClassError:
         return None, "refused"
-    return board, board_digest(board.runs, board.max_parameters)
+    return board, board_digest(board)
 
 
 def challenge_board(code: str, *, teacher_key: str = "", token: str = "") -> None:

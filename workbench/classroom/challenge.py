@@ -8,14 +8,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from workbench.classroom.store import RunEntry
+from workbench.classroom.store import ChallengeBoard, RunEntry
 
 
-def board_digest(runs: Sequence[RunEntry], max_parameters: int | None) -> str:
-    """A digest of everything the board shows (each run's fields, names included, and the
-    challenge): equal digests draw the same board, so a board is built once per change and
-    class, and a viewer's page redraws it only when the digest moved."""
-    return hashlib.blake2b(repr((max_parameters, tuple(runs))).encode(), digest_size=16).hexdigest()
+def board_digest(board: ChallengeBoard) -> str:
+    """A digest of everything the board holds (every field of every run, names included, the
+    challenge, and any setting the board carries): equal digests draw the same board, so a
+    board is built once per change and class, and a viewer's page redraws it only when the
+    digest moved. The whole dataclass's repr, so a field added to the board is covered."""
+    return hashlib.blake2b(repr(board).encode(), digest_size=16).hexdigest()
 
 
 def within(run: RunEntry, max_parameters: int | None) -> bool:

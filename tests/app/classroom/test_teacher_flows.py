@@ -22,7 +22,7 @@ from components.plain_text import md
 from tests.app.apptest import assert_clean, code_blocks, open_page, shown_text
 from workbench.classroom.challenge import board_digest
 from workbench.classroom.class_data import class_data_csv, spreadsheet_safe
-from workbench.classroom.store import RunEntry, StartedClass
+from workbench.classroom.store import ChallengeBoard, RunEntry, StartedClass
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
 
 TOOL = "app_pages/tensor_inspector/page.py"
@@ -181,7 +181,7 @@ def test_the_board_is_built_once_per_change_and_class_and_the_watch_knows_it():
     assert_clean(teacher)
     board = class_store().challenge_board(code, teacher_key=key)
     seen = teacher.session_state[board_module.SEEN]
-    assert seen == board_digest(board.runs, board.max_parameters)
+    assert seen == board_digest(board)
     # A second viewer of the same board gets the very objects built for the first.
     first, again = board_module.drawn_board(code, board), board_module.drawn_board(code, board)
     assert again is first and len(first.frame) == 1
@@ -265,3 +265,14 @@ def test_the_private_link_is_never_drawn_in_presenter_mode():
     assert key not in shown_text(teacher)
     assert "Your private teacher link" not in [e.label for e in teacher.expander]
     assert "Learners in the class" in shown_text(teacher)
+
+
+def test_the_board_digest_moves_with_every_field_the_board_shows():
+    run = RunEntry("/moons_trainer?hidden=8", "SGD", 0.1, 0.9, 0.955, 41, "Ada", 1.0)
+    board = ChallengeBoard([run], None)
+    assert board_digest(board) == board_digest(ChallengeBoard([replace(run)], None))
+    changed = [ChallengeBoard([replace(run, nickname="Bo")], None),       # a rename
+               ChallengeBoard([run], 40),                                   # the challenge
+               ChallengeBoard([replace(run, test_accuracy=0.91)], None),
+               ChallengeBoard([run, run], None), ChallengeBoard([], None)]
+    assert len({board_digest(b) for b in [board, *changed]}) == 1 + len(changed)
