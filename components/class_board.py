@@ -6,6 +6,8 @@ from the class store (one grouped query), so answers given on another replica sh
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
@@ -17,7 +19,7 @@ from components.figures import presenting
 from components.plain_text import md
 from workbench.classroom.catalog import all_checks
 from workbench.classroom.qr import qr_svg
-from workbench.classroom.store import CheckTally, ClassError, StartedClass
+from workbench.classroom.store import CheckTally, ClassError, StartedClass, StoreUnavailable
 
 # Counts within 2 s of a learner's click: every second missed it for a class of 30 on SQLite
 # (bench/class.py, p95 2.2 s); a run costs one query.
@@ -45,14 +47,18 @@ def join_panel(code: str) -> None:
 
 
 def teacher_link_panel(started: StartedClass) -> None:
-    """The private teacher link, shown until the teacher says it is kept: it reopens this board
-    on another device, and anyone holding it can steer the class."""
+    """The private teacher link, in the teacher's own closed panel until they say it is kept: it
+    reopens this board on another device, and anyone holding it can steer the class. Never drawn
+    in presenter mode: a projected page must not show it, even for a scroll."""
     mine = seat()
-    if mine.teacher_link_dismissed:
+    if mine.teacher_link_dismissed or presenting():
         return
-    with st.container(border=True, key="class_teacher_link"):
-        st.markdown("**:material/key: Your private teacher link.** It opens this board on another "
-                    "device. Keep it to yourself: it is shown only now.")
+    with st.container(key="class_teacher_link"), \
+            st.expander("Your private teacher link", icon=":material/key:"):
+        st.markdown("Your private teacher link opens this board on another device (it never "
+                    "joins you to the class). "
+                    "Keep it to yourself: anyone holding it can steer the class. It is shown "
+                    "only until you hide it, and never in presenter mode.")
         link_block(teacher_link(started))
         if st.button("I have kept it: hide the link", key="class_hide_teacher_link"):
             mine.teacher_link_dismissed = True
@@ -109,19 +115,92 @@ def live_board(started: StartedClass) -> None:
         _tally_card(started, tally)
 
 
-def end_class_panel(started: StartedClass) -> None:
-    with st.expander("End the class", icon=":material/stop_circle:"):
-        st.markdown("Ending the class deletes its members, answers and posted runs; its code stops "
-                    "working. (A class also ends by itself after a day without activity.)")
-        if st.button("End the class and delete its data", key="class_end",
-                     icon=":material/delete_forever:"):
-            try:
-                class_store().end_class(started.code, started.teacher_key)
-            except ClassError as exc:
-                seat().notice = str(exc)
-                return
-            stop_teaching()
+END_ASKED = "class_end_asked"           # the class code whose End waits for a yes
+ENDED = "class_ended_message"           # the teacher's message after End, shown once
+
+
+def end_class_panel(started: StartedClass, class_data: Callable[[], str]) -> None:
+    """End the class, in two steps: *End the class…* says what ending deletes (counted in the
+    store) and offers the class's data as a CSV (`class_data`, built when the button is
+    pressed); only *Yes, end …* deletes. The teacher then reads a teacher's message."""
+    asked = st.session_state.get(END_ASKED) == started.code
+    with st.expander("End the class", icon=":material/stop_circle:", expanded=asked):
+        if not asked:
+            st.markdown("Ending the class deletes its members, answers and posted runs; its code "
+                        "stops working. (A class also ends by itself after a day without activity.)")
+            if st.button("End the class…", key="class_end", icon=":material/stop_circle:"):
+                st.session_state[END_ASKED] = started.code
+                st.rerun()
+            return
+        counts = read_class(lambda: _class_counts(started))
+        if counts is None:
+            return
+        members, answered, runs = counts
+        st.warning(f"Ending class **{started.code}** deletes its **{members}** member(s), "
+                   f"**{answered}** answer(s) and **{runs}** posted run(s), now; its code stops "
+                   "working and no one can read them again. Download them first if you want "
+                   "to keep them.", icon=":material/warning:")
+        st.download_button("Download the class's data (CSV)", data=class_data,
+                           file_name=f"class-{started.code}.csv", mime="text/csv",
+                           key="class_end_download", icon=":material/download:",
+                           on_click="ignore",
+                           help="The answers per check and option, and every posted run with its "
+                           "link. Names that a spreadsheet would run as a formula start with '.")
+        yes, no = st.columns(2)
+        if yes.button(f"Yes, end class {started.code} and delete its data", key="class_end_confirm",
+                      type="primary", icon=":material/delete_forever:"):
+            _end(started)
+        if no.button("Keep the class", key="class_end_cancel", icon=":material/undo:"):
+            st.session_state.pop(END_ASKED, None)
             st.rerun()
+
+
+def _class_counts(started: StartedClass) -> tuple[int, int, int]:
+    store = class_store()
+    view = store.find_class(started.code)
+    answered = sum(t.answered for t in store.tallies(started.code, started.teacher_key))
+    runs = len(store.challenge_board(started.code, teacher_key=started.teacher_key).runs)
+    return view.members, answered, runs
+
+
+def _end(started: StartedClass) -> None:
+    """End the class; a class that ended already (on the teacher's other device, or by expiry)
+    is ended as far as this teacher is concerned, and said so as such, never as a learner's
+    "check the code with your teacher"."""
+    try:
+        class_store().end_class(started.code, started.teacher_key)
+        message = f"Class {started.code} ended; its data is deleted."
+    except StoreUnavailable as exc:
+        st.warning(md(str(exc)), icon=":material/cloud_off:")
+        return
+    except ClassError:
+        message = f"Class {started.code} had ended already; its data is deleted."
+    stop_teaching()
+    st.session_state.pop(END_ASKED, None)
+    st.session_state[ENDED] = message
+    st.rerun()
+
+
+def class_still_taught(started: StartedClass) -> bool:
+    """False, with the teacher's message kept for the page, when the class has ended (on the
+    teacher's other device, or after a day without activity); True while it lives or while the
+    database is out of reach (the board says that)."""
+    try:
+        class_store().check_teacher(started.code, started.teacher_key)
+    except StoreUnavailable:
+        return True
+    except ClassError:
+        st.session_state[ENDED] = (f"Class {started.code} has ended (on your other device, or "
+                                   "after a day without activity); its data is deleted.")
+        return False
+    return True
+
+
+def ended_message() -> None:
+    """The teacher's message after End, once, on the Class page."""
+    message = st.session_state.pop(ENDED, "")
+    if message:
+        st.success(md(message), icon=":material/check_circle:")
 
 
 CLASS_CSS = """<style>

@@ -42,6 +42,7 @@ FOLLOW_SECONDS = 1.5             # a follower's page asks where the class is; ar
 SEAT_COOKIE = "workbench_class_seat"          # "<code>.<member token>"
 TEACHER_COOKIE = "workbench_class_teacher"    # "<code>.<teacher key>"
 COOKIE_KEY = "class_cookie_writer"
+PAGE_ON_SCREEN = "class_page_on_screen"      # the url_path of the page this run draws
 
 _STORES: dict[str, ClassStore] = {}
 _STORES_LOCK = threading.Lock()
@@ -194,13 +195,17 @@ def stop_teaching() -> None:
 def join_from_url() -> None:
     """`class=<code>` on any page's link joins that class once per session and value (a rerun
     of the same page does not join twice). The private teacher link (`teacher=`) is the Class
-    page's business, not a learner's join."""
+    page's business, not a learner's join; and a session never joins a class it teaches (the
+    teacher would count as a learner and follow their own sends)."""
     raw = st.query_params.get(CLASS_PARAM)
     mine = seat()
     if raw is None or raw == mine.url_code_seen or st.query_params.get(TEACHER_PARAM):
         return
     mine.url_code_seen = raw
-    if mine.membership is not None and mine.membership.code == raw.strip().upper():
+    code = raw.strip().upper()
+    if mine.teaching is not None and mine.teaching.code == code:
+        return
+    if mine.membership is not None and mine.membership.code == code:
         return
     join(raw, "")
 
@@ -298,12 +303,10 @@ def draw_class_sidebar(page_path: str, pages: dict[str, str]) -> None:
     mine = seat()
     write_cookies()
     send_pending()
+    st.session_state[PAGE_ON_SCREEN] = page_path
     if mine.teaching is not None and page_path != "class":
         with st.sidebar, st.container(key="class_teacher"):
-            st.button(f"Send class {mine.teaching.code} here", key="class_send_here",
-                      icon=":material/near_me:", on_click=_send_here, args=(page_path,),
-                      help="Every learner who follows you opens this page with these settings "
-                      "within a few seconds; their own work on other pages is kept.")
+            send_here_button("class_send_here")
             if mine.notice:
                 st.warning(md(mine.notice), icon=":material/groups:")
                 mine.notice = ""
@@ -339,10 +342,31 @@ def draw_class_sidebar(page_path: str, pages: dict[str, str]) -> None:
             st.rerun()
 
 
+def send_here_button(key: str) -> None:
+    """The teacher's "Send class <code> here" for the page on screen (drawn in the sidebar, and
+    on the stage itself in presenter mode: components/stage.py); nothing for anyone else, or on
+    the Class page, which has its own send."""
+    mine = seat()
+    page_path = st.session_state.get(PAGE_ON_SCREEN, "")
+    if mine.teaching is None or page_path == "class":
+        return
+    st.button(f"Send class {mine.teaching.code} here", key=key, icon=":material/near_me:",
+              on_click=_send_here, args=(page_path,),
+              help="Every learner who follows you opens this page with these settings within "
+              "a few seconds, in their own layout (presenter mode stays yours); their own work "
+              "on other pages is kept.")
+
+
 # --- follow the teacher --------------------------------------------------------------------------
+# Left out of a sent link: the class's own parameters, and presenter mode, which belongs to the
+# teacher's projector, not to each follower's laptop or phone. `hide=` travels: a teacher hides
+# controls on purpose, to fix a setting for the whole class.
+NOT_SENT = (CLASS_PARAM, TEACHER_PARAM, "present")
+
+
 def page_link(page_path: str, params: dict[str, str]) -> str:
-    """The link of a page with its parameters, leaving out the class's own."""
-    kept = {k: v for k, v in params.items() if k not in (CLASS_PARAM, TEACHER_PARAM)}
+    """The link of a page with its parameters, as the class is sent there (NOT_SENT left out)."""
+    kept = {k: v for k, v in params.items() if k not in NOT_SENT}
     return f"/{page_path}" + (f"?{urlencode(kept)}" if kept else "")
 
 

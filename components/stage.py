@@ -6,12 +6,16 @@ shrinks to one line, and every text is 1.4x (`html` at 140%, so every `rem` grow
 puts its key figure inside `st.container(key=...)` and calls `fit_to_viewport` so that the
 figure's height follows the browser's viewport rather than a fixed number of pixels: the server
 never knows the size of the projector, the browser does.
+
+A teacher who teaches a class gets *Send class <code> here* on the title's line (the sidebar,
+where it also is, starts folded on a projector); the Class page has its own send.
 """
 from __future__ import annotations
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from components.class_session import PAGE_ON_SCREEN, send_here_button, seat
 from components.classroom import hidden_controls
 from components.figures import presenting
 from components.graph_view import GRAPH_SVG
@@ -72,7 +76,15 @@ def page_header(title: str, about: str) -> DeltaGenerator | None:
         st.title(title, anchor=False)
         st.markdown(about)
     else:
-        title_column, about_column = st.columns([3, 2], vertical_alignment="center")
+        teaching = seat().teaching is not None and \
+            st.session_state.get(PAGE_ON_SCREEN, "") != "class"
+        if teaching:       # the teacher's send, on the stage: the sidebar is folded on a projector
+            title_column, send_column, about_column = st.columns(
+                [5, 3, 3], vertical_alignment="center")
+            with send_column.container(key="stage_send"):
+                send_here_button("class_send_here_stage")
+        else:
+            title_column, about_column = st.columns([3, 2], vertical_alignment="center")
         title_column.title(title, anchor=False)
         with about_column.container(key="page_about"), \
                 st.expander("About this page", icon=":material/info:"):

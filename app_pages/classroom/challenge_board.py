@@ -4,11 +4,30 @@ coloured by optimizer, and the teacher's challenge (the best test accuracy with 
 parameters), named in a sentence computed from the rows.
 
 The teacher's board is read with the teacher key, a learner's with their member token (the store
-refuses a code alone). It runs again every BOARD_SECONDS by itself, so runs posted on another
-replica show up; if the database is out of reach it says so and nothing else on the page stops.
+refuses a code alone). Runs posted on another replica must show up, so each viewer's page asks
+the store every BOARD_SECONDS; but with 300 posted runs, rebuilding the table and the chart and
+sending them to each of 30 viewers every 3 s cost five times the server CPU of an empty board
+(issue 42). So:
+
+- a tiny `run_every` fragment (`_watch`) compares the board's digest (every field of every run,
+  and the challenge; read once a second for all the class's viewers) with the one this
+  viewer's page drew; only when it moved does it rerun the page (`st.rerun(scope="app")`:
+  Streamlit 1.67 lets only a widget callback rerun another fragment by key), so an unchanged
+  board is not sent again;
+- the board itself is a plain fragment (the teacher's challenge form reruns it alone), and its
+  table, chart and sentence are built once per change and class (`drawn_board`: a bounded,
+  process-wide cache keyed by the class, the digest, the app's root and presenter mode), then
+  shared by every viewer of the class.
+
+If the database is out of reach the board says so and nothing else on the page stops.
 """
 from __future__ import annotations
 
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
 import pandas as pd
@@ -17,16 +36,24 @@ import streamlit as st
 
 from components.accessible_chart import chart
 from components.class_session import class_store, read_class
-from components.figures import staged
+from components.figures import presenting, staged
 from components.classroom import app_root
 from components.plain_text import md
-from workbench.classroom.challenge import best_within, challenge_sentence, within
-from workbench.classroom.store import (MAX_CHALLENGE_PARAMETERS, ChallengeBoard, ClassError, RunEntry)
+from workbench.classroom.catalog import all_checks
+from workbench.classroom.challenge import board_digest, best_within, challenge_sentence, within
+from workbench.classroom.class_data import answer_rows, class_data_csv
+from workbench.classroom.store import (MAX_CHALLENGE_PARAMETERS, ChallengeBoard, ClassError, RunEntry,
+                                       StartedClass, StoreUnavailable)
 from workbench.common.palette import OKABE_ITO
 from workbench.moons_trainer.settings import OPTIMIZERS, TABLE, MoonsSettings
 
 BOARD_SECONDS = 3.0              # runs take tens of seconds to finish: a few seconds' delay is fine
-DEFAULT_LIMIT = 1_000            # the first limit offered: the preset's 2,305 parameters are over it
+SUGGESTED_LIMIT = 1_000          # the box's hint: the preset's 2,305 parameters are over it
+SHARED_READ_SECONDS = 1.0        # a board read serves every viewer of its class this long
+MAX_DRAWN_BOARDS = 64            # boards kept built: a class or two per teacher on one server
+LIMIT_SHOWN = "challenge_limit_shown"   # session state: the class's limit the box was set to
+SEEN = "challenge_board_seen"    # session state: the digest of the board this page drew last
+JUST_DRAWN = "challenge_board_just_drawn"    # the board ran in this run: the watch need not read
 # One colour per optimizer, in the settings table's order, so a colour means the same everywhere.
 OPTIMIZER_COLOURS = dict(zip(OPTIMIZERS, OKABE_ITO, strict=False))
 
@@ -44,8 +71,10 @@ def input_features(run: RunEntry) -> str:
     return ", ".join(_settings(run).feature_labels)
 
 
-def board_frame(board: ChallengeBoard) -> pd.DataFrame:
-    """One row per posted run, the best first (the table a teacher projects)."""
+def board_frame(board: ChallengeBoard, root: str | None = None) -> pd.DataFrame:
+    """One row per posted run, the best first (the table a teacher projects). `root`: the app's
+    address before each run's link (default: this page's, `app_root()`)."""
+    root = app_root() if root is None else root
     best = best_within(board.runs, board.max_parameters)
     ranked = sorted(board.runs, key=lambda run: (-run.test_accuracy, run.parameter_count, run.posted_at))
     return pd.DataFrame([{
@@ -59,7 +88,7 @@ def board_frame(board: ChallengeBoard) -> pd.DataFrame:
         "learning rate": run.learning_rate,
         "hidden layers": hidden_layers(run),
         "inputs": input_features(run),
-        "experiment": f"{app_root()}{run.link}",
+        "experiment": f"{root}{run.link}",
     } for run in ranked])
 
 
@@ -90,7 +119,13 @@ def _optimizer_order(name: str) -> int:
 def _set_challenge(code: str, teacher_key: str, limited: bool) -> None:
     """The form's callback: it runs before the board is read again, so the board shows the
     challenge just set."""
-    limit = int(st.session_state["challenge_limit"]) if limited else None
+    typed = st.session_state.get("challenge_limit")
+    if limited and typed is None:
+        st.session_state["challenge_notice"] = (
+            f"Type the most parameters a run may have (1 to {MAX_CHALLENGE_PARAMETERS:,}), then "
+            "set the challenge.")
+        return
+    limit = int(typed) if limited else None
     try:
         class_store().set_challenge(code, teacher_key, limit)
     except ClassError as exc:
@@ -98,10 +133,15 @@ def _set_challenge(code: str, teacher_key: str, limited: bool) -> None:
 
 
 def _challenge_form(code: str, teacher_key: str, board: ChallengeBoard) -> None:
+    # The box shows the limit in force, and is empty while there is none: a number there would
+    # read as a limit. Set whenever the class's limit changed (here, by *No limit*, or on the
+    # teacher's other device); a widget's `value=` would be ignored once it has a state.
+    if st.session_state.get(LIMIT_SHOWN, "none drawn") != board.max_parameters:
+        st.session_state["challenge_limit"] = st.session_state[LIMIT_SHOWN] = board.max_parameters
     with st.form("challenge_form", border=False):
         st.number_input("Challenge: at most this many parameters", min_value=1,
-                        max_value=MAX_CHALLENGE_PARAMETERS, step=100,
-                        value=board.max_parameters or DEFAULT_LIMIT, key="challenge_limit",
+                        max_value=MAX_CHALLENGE_PARAMETERS, step=100, key="challenge_limit",
+                        placeholder=f"no limit yet (try {SUGGESTED_LIMIT:,})",
                         help="The best test accuracy among the runs with at most this many "
                         "parameters wins; bigger runs stay on the board, marked over the limit.")
         left, right = st.columns(2)
@@ -111,38 +151,149 @@ def _challenge_form(code: str, teacher_key: str, board: ChallengeBoard) -> None:
                                  on_click=_set_challenge, args=(code, teacher_key, False))
 
 
-@st.fragment(run_every=BOARD_SECONDS)
+# --- the board, built once per change and class --------------------------------------------------
+@dataclass(frozen=True)
+class DrawnBoard:
+    """What every viewer of one class's board is sent, built once: the sentence, the table and
+    the scatter (None without runs). Shared between sessions, so never changed after building."""
+    sentence: str
+    frame: pd.DataFrame
+    figure: go.Figure | None
+
+
+_DRAWN: OrderedDict[tuple[str, str, str, bool], DrawnBoard] = OrderedDict()
+_DRAWN_LOCK = threading.Lock()
+
+
+def drawn_board(code: str, board: ChallengeBoard) -> DrawnBoard:
+    """The board's sentence, table and scatter, from the cache when this class's board was built
+    with the same rows and challenge (for the same app root and presenter scale) before. Two
+    viewers arriving together may both build it once; the cache keeps the last MAX_DRAWN_BOARDS
+    used. Process-wide rather than st.cache_data: no pickling of the frame and figure per hit, and
+    a visitor's cache clear cannot make every board be built again."""
+    key = (code, board_digest(board), app_root(), presenting())
+    with _DRAWN_LOCK:
+        found = _DRAWN.get(key)
+        if found is not None:
+            _DRAWN.move_to_end(key)
+            return found
+    built = DrawnBoard(md(challenge_sentence(board.runs, board.max_parameters)),
+                       board_frame(board, key[2]), scatter(board) if board.runs else None)
+    with _DRAWN_LOCK:
+        _DRAWN[key] = built
+        while len(_DRAWN) > MAX_DRAWN_BOARDS:
+            _DRAWN.popitem(last=False)
+    return built
+
+
+def _read_board(code: str, teacher_key: str, token: str) -> tuple[ChallengeBoard | None, str]:
+    """The board and what this viewer's page would show: its digest, or "away" / "refused"."""
+    try:
+        board = class_store().challenge_board(code, teacher_key=teacher_key, token=token)
+    except StoreUnavailable:
+        return None, "away"
+    except ClassError:
+        return None, "refused"
+    return board, board_digest(board)
+
+
 def challenge_board(code: str, *, teacher_key: str = "", token: str = "") -> None:
     """The board for the class's teacher (`teacher_key`: with the challenge's form) or for one
-    of its learners (`token`)."""
+    of its learners (`token`), and the watch that redraws it when it changed."""
+    _board(code, teacher_key, token)
+    _watch(code, teacher_key, token)
+
+
+@st.fragment
+def _board(code: str, teacher_key: str, token: str) -> None:
     st.subheader(":material/leaderboard: Challenge board", anchor=False)
-    board = read_class(lambda: class_store().challenge_board(code, teacher_key=teacher_key,
-                                                           token=token))
-    if board is None:
+    st.session_state[JUST_DRAWN] = True
+    board, st.session_state[SEEN] = _read_board(code, teacher_key, token)
+    if board is None:            # read again, to say why (the watch keeps quiet until it changes)
+        read_class(lambda: class_store().challenge_board(code, teacher_key=teacher_key, token=token))
         return
     if teacher_key:
         _challenge_form(code, teacher_key, board)
         notice = st.session_state.pop("challenge_notice", "")
         if notice:
             st.error(md(notice), icon=":material/error:")
-    st.markdown(f"**{md(challenge_sentence(board.runs, board.max_parameters))}**")
-    if not board.runs:
+    drawn = drawn_board(code, board)
+    st.markdown(f"**{drawn.sentence}**")
+    if drawn.figure is None:
         st.caption("Every moons trainer run a learner in the class finishes is posted here with its "
                    "settings, its test accuracy and its parameter count.")
         return
-    st.dataframe(board_frame(board), hide_index=True, key="challenge_table", column_config={
+    st.dataframe(drawn.frame, hide_index=True, key="challenge_table", column_config={
         "experiment": st.column_config.LinkColumn("experiment", display_text="Open",
                                                   help="Opens this run's exact experiment"),
         "learning rate": st.column_config.NumberColumn(format="%g"),
         "parameters": st.column_config.NumberColumn(format="localized"),
     })
-    chart(scatter(board), key="challenge_scatter",
+    chart(drawn.figure, key="challenge_scatter",
           label="Posted runs: learning rate (log scale) against test accuracy, by optimizer",
-          table=lambda: scatter_table(board))
+          table=lambda: _table_of(drawn.frame))
+
+
+_LATEST: dict[str, tuple[float, str]] = {}   # class code -> (when read, digest)
+_LATEST_LOCK = threading.Lock()
+
+
+def latest_digest(code: str, teacher_key: str, token: str) -> str:
+    """The board's digest as read at most SHARED_READ_SECONDS ago by any viewer of the class:
+    30 viewers cost about one read of the 300 rows a second, not ten. Shared without checking
+    this viewer's key: a digest shows nothing, and only makes the page run again, whose read of
+    the board checks the key (a removed learner then reads why). A refused or failed read is
+    this viewer's own and is not shared."""
+    now = time.monotonic()
+    with _LATEST_LOCK:
+        found = _LATEST.get(code)
+    if found is not None and now - found[0] < SHARED_READ_SECONDS:
+        return found[1]
+    board, digest = _read_board(code, teacher_key, token)
+    if board is not None:
+        with _LATEST_LOCK:
+            _LATEST[code] = (now, digest)
+            while len(_LATEST) > MAX_DRAWN_BOARDS:
+                _LATEST.pop(next(iter(_LATEST)))
+    return digest
+
+
+@st.fragment(run_every=BOARD_SECONDS)
+def _watch(code: str, teacher_key: str, token: str) -> None:
+    """Every BOARD_SECONDS: the board's digest (latest_digest); the page runs again only when
+    the board changed (a run posted, a name changed, the challenge set, the database away or
+    back), so an unchanged board sends no element to its viewers."""
+    if st.session_state.pop(JUST_DRAWN, False):
+        return                                   # the page's run drew the board a moment ago
+    if latest_digest(code, teacher_key, token) != st.session_state.get(SEEN):
+        st.rerun(scope="app")
+
+
+# --- the class's data, for the teacher to keep before ending it -----------------------------------
+def class_data_for(started: StartedClass) -> Callable[[], str]:
+    """The CSV of the class's answers and posted runs, built when the teacher presses the
+    download button (on a thread of Streamlit's, so the app's root is read now)."""
+    root = app_root()
+
+    def build() -> str:
+        store = class_store()
+        try:
+            tallies = store.tallies(started.code, started.teacher_key)
+            board = store.challenge_board(started.code, teacher_key=started.teacher_key)
+        except ClassError as exc:
+            return f"{exc}\n"
+        runs = board_frame(board, root).to_dict("records")
+        return class_data_csv(started.code, answer_rows(tallies, all_checks()), runs)
+    return build
 
 
 def scatter_table(board: ChallengeBoard) -> pd.DataFrame:
     """The scatter's numbers for its data table, an st.table, which renders Markdown: the
     nicknames are escaped there (st.dataframe above shows text as it is)."""
-    frame = board_frame(board).drop(columns=["experiment"])
+    return _table_of(board_frame(board))
+
+
+def _table_of(frame: pd.DataFrame) -> pd.DataFrame:
+    """scatter_table from the board's frame (a shared one: copied, never changed)."""
+    frame = frame.drop(columns=["experiment"])
     return frame.assign(nickname=frame["nickname"].map(md))

@@ -2,16 +2,17 @@
 
 A teacher's session holds the class's key (StartedClass); the private teacher link
 (`/class?class=<code>&teacher=<key>`) hands that key to another device, and is taken out of the
-address bar at once, so a projected screen never shows it.
+address bar at once (both parameters), so a projected screen never shows it and the device
+stays a teacher, never a learner of its own class.
 """
 import streamlit as st
 
-from app_pages.classroom.challenge_board import challenge_board
+from app_pages.classroom.challenge_board import challenge_board, class_data_for
 from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
-from components.class_board import (CLASS_CSS, end_class_panel, join_panel, live_board,
-                                    teacher_link_panel)
+from components.class_board import (CLASS_CSS, class_still_taught, end_class_panel,
+                                    ended_message, join_panel, live_board, teacher_link_panel)
 from components.class_session import (CLASS_PARAM, NICKNAME_HELP, TEACHER_PARAM, begin_teaching,
-                                      class_store, join, seat, send_class,
+                                      class_store, join, seat, send_class, stop_teaching,
                                       write_cookies)
 from components.classroom import lesson_url
 from components.plain_text import md
@@ -30,17 +31,26 @@ page_header("Class", "Teach with the workbench: start a class, show its code, an
 st.html(CLASS_CSS)
 mine = seat()
 
-# The private teacher link: check the key, then take it out of the address bar.
+# The private teacher link: check the key, then take it out of the address bar, its `class=`
+# too: left there, the next run would read it as a learner's join link (the sidebar joins the
+# class of any `class=`), and the teacher would count as a learner and follow their own sends.
 key_in_link = st.query_params.get(TEACHER_PARAM)
 if key_in_link is not None:
-    del st.query_params[TEACHER_PARAM]
     code_in_link = st.query_params.get(CLASS_PARAM, "")
+    del st.query_params[TEACHER_PARAM]
+    if CLASS_PARAM in st.query_params:
+        del st.query_params[CLASS_PARAM]
     try:
         code = class_store().check_teacher(code_in_link, key_in_link)
         begin_teaching(StartedClass(code, key_in_link), link_seen=True)
         write_cookies()                  # now: a reload before any click keeps the board
     except ClassError as exc:
         st.error(md(str(exc)), icon=":material/key_off:")
+
+# A class ended on the teacher's other device (or after a day idle): this device says so as a
+# teacher's message, rather than showing a board that answers "there is no class".
+if mine.teaching is not None and not class_still_taught(mine.teaching):
+    stop_teaching()
 
 with st.container(key=CLASS_PAGE.main_key):
     if mine.teaching is not None:
@@ -59,9 +69,12 @@ with st.container(key=CLASS_PAGE.main_key):
             if st.form_submit_button("Send the class there", icon=":material/near_me:"):
                 send_class(STEPS[step], step)
         challenge_board(started.code, teacher_key=started.teacher_key)
+        # The teacher's own panels, closed, at the end: a projector scrolled to the board shows
+        # neither (and presenter mode never draws the private link).
         teacher_link_panel(started)
-        end_class_panel(started)
+        end_class_panel(started, class_data_for(started))
     else:
+        ended_message()
         if mine.membership is not None:
             st.success(f"You are in class **{mine.membership.code}** as "
                        f"**{md(mine.membership.nickname)}**. Your answers to knowledge checks "

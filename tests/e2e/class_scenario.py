@@ -82,8 +82,14 @@ def teach_a_class(new_page: NewPage, base_url: str, store: ClassStore) -> list[P
     code = code_element.inner_text().strip()
     join_link = teacher.locator("code").filter(has_text=f"?class={code}").first.inner_text()
     assert join_link == f"{base_url}/?class={code}", join_link
-    teacher_link = teacher.locator("code").filter(has_text="teacher=").first.inner_text()
-    teacher_key = teacher_link.rsplit("teacher=", 1)[1]
+    # Presenter mode never draws the private teacher link (issue 42): the key is read from the
+    # teacher's seat cookie, "<code>.<key>", which the page writes once the class has started.
+    teacher_key = teacher.wait_for_function(
+        "code => document.cookie.split('; ').map(c => c.split('='))"
+        ".filter(([name, value]) => name === 'workbench_class_teacher'"
+        " && value.startsWith(code + '.')).map(([, value]) => value.slice(code.length + 1))[0]",
+        arg=code).json_value()
+    assert not teacher.locator("code").filter(has_text="teacher=").count(), "the key is projected"
     assert_clean(teacher, "teacher")
 
     learners = []

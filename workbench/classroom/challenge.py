@@ -5,9 +5,18 @@ data and tested both ways (a winner, and none within the limit).
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
-from workbench.classroom.store import RunEntry
+from workbench.classroom.store import ChallengeBoard, RunEntry
+
+
+def board_digest(board: ChallengeBoard) -> str:
+    """A digest of everything the board holds (every field of every run, names included, the
+    challenge, and any setting the board carries): equal digests draw the same board, so a
+    board is built once per change and class, and a viewer's page redraws it only when the
+    digest moved. The whole dataclass's repr, so a field added to the board is covered."""
+    return hashlib.blake2b(repr(board).encode(), digest_size=16).hexdigest()
 
 
 def within(run: RunEntry, max_parameters: int | None) -> bool:

@@ -198,7 +198,8 @@ def test_a_reloaded_teacher_keeps_the_board_and_ending_the_class_forgets_it(monk
     text = shown_text(again)
     assert code in text and "Learners in the class" in text
     assert "private teacher link" not in text          # shown once, on the first screen it had
-    again.button(key="class_end").click().run()
+    again.button(key="class_end").click().run()                    # End asks first
+    again.button(key="class_end_confirm").click().run()
     _cookies_written(again, jar)
     assert jar == {}
 
