@@ -9,6 +9,7 @@ replica show up; if the database is out of reach it says so and nothing else on 
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from urllib.parse import parse_qsl, urlsplit
 
 import pandas as pd
@@ -29,6 +30,15 @@ BOARD_SECONDS = 3.0              # runs take tens of seconds to finish: a few se
 DEFAULT_LIMIT = 1_000            # the first limit offered: the preset's 2,305 parameters are over it
 # One colour per optimizer, in the settings table's order, so a colour means the same everywhere.
 OPTIMIZER_COLOURS = dict(zip(OPTIMIZERS, OKABE_ITO, strict=False))
+
+
+HIDDEN_NAME = "a learner"        # what the board says instead of a name the teacher hid
+
+
+def without_names(board: ChallengeBoard) -> ChallengeBoard:
+    """The board with every nickname replaced, for a teacher who hides names from the projector
+    (the table, the scatter's hover and the winner sentence all read run.nickname)."""
+    return replace(board, runs=[replace(run, nickname=HIDDEN_NAME) for run in board.runs])
 
 
 def _settings(run: RunEntry) -> MoonsSettings:
@@ -120,6 +130,9 @@ def challenge_board(code: str, *, teacher_key: str = "", token: str = "") -> Non
                                                            token=token))
     if board is None:
         return
+    if board.hide_names:
+        board = without_names(board)
+        st.caption("Names are hidden on this board: the teacher chose to show no names.")
     if teacher_key:
         _challenge_form(code, teacher_key, board)
         notice = st.session_state.pop("challenge_notice", "")

@@ -10,6 +10,7 @@ from app_pages.classroom.challenge_board import challenge_board
 from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
 from components.class_board import (CLASS_CSS, end_class_panel, join_panel, live_board,
                                     teacher_link_panel)
+from components.class_roster import roster_panel
 from components.class_session import (CLASS_PARAM, NICKNAME_HELP, TEACHER_PARAM, begin_teaching,
                                       class_store, join, seat, send_class,
                                       write_cookies)
@@ -50,6 +51,7 @@ with st.container(key=CLASS_PAGE.main_key):
             join_panel(started.code)
         with board_column:
             live_board(started)
+            roster_panel(started)
         with st.form("class_send", border=True):
             st.markdown("**:material/near_me: Send the class** to a lesson step: every learner "
                         "who follows you opens it within a few seconds, their own work kept. "
