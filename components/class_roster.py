@@ -74,6 +74,7 @@ def _rename(started: StartedClass) -> None:
     seat_number = st.session_state.get("class_roster_seat")
     typed = st.session_state.get("class_roster_new_name") or ""
     if seat_number is None:
+        _say("Pick the learner to rename first.", ok=False)
         return
     try:
         name = class_store().rename_member(started.code, started.teacher_key, int(seat_number), typed)
@@ -87,6 +88,7 @@ def _rename(started: StartedClass) -> None:
 def _remove(started: StartedClass) -> None:
     seat_number = st.session_state.get("class_roster_seat")
     if seat_number is None:
+        _say("Pick the learner to remove first.", ok=False)
         return
     if not st.session_state.get("class_roster_sure"):
         _say("Tick “Yes, remove this learner” first: removing cannot be undone.", ok=False)
@@ -119,52 +121,70 @@ def _switches(started: StartedClass, view: ClassView) -> None:
                   args=(started, option, widget_key))
 
 
-@st.fragment(run_every=ROSTER_SECONDS)
 def roster_panel(started: StartedClass) -> None:
-    """The roster, its switches, and rename / remove for one learner."""
+    """The roster in an expander that starts closed: the table refreshes itself every
+    ROSTER_SECONDS; the switches and the rename / remove controls do not (a timer's redraw would
+    close the learner list while the teacher picks from it), and read the roster again on every
+    use, or on *Update the list*."""
+    with st.expander("Roster: who is in the class", icon=":material/groups:"):
+        st.caption(f"Names show here even when they are hidden from the boards: keep this closed "
+                   f"while projecting. A learner is away when their page was not seen for "
+                   f"{PRESENT_SECONDS // 60} minutes; away seats do not count toward the class's "
+                   "limit.")
+        _roster_table(started)
+        _roster_controls(started)
+
+
+@st.fragment(run_every=ROSTER_SECONDS)
+def _roster_table(started: StartedClass) -> None:
+    entries = read_class(lambda: class_store().roster(started.code, started.teacher_key))
+    if entries is None:
+        return
+    present = sum(entry.present for entry in entries)
+    if not entries:
+        st.caption("No learner yet: learners show up here as they join.")
+        return
+    st.markdown(f"**{present}** present, **{len(entries) - present}** away")
+    st.dataframe(roster_frame(entries, class_store().clock()), hide_index=True,
+                 key="class_roster_table",
+                 column_config={"seat": st.column_config.NumberColumn(width="small")})
+
+
+@st.fragment
+def _roster_controls(started: StartedClass) -> None:
     read = read_class(lambda: (class_store().find_class(started.code),
                                class_store().roster(started.code, started.teacher_key)))
     if read is None:
         return
     view, entries = read
-    present = sum(entry.present for entry in entries)
-    title = (f"Roster: {present} present, {len(entries) - present} away"
-             if entries else "Roster: no learner yet")
-    with st.expander(title, icon=":material/groups:"):
-        st.caption(f"Names show here even when they are hidden from the boards: keep this closed "
-                   f"while projecting. A learner is away when their page was not seen for "
-                   f"{PRESENT_SECONDS // 60} minutes; away seats do not count toward the class's "
-                   "limit.")
-        notice = st.session_state.pop(NOTICE_KEY, None)
-        if notice:
-            message, ok = notice
-            (st.success if ok else st.error)(md(message), icon=":material/groups:")
-        _switches(started, view)
-        if view.joining_closed:
-            st.info(f"Joining is closed: class {view.code} admits no one new.",
-                    icon=":material/lock:")
-        if view.hide_names:
-            st.info("Names are hidden on the boards.", icon=":material/visibility_off:")
-        if not entries:
-            st.caption("Learners show up here as they join.")
-            return
-        now = class_store().clock()
-        st.dataframe(roster_frame(entries, now), hide_index=True, key="class_roster_table",
-                     column_config={"seat": st.column_config.NumberColumn(width="small")})
-        by_seat = {entry.seat: entry for entry in entries}
-        if st.session_state.get("class_roster_seat") not in by_seat:
-            st.session_state.pop("class_roster_seat", None)
-        st.selectbox("Learner", list(by_seat), key="class_roster_seat",
-                     format_func=_seat_label(by_seat),
-                     help="The learner to rename or remove, by seat number and name.")
-        rename_column, remove_column = st.columns(2)
-        with rename_column:
-            st.text_input("New nickname", key="class_roster_new_name", help=NICKNAME_HELP)
-            st.button("Rename", key="class_roster_rename", icon=":material/edit:",
-                      on_click=_rename, args=(started,))
-        with remove_column:
-            st.checkbox("Yes, remove this learner", key="class_roster_sure",
-                        help="Their answers and runs leave the board, their seat frees, and "
-                        "their page says they were removed. It cannot be undone.")
-            st.button("Remove from the class", key="class_roster_remove",
-                      icon=":material/person_remove:", on_click=_remove, args=(started,))
+    notice = st.session_state.pop(NOTICE_KEY, None)
+    if notice:
+        message, ok = notice
+        (st.success if ok else st.error)(md(message), icon=":material/groups:")
+    _switches(started, view)
+    if view.joining_closed:
+        st.info(f"Joining is closed: class {view.code} admits no one new.", icon=":material/lock:")
+    if view.hide_names:
+        st.info("Names are hidden on the boards.", icon=":material/visibility_off:")
+    by_seat = {entry.seat: entry for entry in entries}
+    if st.session_state.get("class_roster_seat") not in by_seat:
+        st.session_state.pop("class_roster_seat", None)
+    pick, update = st.columns([3, 1], vertical_alignment="bottom")
+    pick.selectbox("Learner", list(by_seat), key="class_roster_seat", index=None,
+                   format_func=_seat_label(by_seat), placeholder="Pick a learner",
+                   help="The learner to rename or remove, by seat number and name.")
+    update.button("Update the list", key="class_roster_update", icon=":material/refresh:",
+                  help="Read the roster again: learners who joined since show up.")
+    if not entries:
+        return
+    rename_column, remove_column = st.columns(2)
+    with rename_column:
+        st.text_input("New nickname", key="class_roster_new_name", help=NICKNAME_HELP)
+        st.button("Rename", key="class_roster_rename", icon=":material/edit:",
+                  on_click=_rename, args=(started,))
+    with remove_column:
+        st.checkbox("Yes, remove this learner", key="class_roster_sure",
+                    help="Their answers and runs leave the board, their seat frees, and their "
+                    "page says they were removed. It cannot be undone.")
+        st.button("Remove from the class", key="class_roster_remove",
+                  icon=":material/person_remove:", on_click=_remove, args=(started,))

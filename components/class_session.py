@@ -35,9 +35,8 @@ import streamlit as st
 from components.plain_text import md
 from components.state import learner_state
 from workbench.classroom.codes import NICKNAME_MAX
-from workbench.classroom.limits import (BEHIND_PROXY_SETTING, JOIN_BURST, JOIN_EVERY_SECONDS,
-                                        JOINS_PER_SESSION, TokenBucket, client_address,
-                                        wait_message)
+from workbench.classroom.limits import (BEHIND_PROXY_SETTING, JOINS_PER_SESSION, TokenBucket,
+                                        client_address, join_rate, wait_message)
 from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, URL_SETTING, ClassError, ClassStore,
                                        Membership, RemovedFromClass, ReplayedAnswer, StartedClass,
                                        StoreUnavailable)
@@ -59,7 +58,7 @@ COOKIE_KEY = "class_cookie_writer"
 _STORES: dict[str, ClassStore] = {}
 _STORES_LOCK = threading.Lock()
 # Joins per client address, for the whole process (each replica counts its own).
-JOIN_LIMIT = TokenBucket(JOIN_BURST, JOIN_EVERY_SECONDS)
+JOIN_LIMIT = TokenBucket(*join_rate(os.environ))
 
 
 def class_store() -> ClassStore:
@@ -358,7 +357,8 @@ def draw_class_sidebar(page_path: str, pages: dict[str, str]) -> None:
         if mine.notice:
             st.warning(md(mine.notice), icon=":material/groups:")
             if mine.membership is None:       # removed, or the link could not join: a phone's
-                st.toast(md(mine.notice), icon=":material/groups:")   # sidebar is folded
+                # sidebar is folded, so the message also stays on screen until it is closed.
+                st.toast(md(mine.notice), icon=":material/groups:", duration="infinite")
             mine.notice = ""
         if mine.membership is None:
             return

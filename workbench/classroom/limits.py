@@ -23,13 +23,17 @@ import ipaddress
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 JOIN_BURST = 60
 JOIN_EVERY_SECONDS = 2.0
 JOINS_PER_SESSION = 10
 MAX_ADDRESSES = 10_000           # about 1 MB at most; the least recently seen address is forgotten
 BEHIND_PROXY_SETTING = "WORKBENCH_BEHIND_PROXY"
+# A server's own rate, for a site whose classes differ (a lecture of 200 behind one address) and
+# for the Chromium scenario, which fills a small bucket instead of 60 seats.
+BURST_SETTING = "WORKBENCH_JOIN_BURST"
+EVERY_SETTING = "WORKBENCH_JOIN_EVERY_SECONDS"
 
 
 class TokenBucket:
@@ -60,6 +64,20 @@ class TokenBucket:
 
     def __len__(self) -> int:
         return len(self._buckets)
+
+
+def join_rate(environ: Mapping[str, str]) -> tuple[int, float]:
+    """(burst, every) from the settings, the defaults where one is unset or not a positive number."""
+    try:
+        burst = int(environ.get(BURST_SETTING) or JOIN_BURST)
+    except ValueError:
+        burst = JOIN_BURST
+    try:
+        every = float(environ.get(EVERY_SETTING) or JOIN_EVERY_SECONDS)
+    except ValueError:
+        every = JOIN_EVERY_SECONDS
+    return (burst if burst > 0 else JOIN_BURST,
+            every if 0 < every < float("inf") else JOIN_EVERY_SECONDS)
 
 
 def _is_proxy(address: str | None) -> bool:

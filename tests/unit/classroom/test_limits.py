@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.classroom.limits import (JOIN_BURST, JOIN_EVERY_SECONDS, TokenBucket,
-                                        client_address)
+from workbench.classroom.limits import (BURST_SETTING, EVERY_SETTING, JOIN_BURST,
+                                        JOIN_EVERY_SECONDS, TokenBucket, client_address, join_rate)
 from workbench.classroom.store import PRESENT_SECONDS
 
 
@@ -78,3 +78,13 @@ def test_memory_is_bounded_by_the_addresses_kept():
 ])
 def test_the_client_address(peer, forwarded, behind, expected):
     assert client_address(peer, forwarded, behind_proxy=behind) == expected
+
+
+@pytest.mark.parametrize("environ, expected", [
+    ({}, (JOIN_BURST, JOIN_EVERY_SECONDS)),
+    ({BURST_SETTING: "200", EVERY_SETTING: "0.5"}, (200, 0.5)),
+    ({BURST_SETTING: "lots", EVERY_SETTING: "-1"}, (JOIN_BURST, JOIN_EVERY_SECONDS)),
+    ({BURST_SETTING: "0", EVERY_SETTING: "inf"}, (JOIN_BURST, JOIN_EVERY_SECONDS)),
+])
+def test_a_site_sets_its_own_rate_and_a_bad_setting_keeps_the_default(environ, expected):
+    assert join_rate(environ) == expected
