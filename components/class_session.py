@@ -424,13 +424,17 @@ def _follow(pages: dict[str, str]) -> None:
     if mine.membership is None:
         return
     try:
-        send = class_store().heartbeat(mine.membership.code, mine.membership.token)
+        beat = class_store().heartbeat(mine.membership.code, mine.membership.token)
     except StoreUnavailable:
         return
     except ClassError as exc:                 # the class ended, or the teacher removed this learner
         mine.membership, mine.pending, mine.notice = None, [], str(exc)
         _remember(SEAT_COOKIE, "")
         st.rerun(scope="app")
+    if beat.nickname != mine.membership.nickname:        # renamed by the teacher
+        mine.membership = Membership(mine.membership.code, mine.membership.token, beat.nickname)
+        st.rerun(scope="app")
+    send = beat.send
     if not mine.following or send.number <= mine.send_seen or not send.link:
         return
     mine.send_seen = send.number

@@ -106,6 +106,14 @@ class Send:
 
 
 @dataclass(frozen=True)
+class Heartbeat:
+    """What a learner's open page learns each time it is seen: where the class is sent, and
+    the name it has now (the teacher may have renamed them)."""
+    send: Send
+    nickname: str
+
+
+@dataclass(frozen=True)
 class ClassView:
     code: str
     created_at: float
@@ -395,14 +403,14 @@ class ClassStore:
                                .values(last_seen_at=now))
 
     @_reachable
-    def heartbeat(self, code: str, token: str) -> Send:
+    def heartbeat(self, code: str, token: str) -> Heartbeat:
         """A learner's page is open: it is seen now (written at most every SEEN_EVERY_SECONDS),
-        and learns where the class is sent. ClassError (RemovedFromClass) when the learner is no
-        member any more, so their page can say why."""
+        and learns where the class is sent and its current name. ClassError (RemovedFromClass)
+        when the learner is no member any more, so their page can say why."""
         with self._ready().begin() as connection:
             row, member = self._member(connection, code, token)
             self._seen(connection, member)
-            return Send(row.send_number, row.send_link, row.send_title)
+            return Heartbeat(Send(row.send_number, row.send_link, row.send_title), member.nickname)
 
     @_reachable
     def resume(self, code: str, token: str) -> tuple[Membership, int]:

@@ -68,6 +68,8 @@ def test_the_roster_lists_learners_and_the_teacher_renames_and_removes_one():
     teacher.text_input(key="class_roster_new_name").set_value("Quiet Learner").run()
     teacher.button(key="class_roster_rename").click().run()
     assert [r["name"] for r in _roster_rows(teacher)] == ["Quiet Learner", "Ada"]
+    troll.run()                                             # the heartbeat brings the new name
+    assert "as Quiet Learner" in shown_text(troll)
 
     _pick_seat(teacher, 1)
     teacher.button(key="class_roster_remove").click().run()

@@ -30,8 +30,8 @@ def test_a_heartbeat_keeps_a_seat_present_and_writes_at_most_every_30_s(store):
     joined = store.clock_for_test.now
     store.send(started.code, started.teacher_key, "/lessons?lesson=tensors", "Tensors")
     store.clock_for_test.now += SEEN_EVERY_SECONDS - 1
-    sent = store.heartbeat(started.code, ada.token)
-    assert (sent.number, sent.link) == (1, "/lessons?lesson=tensors")
+    beat = store.heartbeat(started.code, ada.token)
+    assert (beat.send.number, beat.send.link, beat.nickname) == (1, "/lessons?lesson=tensors", "Ada")
     assert _last_seen(store, ada.token) == joined                  # throttled: not written yet
     store.clock_for_test.now += 2
     store.heartbeat(started.code, ada.token)
@@ -169,6 +169,7 @@ def test_a_teachers_rename_shows_on_the_learners_posted_runs(store):
     ada = store.join(started.code, "Ada")
     store.post_run(started.code, ada.token, _run())
     assert store.rename_member(started.code, started.teacher_key, 1, "Ada L") == "Ada L"
+    assert store.heartbeat(started.code, ada.token).nickname == "Ada L"     # their page learns it
     (run,) = store.challenge_board(started.code, token=ada.token).runs
     assert run.nickname == "Ada L"
     store.rename(started.code, ada.token, "Ada Lovelace")
@@ -182,7 +183,7 @@ def test_closed_joining_admits_no_one_new_and_keeps_the_members(store):
     store.set_class_options(started.code, started.teacher_key, joining_closed=True)
     with pytest.raises(JoiningClosed, match="closed to new learners"):
         store.join(started.code, "Bob")
-    assert store.heartbeat(started.code, ada.token).number == 0   # Ada stays
+    assert store.heartbeat(started.code, ada.token).send.number == 0   # Ada stays
     assert store.find_class(started.code).joining_closed
     store.set_class_options(started.code, started.teacher_key, joining_closed=False)
     assert store.join(started.code, "Bob").nickname == "Bob"
@@ -255,7 +256,7 @@ def test_a_version_2_database_gains_the_roster_and_keeps_its_members(store):
     view = store.find_class("AAAAAA")
     assert (view.members, view.away, view.joining_closed, view.hide_names, view.word_filter) == (
         2, 1, False, False, True)
-    assert store.heartbeat("AAAAAA", "t2").number == 0             # old tokens still work
+    assert store.heartbeat("AAAAAA", "t2").nickname == "Tidy Dolphin"   # old tokens still work
     with pytest.raises(ClassError, match="already has the name"):
         store.join("AAAAAA", "Tidy Dolphin")
     assert migrate(store.engine) == LATEST                          # again: nothing to do
