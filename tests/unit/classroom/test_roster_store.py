@@ -6,6 +6,8 @@ The fixtures are conftest.py's (a temporary SQLite file, a throwaway PostgreSQL 
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from sqlalchemy import select, text
 
@@ -260,3 +262,22 @@ def test_a_version_2_database_gains_the_roster_and_keeps_its_members(store):
     with pytest.raises(ClassError, match="already has the name"):
         store.join("AAAAAA", "Tidy Dolphin")
     assert migrate(store.engine) == LATEST                          # again: nothing to do
+
+
+def test_learners_joining_at_once_with_one_name_get_one_seat_each_and_the_name_once(store):
+    started = store.start_class()
+    with ThreadPoolExecutor(12) as pool:
+        outcomes = list(pool.map(lambda _: _join_or_refusal(store, started.code, "Ada"), range(12)))
+        anonymous = list(pool.map(lambda _: store.join(started.code).nickname, range(12)))
+    assert outcomes.count("Ada") == 1, outcomes               # the unique index let one win
+    assert all(o == "Ada" or "already has the name" in o for o in outcomes), outcomes
+    roster = store.roster(started.code, started.teacher_key)
+    assert sorted(e.seat for e in roster) == list(range(1, 14))
+    assert len({names.name_key(n) for n in anonymous}) == 12
+
+
+def _join_or_refusal(store, code: str, name: str) -> str:
+    try:
+        return store.join(code, name).nickname
+    except ClassError as exc:
+        return str(exc)
