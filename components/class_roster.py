@@ -152,6 +152,11 @@ def _roster_table(started: StartedClass) -> None:
 
 @st.fragment
 def _roster_controls(started: StartedClass) -> None:
+    with st.container(key="class_roster_controls"):
+        _draw_controls(started)
+
+
+def _draw_controls(started: StartedClass) -> None:
     read = read_class(lambda: (class_store().find_class(started.code),
                                class_store().roster(started.code, started.teacher_key)))
     if read is None:
@@ -175,6 +180,8 @@ def _roster_controls(started: StartedClass) -> None:
                    help="The learner to rename or remove, by seat number and name.")
     update.button("Update the list", key="class_roster_update", icon=":material/refresh:",
                   help="Read the roster again: learners who joined since show up.")
+    st.caption(f"{len(entries)} learner(s) to pick from, as of "
+               f"{dt.datetime.fromtimestamp(class_store().clock()).strftime('%H:%M:%S')}.")
     if not entries:
         return
     rename_column, remove_column = st.columns(2)

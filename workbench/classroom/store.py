@@ -344,12 +344,14 @@ class ClassStore:
 
     def _join(self, connection, code: str, nickname: str) -> Membership:
         row = self._live_class(connection, code)
-        # Joins to one class one at a time (PostgreSQL: the class row locked until this
-        # transaction ends; SQLite writes one at a time anyway): each reads the seats and names
-        # the one before it committed. Without it, twelve joins at once on PostgreSQL all drew
-        # the same next seat and most failed their retries (test_roster_store.py).
-        row = connection.execute(select(classes).where(classes.c.code == row.code)
-                                 .with_for_update()).one()          # as it is now, locked
+        # Joins to one class one at a time: a write to the class row first (a no-op) holds
+        # PostgreSQL's row lock, and SQLite's write lock, until this transaction ends (pysqlite
+        # opens a transaction only at the first write; reads before it see no lock), so each
+        # join reads the seats and names the one before it committed. Without it, twelve joins
+        # at once drew the same next seat and most failed their retries (test_roster_store.py).
+        connection.execute(update(classes).where(classes.c.code == row.code)
+                           .values(last_activity_at=classes.c.last_activity_at))
+        row = connection.execute(select(classes).where(classes.c.code == row.code)).one()
         if row.joining_closed:
             raise JoiningClosed(f"Class {row.code} is closed to new learners: your teacher has "
                                 "closed joining. Ask them to open it again.")
