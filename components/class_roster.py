@@ -174,12 +174,13 @@ def _draw_controls(started: StartedClass) -> None:
     by_seat = {entry.seat: entry for entry in entries}
     if st.session_state.get("class_roster_seat") not in by_seat:
         st.session_state.pop("class_roster_seat", None)
-    pick, update = st.columns([3, 1], vertical_alignment="bottom")
-    pick.selectbox("Learner", list(by_seat), key="class_roster_seat", index=None,
-                   format_func=_seat_label(by_seat), placeholder="Pick a learner",
-                   help="The learner to rename or remove, by seat number and name.")
-    update.button("Update the list", key="class_roster_update", icon=":material/refresh:",
-                  help="Read the roster again: learners who joined since show up.")
+    # Full width, the button under it: beside it, the board column of a 1280 px projector cut
+    # the button's label.
+    st.selectbox("Learner", list(by_seat), key="class_roster_seat", index=None,
+                 format_func=_seat_label(by_seat), placeholder="Pick a learner",
+                 help="The learner to rename or remove, by seat number and name.")
+    st.button("Update the list", key="class_roster_update", icon=":material/refresh:",
+              help="Read the roster again: learners who joined since show up.")
     st.caption(f"{len(entries)} learner(s) to pick from, as of "
                f"{dt.datetime.fromtimestamp(class_store().clock()).strftime('%H:%M:%S')}.")
     if not entries:
