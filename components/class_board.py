@@ -3,6 +3,11 @@ and the teacher's own link. The page (app_pages/classroom/page.py) puts them on 
 
 The board is a fragment that runs again every BOARD_SECONDS by itself: each run reads the counts
 from the class store (one grouped query), so answers given on another replica show up too.
+
+Which checks stay on the board is the teacher's choice: the checks they pinned first, then the
+checks most of the class answered (by count, never by recency: one learner committing seven
+checks in a row cannot push the class's question off), BOARD_CHECKS in all; every other check
+the class answered is one pick away in "Show another check", with its count.
 """
 from __future__ import annotations
 
@@ -24,7 +29,8 @@ from workbench.classroom.store import CheckTally, ClassError, StartedClass, Stor
 # Counts within 2 s of a learner's click: every second missed it for a class of 30 on SQLite
 # (bench/class.py, p95 2.2 s); a run costs one query.
 BOARD_SECONDS = 0.5
-BOARD_CHECKS = 6                 # the checks the board shows, the latest answered first
+BOARD_CHECKS = 6                 # the checks the board shows: pinned, then the most answered
+OTHER_CHECK_KEY = "class_board_other"
 
 
 def join_link(code: str) -> str:
@@ -80,11 +86,27 @@ def _pytorch_answer(check_key: str) -> str:
     return answers[check_key]
 
 
+def _set_pinned(code: str, key: str, check_key: str, pinned: bool) -> None:
+    try:
+        class_store().set_pinned(code, key, check_key, pinned)
+    except ClassError as exc:
+        seat().notice = str(exc)
+
+
 def _tally_card(started: StartedClass, tally: CheckTally) -> None:
     check = all_checks()[tally.check_key]
     with st.container(border=True, key=f"class_board_{check.key}"):
-        st.markdown(f"**{check.question}**")
-        st.markdown(f"**{tally.answered}** answered")
+        question, pin = st.columns([5, 1], vertical_alignment="top")
+        question.markdown(f"**{check.question}**")
+        if tally.pinned:
+            pin.button("Unpin", key=f"class_unpin_{check.key}", icon=":material/keep_off:",
+                       on_click=_set_pinned, args=(started.code, started.teacher_key, check.key, False),
+                       help="Let this check leave the board when others are answered more.")
+        else:
+            pin.button("Pin", key=f"class_pin_{check.key}", icon=":material/keep:",
+                       on_click=_set_pinned, args=(started.code, started.teacher_key, check.key, True),
+                       help="Keep this check at the top of the board, whatever else is answered.")
+        st.markdown(f"**{tally.answered}** answered" + (" · pinned" if tally.pinned else ""))
         if not tally.revealed:
             st.caption("The answers are hidden from the projector until you reveal them.")
             st.button("Reveal the answers", key=f"class_reveal_{check.key}", icon=":material/visibility:",
@@ -106,13 +128,42 @@ def live_board(started: StartedClass) -> None:
     if read is None:
         return
     view, tallies = read
-    st.metric("Learners in the class", view.members)
+    st.metric("Learners in the class", view.members,
+              help="Learners whose page was seen in the last few minutes; the roster lists the "
+              "ones away too.")
+    notes = [f"{view.away} away" if view.away else "",
+             "joining closed" if view.joining_closed else "",
+             "names hidden" if view.hide_names else ""]
+    if any(notes):
+        st.caption(" · ".join(note for note in notes if note))
     known = [tally for tally in tallies if tally.check_key in all_checks()]
     if not known:
         st.info("No answers yet. Each knowledge check a learner commits shows up here within a "
                 "second or two, with how many answered.", icon=":material/hourglass_empty:")
-    for tally in known[:BOARD_CHECKS]:
+    shown, others = board_checks(known)
+    for tally in shown:
         _tally_card(started, tally)
+    if others:
+        by_key = {tally.check_key: tally for tally in others}
+        if st.session_state.get(OTHER_CHECK_KEY) not in by_key:
+            st.session_state.pop(OTHER_CHECK_KEY, None)
+        picked = st.selectbox(
+            f"Show another check ({len(others)} more answered)", list(by_key), index=None,
+            key=OTHER_CHECK_KEY, placeholder="Pick a check the class answered",
+            format_func=lambda key: f"{all_checks()[key].question} ({by_key[key].answered} answered)",
+            help="Every check the class answered, the most answered first. Pin one to keep it "
+            "on the board.")
+        if picked is not None:
+            _tally_card(started, by_key[picked])
+
+
+def board_checks(tallies: list[CheckTally]) -> tuple[list[CheckTally], list[CheckTally]]:
+    """(the cards on the board, the rest): every pinned check, then the most answered, up to
+    BOARD_CHECKS (more if the teacher pinned more); `tallies` come in the store's order."""
+    pinned = [tally for tally in tallies if tally.pinned]
+    rest = [tally for tally in tallies if not tally.pinned]
+    room = max(0, BOARD_CHECKS - len(pinned))
+    return pinned + rest[:room], rest[room:]
 
 
 END_ASKED = "class_end_asked"           # the class code whose End waits for a yes

@@ -11,6 +11,14 @@ A reload starts a new session. So that it does not join the class a second time 
 count the learner twice) or lose the teacher's board, the browser keeps the seat in a cookie: the
 member token, or the teacher key, with the class code. The new session reads it from the request
 that opened it (st.context.cookies) and resumes the seat; leaving, or ending the class, deletes it.
+A join by link also takes `class=` out of the address, so a reload resumes the seat instead of
+joining again, even in a browser that keeps no cookie; the seat it would have left behind stops
+counting once it is away (store.PRESENT_SECONDS without a heartbeat).
+
+While a learner's page is open, the follow fragment's heartbeat (every FOLLOW_SECONDS) keeps
+their seat present and learns where the class is sent; it notices at once when the teacher
+removed them or ended the class. Joins are rate-limited per client address and per session
+(workbench/classroom/limits.py).
 """
 from __future__ import annotations
 
@@ -27,16 +35,20 @@ import streamlit as st
 from components.plain_text import md
 from components.state import learner_state
 from workbench.classroom.codes import NICKNAME_MAX
+from workbench.classroom.limits import (BEHIND_PROXY_SETTING, JOINS_PER_SESSION, TokenBucket,
+                                        client_address, join_rate, wait_message)
 from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, URL_SETTING, ClassError, ClassStore,
-                                       Membership, ReplayedAnswer, StartedClass, StoreUnavailable)
+                                       Membership, RemovedFromClass, ReplayedAnswer, StartedClass,
+                                       StoreUnavailable)
 from workbench.common.checks import Check
 
 CLASS_PARAM = "class"
 TEACHER_PARAM = "teacher"
 # No max_chars on the nickname boxes: Streamlit would cut a longer name silently; the store
 # refuses it with a message instead, and the learner sees what went wrong.
-NICKNAME_HELP = (f"Up to {NICKNAME_MAX} characters; what the class may see of you. Leave it empty "
-                 "for an anonymous name.")
+NICKNAME_HELP = (f"Up to {NICKNAME_MAX} characters; what the class may see of you. A name that "
+                 "looks like another learner's or the teacher's is refused. Leave it empty for a "
+                 "made-up name.")
 MAX_PENDING = 100                # answers kept while the database is away (38 checks exist)
 FOLLOW_SECONDS = 1.5             # a follower's page asks where the class is; arrival within 3 s
 SEAT_COOKIE = "workbench_class_seat"          # "<code>.<member token>"
@@ -46,6 +58,8 @@ PAGE_ON_SCREEN = "class_page_on_screen"      # the url_path of the page this run
 
 _STORES: dict[str, ClassStore] = {}
 _STORES_LOCK = threading.Lock()
+# Joins per client address, for the whole process (each replica counts its own).
+JOIN_LIMIT = TokenBucket(*join_rate(os.environ))
 
 
 def class_store() -> ClassStore:
@@ -95,6 +109,7 @@ class ClassSeat:
     send_seen: int = 0                           # the teacher's last send this learner went to
     browser_read: bool = False                   # the seat cookies of the opening request, read
     cookie_writes: dict[str, str] = field(default_factory=dict)   # name -> value ("" deletes)
+    joins: int = 0                               # join attempts this session made (bounded)
 
 
 def seat() -> ClassSeat:
@@ -175,6 +190,9 @@ def restore_from_browser() -> None:
             mine.send_seen, mine.following = _current_send_number(mine.membership.code), True
         except StoreUnavailable:
             pass
+        except RemovedFromClass as exc:
+            mine.notice = str(exc)
+            _remember(SEAT_COOKIE, "")
         except ClassError:
             _remember(SEAT_COOKIE, "")
 
@@ -202,6 +220,8 @@ def join_from_url() -> None:
     if raw is None or raw == mine.url_code_seen or st.query_params.get(TEACHER_PARAM):
         return
     mine.url_code_seen = raw
+    # Out of the address: a reload (a new session) resumes the seat, it does not join again.
+    del st.query_params[CLASS_PARAM]
     code = raw.strip().upper()
     if mine.teaching is not None and mine.teaching.code == code:
         return
@@ -210,8 +230,32 @@ def join_from_url() -> None:
     join(raw, "")
 
 
+def _client_address() -> str | None:
+    """The address this session's joins count against; None with no browser request behind the
+    session (AppTest, bare mode): nothing to count."""
+    try:
+        headers = st.context.headers
+        if not headers:
+            return None
+        peer = st.context.ip_address
+    except Exception:  # noqa: BLE001 - no request context
+        return None
+    return client_address(peer, headers.get("X-Forwarded-For"),
+                          behind_proxy=os.environ.get(BEHIND_PROXY_SETTING) == "1")
+
+
 def join(code: str, nickname: str) -> bool:
     mine = seat()
+    if mine.joins >= JOINS_PER_SESSION:
+        mine.notice = (f"This page has tried to join a class {JOINS_PER_SESSION} times, the most "
+                       "one page may. Reload the page to try again.")
+        return False
+    address = _client_address()
+    wait = JOIN_LIMIT.take(address) if address is not None else 0.0
+    if wait:
+        mine.notice = wait_message(wait)
+        return False
+    mine.joins += 1
     try:
         joined = class_store().join(code, nickname)
     except ClassError as exc:
@@ -315,6 +359,9 @@ def draw_class_sidebar(page_path: str, pages: dict[str, str]) -> None:
     with st.sidebar, st.container(key="class_seat"):
         if mine.notice:
             st.warning(md(mine.notice), icon=":material/groups:")
+            if mine.membership is None:       # removed, or the link could not join: a phone's
+                # sidebar is folded, so the message also stays on screen until it is closed.
+                st.toast(md(mine.notice), icon=":material/groups:", duration="infinite")
             mine.notice = ""
         if mine.membership is None:
             return
@@ -327,9 +374,8 @@ def draw_class_sidebar(page_path: str, pages: dict[str, str]) -> None:
                   on_change=_follow_changed,
                   help="On: your page goes where the teacher sends the class. Off: explore on "
                   "your own; turning it on again takes you back to the class.")
-        if mine.following:
-            _follow(pages)
-        else:
+        _follow(pages)                # the heartbeat: also while exploring on one's own
+        if not mine.following:
             st.caption("Exploring on your own.")
         with st.form("class_nickname", border=False):
             name = st.text_input("Nickname (optional)", key="class_nickname_input",
@@ -399,17 +445,21 @@ def _follow(pages: dict[str, str]) -> None:
     (st.switch_page keeps the session, so their work on every other page is kept)."""
     mine = seat()
     send_pending()                  # the database back: answers given meanwhile go now
-    if mine.membership is None or not mine.following:
+    if mine.membership is None:
         return
     try:
-        send = class_store().current_send(mine.membership.code)
+        beat = class_store().heartbeat(mine.membership.code, mine.membership.token)
     except StoreUnavailable:
         return
-    except ClassError as exc:                 # the class ended
-        mine.membership, mine.notice = None, str(exc)
+    except ClassError as exc:                 # the class ended, or the teacher removed this learner
+        mine.membership, mine.pending, mine.notice = None, [], str(exc)
         _remember(SEAT_COOKIE, "")
         st.rerun(scope="app")
-    if send.number <= mine.send_seen or not send.link:
+    if beat.nickname != mine.membership.nickname:        # renamed by the teacher
+        mine.membership = Membership(mine.membership.code, mine.membership.token, beat.nickname)
+        st.rerun(scope="app")
+    send = beat.send
+    if not mine.following or send.number <= mine.send_seen or not send.link:
         return
     mine.send_seen = send.number
     parts = urlsplit(send.link)

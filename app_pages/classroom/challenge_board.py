@@ -27,7 +27,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl, urlsplit
 
 import pandas as pd
@@ -56,6 +56,15 @@ SEEN = "challenge_board_seen"    # session state: the digest of the board this p
 JUST_DRAWN = "challenge_board_just_drawn"    # the board ran in this run: the watch need not read
 # One colour per optimizer, in the settings table's order, so a colour means the same everywhere.
 OPTIMIZER_COLOURS = dict(zip(OPTIMIZERS, OKABE_ITO, strict=False))
+
+
+HIDDEN_NAME = "a learner"        # what the board says instead of a name the teacher hid
+
+
+def without_names(board: ChallengeBoard) -> ChallengeBoard:
+    """The board with every nickname replaced, for a teacher who hides names from the projector
+    (the table, the scatter's hover and the winner sentence all read run.nickname)."""
+    return replace(board, runs=[replace(run, nickname=HIDDEN_NAME) for run in board.runs])
 
 
 def _settings(run: RunEntry) -> MoonsSettings:
@@ -212,6 +221,9 @@ def _board(code: str, teacher_key: str, token: str) -> None:
     if board is None:            # read again, to say why (the watch keeps quiet until it changes)
         read_class(lambda: class_store().challenge_board(code, teacher_key=teacher_key, token=token))
         return
+    if board.hide_names:
+        board = without_names(board)
+        st.caption("Names are hidden on this board: the teacher chose to show no names.")
     if teacher_key:
         _challenge_form(code, teacher_key, board)
         notice = st.session_state.pop("challenge_notice", "")

@@ -11,6 +11,7 @@ from app_pages.classroom.challenge_board import challenge_board, class_data_for
 from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
 from components.class_board import (CLASS_CSS, class_still_taught, end_class_panel,
                                     ended_message, join_panel, live_board, teacher_link_panel)
+from components.class_roster import roster_panel
 from components.class_session import (CLASS_PARAM, NICKNAME_HELP, TEACHER_PARAM, begin_teaching,
                                       class_store, join, seat, send_class, stop_teaching,
                                       write_cookies)
@@ -60,6 +61,7 @@ with st.container(key=CLASS_PAGE.main_key):
             join_panel(started.code)
         with board_column:
             live_board(started)
+            roster_panel(started)
         with st.form("class_send", border=True):
             st.markdown("**:material/near_me: Send the class** to a lesson step: every learner "
                         "who follows you opens it within a few seconds, their own work kept. "

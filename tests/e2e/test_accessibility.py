@@ -161,7 +161,11 @@ def test_class_board_with_answers_revealed_and_a_learner_in_the_class(browser, a
     page = _open(browser, app_url, f"/class?class={started.code}&teacher={started.teacher_key}", layout)
     expect(page.locator(f".st-key-class_board_{DEVICE_MISMATCH.key} table")).to_be_visible()
     expect(page.locator(".st-key-challenge_scatter")).to_be_visible()
-    expect(page.locator("[data-testid=stDataFrame]").first).to_be_visible()
+    frames = page.locator("[data-testid=stDataFrame]")
+    expect(frames.filter(visible=True)).to_have_count(1)        # the challenge board's table
+    # The roster (closed by default) opened, so its table, switches and controls are checked too.
+    page.get_by_text("Roster: who is in the class").click()
+    expect(frames.filter(visible=True)).to_have_count(2)
     in_both_themes(page, f"class board ({layout})")
     page.context.close()
     page = _open(browser, app_url, f"/?class={started.code}", layout)

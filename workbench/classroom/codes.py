@@ -1,4 +1,5 @@
-"""What a class is called and who may steer it: the join code, the teacher key, nicknames.
+"""What a class is called and who may steer it: the join code, the teacher key (nicknames:
+names.py).
 
 A join code is read off a projector and typed on a phone, so its alphabet leaves out the
 characters people confuse (0/O/Q/D, 1/I/L, 2/Z, 5/S, 8/B, U/V): 20 letters and digits, 6 of
@@ -12,16 +13,12 @@ import hashlib
 import hmac
 import re
 import secrets
-import unicodedata
+
+from workbench.classroom import names
 
 CODE_ALPHABET = "34679ACEFGHJKMNPRTWXY"
 CODE_LENGTH = 6
-NICKNAME_MAX = 24
-
-ADJECTIVES = ("Brave", "Calm", "Clever", "Curious", "Eager", "Gentle", "Happy", "Keen", "Lively",
-              "Patient", "Quick", "Quiet", "Steady", "Swift", "Tidy", "Witty")
-ANIMALS = ("Badger", "Crane", "Dolphin", "Falcon", "Fox", "Heron", "Koala", "Lynx", "Marten",
-           "Otter", "Owl", "Panda", "Puffin", "Raven", "Seal", "Wren")
+NICKNAME_MAX = names.NICKNAME_MAX
 
 
 def new_code() -> str:
@@ -51,14 +48,10 @@ def same_digest(secret: str, stored: str) -> bool:
 
 
 def clean_nickname(raw: str) -> str:
-    """A nickname as it is stored and shown: letters, digits, spaces and common punctuation,
-    whitespace collapsed. Control, format and symbol characters (bidi overrides, zero-width
-    joiners) are dropped; the page escapes the rest when drawing it. The length is checked by the
-    caller on what is left (a too-long name is refused, not cut: the learner would not recognise it)."""
-    text = unicodedata.normalize("NFKC", str(raw))
-    kept = "".join(ch for ch in text if unicodedata.category(ch)[0] in "LNZ" or ch in "-_.'!?")
-    return " ".join(kept.split())
+    """A nickname as it is stored and shown (names.clean: the checks live there)."""
+    return names.clean(raw)
 
 
 def anonymous_name() -> str:
-    return f"{secrets.choice(ADJECTIVES)} {secrets.choice(ANIMALS)}"
+    """A made-up name; within a class, the store draws one no member has (names.generated)."""
+    return names.generated(())

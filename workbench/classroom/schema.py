@@ -18,8 +18,8 @@ import fcntl
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from sqlalchemy import (Column, Connection, Engine, Float, ForeignKey, Integer, MetaData,
-                        PrimaryKeyConstraint, String, Table, select, text)
+from sqlalchemy import (Boolean, Column, Connection, Engine, Float, ForeignKey, Index, Integer,
+                        MetaData, PrimaryKeyConstraint, String, Table, select, text, update)
 
 METADATA = MetaData()
 
@@ -42,6 +42,11 @@ classes = Table(
     # The challenge (version 2): the best test accuracy with at most this many parameters;
     # NULL: no limit set, every posted run competes.
     Column("challenge_max_parameters", Integer, nullable=True),
+    # The roster's switches (version 3): no new learner admitted; names kept off the projected
+    # boards; the word filter on nicknames (on unless the teacher switches it off).
+    Column("joining_closed", Boolean, nullable=False, default=False),
+    Column("hide_names", Boolean, nullable=False, default=False),
+    Column("word_filter", Boolean, nullable=False, default=True),
 )
 
 members = Table(
@@ -53,6 +58,17 @@ members = Table(
     Column("joined_at", Float, nullable=False),
     # Every answer written (a replaced one too), so one session cannot flood the class.
     Column("answers_written", Integer, nullable=False, default=0),
+    # Version 3: the seat number, the roster's public handle for a learner (a browser never sees
+    # a token digest); the name's comparison key (names.name_key), one per class, NULL once the
+    # learner is removed (their name is free again); the last time their page was seen (a seat
+    # not seen for a few minutes does not count toward the class's limit); when the teacher
+    # removed them (their token stops working and their page says why).
+    Column("seat", Integer, nullable=False, default=0),
+    Column("name_key", String(200), nullable=True),
+    Column("last_seen_at", Float, nullable=False, default=0.0),
+    Column("removed_at", Float, nullable=True),
+    Index("members_seat", "class_code", "seat", unique=True),
+    Index("members_name_key", "class_code", "name_key", unique=True),
 )
 
 answers = Table(
@@ -94,9 +110,18 @@ posted_runs = Table(
     Column("posted_at", Float, nullable=False),
 )
 
+# The checks the teacher pinned to the board (version 3), shown first whatever else is answered.
+pinned_checks = Table(
+    "pinned_checks", METADATA,
+    Column("class_code", String(12), ForeignKey("classes.code", ondelete="CASCADE"), nullable=False),
+    Column("check_key", String(80), nullable=False),
+    Column("pinned_at", Float, nullable=False),
+    PrimaryKeyConstraint("class_code", "check_key"),
+)
+
 # Deleting a class deletes its rows in this order (children first), so it works whether or not
 # the database enforces the foreign keys' ON DELETE CASCADE (SQLite does only when asked).
-CLASS_TABLES = (posted_runs, answers, reveals, members)
+CLASS_TABLES = (posted_runs, answers, reveals, pinned_checks, members)
 
 
 # The classes table as version 1 created it: version 2 added a column to it.
@@ -112,11 +137,24 @@ _classes_version_1 = Table(
 )
 
 
+# The members table as version 1 created it: version 3 added columns and indexes to it.
+_members_version_1 = Table(
+    "members", _classes_version_1.metadata,
+    Column("token_digest", String(64), primary_key=True),
+    Column("class_code", String(12), ForeignKey("classes.code", ondelete="CASCADE"), nullable=False,
+           index=True),
+    Column("nickname", String(64), nullable=False),
+    Column("joined_at", Float, nullable=False),
+    Column("answers_written", Integer, nullable=False, default=0),
+)
+
+
 def _version_1(connection: Connection) -> None:
     """The first schema: classes, members, answers, reveals, posted runs.
     (When a later migration changes one of these tables, its version-1 shape is copied here.)"""
     _classes_version_1.create(connection)
-    METADATA.create_all(connection, tables=[members, answers, reveals, posted_runs])
+    _members_version_1.create(connection)
+    METADATA.create_all(connection, tables=[answers, reveals, posted_runs])
 
 
 def _version_2(connection: Connection) -> None:
@@ -125,8 +163,45 @@ def _version_2(connection: Connection) -> None:
     connection.execute(text("ALTER TABLE classes ADD COLUMN challenge_max_parameters INTEGER"))
 
 
+def _version_3(connection: Connection) -> None:
+    """The roster: seats, name keys, last seen and removal on members; the class's switches;
+    pinned checks. Existing members get seats in the order they joined, were last seen when
+    they joined (so they count as away until their page is next seen), and a name key; two
+    existing members whose names look alike keep their names, the later one's key made unique
+    with its seat (a key is only ever compared, never shown)."""
+    from workbench.classroom.names import name_key           # pure; no cycle at import time
+
+    for column, default in (("joining_closed", "FALSE"), ("hide_names", "FALSE"),
+                            ("word_filter", "TRUE")):
+        connection.execute(text(f"ALTER TABLE classes ADD COLUMN {column} BOOLEAN NOT NULL "
+                                f"DEFAULT {default}"))
+    connection.execute(text("ALTER TABLE members ADD COLUMN seat INTEGER NOT NULL DEFAULT 0"))
+    connection.execute(text("ALTER TABLE members ADD COLUMN name_key VARCHAR(200)"))
+    connection.execute(text("ALTER TABLE members ADD COLUMN last_seen_at FLOAT NOT NULL DEFAULT 0"))
+    connection.execute(text("ALTER TABLE members ADD COLUMN removed_at FLOAT"))
+    rows = connection.execute(select(members.c.token_digest, members.c.class_code,
+                                     members.c.nickname, members.c.joined_at)
+                              .order_by(members.c.class_code, members.c.joined_at,
+                                        members.c.token_digest)).all()
+    seats: dict[str, int] = {}
+    keys: dict[str, set[str]] = {}
+    for row in rows:
+        seat = seats[row.class_code] = seats.get(row.class_code, 0) + 1
+        taken = keys.setdefault(row.class_code, set())
+        key = name_key(row.nickname) or f"#{seat}"
+        if key in taken:
+            key = f"{key}#{seat}"
+        taken.add(key)
+        connection.execute(update(members).where(members.c.token_digest == row.token_digest)
+                           .values(seat=seat, name_key=key, last_seen_at=row.joined_at))
+    for index in members.indexes:
+        if index.name in ("members_seat", "members_name_key"):
+            index.create(connection)
+    pinned_checks.create(connection)
+
+
 # In order; a migration is never edited once released, only a new one appended.
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_version_1, _version_2)
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_version_1, _version_2, _version_3)
 LATEST = len(MIGRATIONS)
 
 

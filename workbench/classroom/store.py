@@ -1,5 +1,5 @@
 """The class store's queries: start, join, answer, reveal, send, post a run, set the challenge,
-end, expire.
+the roster (remove, rename, hide names, close joining), pin checks, end, expire.
 
 Every method is one transaction, and every input that reaches it from a learner (a code, a
 nickname, a check's key and option, a posted run) is validated here, whatever the page already
@@ -25,13 +25,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Engine, and_, delete, func, insert, select, update
+from sqlalchemy import Engine, and_, case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from workbench.classroom import codes
+from workbench.classroom import codes, names
 from workbench.classroom.database import Database, DatabaseFault
-from workbench.classroom.schema import (CLASS_TABLES, answers, classes, members, migrate, posted_runs,
-                                        reveals)
+from workbench.classroom.schema import (CLASS_TABLES, answers, classes, members, migrate,
+                                        pinned_checks, posted_runs, reveals)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_URL = f"sqlite:///{ROOT / 'data' / 'classroom.sqlite3'}"
@@ -41,7 +41,17 @@ IDLE_EXPIRY_SECONDS = 24 * 3600        # a class ends a day after its last activ
 ACTIVITY_EVERY_SECONDS = 60            # reads refresh the activity time at most this often
 SWEEP_EVERY_SECONDS = 600              # how often a process deletes the classes that expired
 SWEEP_BATCH = 100                      # expired classes deleted per transaction
-MAX_MEMBERS = 300                      # a lecture hall, and then some
+MAX_MEMBERS = 300                      # a lecture hall, and then some: learners present at once
+# A seat not seen for this long is "away": it does not count toward MAX_MEMBERS or "Learners in
+# the class" (the roster still lists it). A member's page is seen every SEEN_EVERY_SECONDS while
+# it is open (the follow fragment's heartbeat), so 180 s is six missed heartbeats: a phone
+# locked for a minute stays present, a closed tab or a script's session is away in 3 minutes.
+PRESENT_SECONDS = 180
+SEEN_EVERY_SECONDS = 30                # a heartbeat writes last_seen_at at most this often
+# Rows kept per class, away ones included: when it is reached, away members who gave no answer
+# and posted no run give their row up (their seat was free already).
+MAX_MEMBER_ROWS = 2 * MAX_MEMBERS
+MAX_PINNED = 12
 MAX_ANSWERS_WRITTEN = 200              # per learner and class, replaced answers included (35 checks)
 MAX_RUNS_PER_MEMBER = 10
 MAX_RUNS_PER_CLASS = 300
@@ -67,6 +77,15 @@ class StoreUnavailable(ClassError):
     """The database could not be reached; the tools keep working and the page says so."""
 
 
+class RemovedFromClass(ClassError):
+    """The teacher removed this learner: their token opens nothing any more."""
+
+
+class JoiningClosed(ClassError):
+    """The teacher closed the class to new learners."""
+
+
+_NAME_JUST_TAKEN = "Someone in this class took that name a moment ago. Pick another."
 UNKNOWN_CLASS = ("There is no class {code}: check the code with your teacher. A class ends when "
                  "its teacher ends it or after a day without activity.")
 
@@ -92,11 +111,36 @@ class Send:
 
 
 @dataclass(frozen=True)
+class Heartbeat:
+    """What a learner's open page learns each time it is seen: where the class is sent, and
+    the name it has now (the teacher may have renamed them)."""
+    send: Send
+    nickname: str
+
+
+@dataclass(frozen=True)
 class ClassView:
     code: str
     created_at: float
-    members: int
+    members: int                       # present: seen within PRESENT_SECONDS, not removed
     send: Send
+    away: int = 0                      # members whose page was not seen lately
+    joining_closed: bool = False
+    hide_names: bool = False
+    word_filter: bool = True
+
+
+@dataclass(frozen=True)
+class RosterEntry:
+    """One learner as the teacher's roster shows them. `seat` is the public handle the
+    teacher's actions name (a browser never sees a token or its digest)."""
+    seat: int
+    nickname: str
+    joined_at: float
+    last_seen_at: float
+    answers: int
+    runs: int
+    present: bool
 
 
 @dataclass(frozen=True)
@@ -105,6 +149,7 @@ class CheckTally:
     answered: int
     counts: dict[str, int] = field(default_factory=dict)
     revealed: bool = False
+    pinned: bool = False
 
 
 @dataclass(frozen=True)
@@ -126,6 +171,7 @@ class ChallengeBoard:
     with at most `max_parameters` parameters (None: no limit set)."""
     runs: list[RunEntry]
     max_parameters: int | None
+    hide_names: bool = False           # the teacher keeps names off the projected boards
 
 
 def _reachable(method: Callable) -> Callable:
@@ -236,10 +282,19 @@ class ClassStore:
     def find_class(self, code: str) -> ClassView:
         with self._ready().begin() as connection:
             row = self._live_class(connection, code)
-            count = connection.execute(select(func.count()).select_from(members)
-                                       .where(members.c.class_code == row.code)).scalar_one()
-            return ClassView(row.code, row.created_at, count,
-                             Send(row.send_number, row.send_link, row.send_title))
+            present, away = self._seat_counts(connection, row.code)
+            return ClassView(row.code, row.created_at, present,
+                             Send(row.send_number, row.send_link, row.send_title), away,
+                             bool(row.joining_closed), bool(row.hide_names), bool(row.word_filter))
+
+    def _seat_counts(self, connection, code: str) -> tuple[int, int]:
+        """(present, away) among the class's members not removed."""
+        cutoff = self.clock() - PRESENT_SECONDS
+        present, total = connection.execute(
+            select(func.coalesce(func.sum(case((members.c.last_seen_at >= cutoff, 1), else_=0)), 0),
+                   func.count())
+            .where(and_(members.c.class_code == code, members.c.removed_at.is_(None)))).one()
+        return int(present), int(total) - int(present)
 
     @_reachable
     def check_teacher(self, code: str, teacher_key: str) -> str:
@@ -286,19 +341,69 @@ class ClassStore:
     # --- members --------------------------------------------------------------------------
     @_reachable
     def join(self, code: str, nickname: str = "") -> Membership:
-        name = _valid_nickname(nickname) or codes.anonymous_name()
-        with self._ready().begin() as connection:
-            row = self._live_class(connection, code)
-            count = connection.execute(select(func.count()).select_from(members)
-                                       .where(members.c.class_code == row.code)).scalar_one()
-            if count >= MAX_MEMBERS:
-                raise ClassError(f"Class {row.code} is full ({MAX_MEMBERS} learners).")
-            token = codes.new_secret()
-            connection.execute(insert(members).values(
-                token_digest=codes.digest(token), class_code=row.code, nickname=name,
-                joined_at=self.clock(), answers_written=0))
-            self._touch(connection, row)
-            return Membership(row.code, token, name)
+        """A new seat in the class, under `nickname` (checked: names.check) or a made-up name
+        no one in the class has. Refused when the teacher closed joining or MAX_MEMBERS
+        learners are present. Two joins at once that pick one name or seat: the database's
+        unique indexes let one win, and the other tries again with the names now taken."""
+        if len(str(nickname or "")) > codes.NICKNAME_MAX * 4:
+            raise ClassError(f"A nickname has at most {codes.NICKNAME_MAX} characters.")
+        for attempt in range(5):
+            try:
+                with self._ready().begin() as connection:
+                    return self._join(connection, code, nickname)
+            except IntegrityError:
+                if attempt == 4:
+                    raise ClassError("Many learners are joining at this moment: try again.") from None
+        raise AssertionError("unreachable")
+
+    def _join(self, connection, code: str, nickname: str) -> Membership:
+        row = self._live_class(connection, code)
+        # Joins to one class one at a time: a write to the class row first (a no-op) holds
+        # PostgreSQL's row lock, and SQLite's write lock, until this transaction ends (pysqlite
+        # opens a transaction only at the first write; reads before it see no lock), so each
+        # join reads the seats and names the one before it committed. Without it, twelve joins
+        # at once drew the same next seat and most failed their retries (test_roster_store.py).
+        connection.execute(update(classes).where(classes.c.code == row.code)
+                           .values(last_activity_at=classes.c.last_activity_at))
+        row = connection.execute(select(classes).where(classes.c.code == row.code)).one()
+        if row.joining_closed:
+            raise JoiningClosed(f"Class {row.code} is closed to new learners: your teacher has "
+                                "closed joining. Ask them to open it again.")
+        present, away = self._seat_counts(connection, row.code)
+        if present >= MAX_MEMBERS:
+            raise ClassError(f"Class {row.code} is full ({MAX_MEMBERS} learners are in it).")
+        if present + away >= MAX_MEMBER_ROWS:
+            self._drop_idle_seats(connection, row.code)
+            present, away = self._seat_counts(connection, row.code)
+            if present + away >= MAX_MEMBER_ROWS:
+                raise ClassError(f"Class {row.code} is full: {MAX_MEMBER_ROWS} learners have "
+                                 "joined it.")
+        taken = self._taken_keys(connection, row.code)
+        name = _checked_name(nickname, taken, bool(row.word_filter)) or names.generated(taken)
+        seat = (connection.execute(select(func.max(members.c.seat))
+                                   .where(members.c.class_code == row.code)).scalar() or 0) + 1
+        token = codes.new_secret()
+        now = self.clock()
+        connection.execute(insert(members).values(
+            token_digest=codes.digest(token), class_code=row.code, nickname=name,
+            joined_at=now, answers_written=0, seat=seat, name_key=names.name_key(name),
+            last_seen_at=now, removed_at=None))
+        self._touch(connection, row)
+        return Membership(row.code, token, name)
+
+    def _taken_keys(self, connection, code: str, *, except_digest: str = "") -> set[str]:
+        return set(connection.execute(select(members.c.name_key).where(and_(
+            members.c.class_code == code, members.c.name_key.is_not(None),
+            members.c.token_digest != except_digest))).scalars())
+
+    def _drop_idle_seats(self, connection, code: str) -> None:
+        """Away members who gave nothing to the class (no answer, no run) give their row up."""
+        cutoff = self.clock() - PRESENT_SECONDS
+        posted = select(posted_runs.c.member_digest).where(posted_runs.c.class_code == code)
+        connection.execute(delete(members).where(and_(
+            members.c.class_code == code, members.c.last_seen_at < cutoff,
+            members.c.answers_written == 0, members.c.removed_at.is_(None),
+            members.c.token_digest.not_in(posted))))
 
     def _member(self, connection, code: str, token: str):
         row = self._live_class(connection, code)
@@ -308,7 +413,26 @@ class ClassStore:
         if member is None:
             raise ClassError(f"You are not in class {row.code} (any more): join it again by its "
                              "link or code.")
+        if member.removed_at is not None:
+            raise RemovedFromClass(f"Your teacher removed you from class {row.code}. Your answers "
+                                   "and runs have left the class board; your own work here is kept.")
         return row, member
+
+    def _seen(self, connection, member, force: bool = False) -> None:
+        now = self.clock()
+        if force or now - member.last_seen_at >= SEEN_EVERY_SECONDS:
+            connection.execute(update(members).where(members.c.token_digest == member.token_digest)
+                               .values(last_seen_at=now))
+
+    @_reachable
+    def heartbeat(self, code: str, token: str) -> Heartbeat:
+        """A learner's page is open: it is seen now (written at most every SEEN_EVERY_SECONDS),
+        and learns where the class is sent and its current name. ClassError (RemovedFromClass)
+        when the learner is no member any more, so their page can say why."""
+        with self._ready().begin() as connection:
+            row, member = self._member(connection, code, token)
+            self._seen(connection, member)
+            return Heartbeat(Send(row.send_number, row.send_link, row.send_title), member.nickname)
 
     @_reachable
     def resume(self, code: str, token: str) -> tuple[Membership, int]:
@@ -322,16 +446,123 @@ class ClassStore:
                 select(func.max(answers.c.sequence))
                 .where(answers.c.member_digest == member.token_digest)).scalar() or 0
             self._touch(connection, row, force=False)
+            self._seen(connection, member, force=True)
             return Membership(row.code, token, member.nickname), int(last_sequence)
 
     @_reachable
     def rename(self, code: str, token: str, nickname: str) -> str:
-        name = _valid_nickname(nickname) or codes.anonymous_name()
+        """The learner renames themselves (checked as on joining; empty: a made-up name)."""
+        try:
+            with self._ready().begin() as connection:
+                row, member = self._member(connection, code, token)
+                return self._rename(connection, row, member, nickname)
+        except IntegrityError:
+            raise ClassError(_NAME_JUST_TAKEN) from None
+
+    def _rename(self, connection, row, member, nickname: str) -> str:
+        if len(str(nickname or "")) > codes.NICKNAME_MAX * 4:
+            raise ClassError(f"A nickname has at most {codes.NICKNAME_MAX} characters.")
+        taken = self._taken_keys(connection, row.code, except_digest=member.token_digest)
+        name = _checked_name(nickname, taken, bool(row.word_filter)) or names.generated(taken)
+        # Two renames to one name at once: the unique index refuses the second (IntegrityError,
+        # turned into _NAME_JUST_TAKEN by the caller, after its transaction is rolled back).
+        connection.execute(update(members).where(members.c.token_digest == member.token_digest)
+                           .values(nickname=name, name_key=names.name_key(name)))
+        return name
+
+    # --- the roster (the teacher's) -------------------------------------------------------------
+    @_reachable
+    def roster(self, code: str, teacher_key: str) -> list[RosterEntry]:
+        """Every learner in the class (removed ones left out), in seat order: name, joined, last
+        seen, answers given, runs posted, present or away."""
         with self._ready().begin() as connection:
-            _, member = self._member(connection, code, token)
+            row = self._teacher_class(connection, code, teacher_key)
+            given = (select(answers.c.member_digest, func.count().label("n"))
+                     .where(answers.c.class_code == row.code)
+                     .group_by(answers.c.member_digest).subquery())
+            posted = (select(posted_runs.c.member_digest, func.count().label("n"))
+                      .where(posted_runs.c.class_code == row.code)
+                      .group_by(posted_runs.c.member_digest).subquery())
+            found = connection.execute(
+                select(members.c.seat, members.c.nickname, members.c.joined_at,
+                       members.c.last_seen_at, func.coalesce(given.c.n, 0),
+                       func.coalesce(posted.c.n, 0))
+                .outerjoin(given, given.c.member_digest == members.c.token_digest)
+                .outerjoin(posted, posted.c.member_digest == members.c.token_digest)
+                .where(and_(members.c.class_code == row.code, members.c.removed_at.is_(None)))
+                .order_by(members.c.seat)).all()
+        cutoff = self.clock() - PRESENT_SECONDS
+        return [RosterEntry(seat, nickname, joined, seen, int(given_n), int(runs_n), seen >= cutoff)
+                for seat, nickname, joined, seen, given_n, runs_n in found]
+
+    def _seat_member(self, connection, row, seat: int):
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise ClassError("That is not a seat of this class.")
+        member = connection.execute(select(members).where(and_(
+            members.c.class_code == row.code, members.c.seat == seat,
+            members.c.removed_at.is_(None)))).first()
+        if member is None:
+            raise ClassError(f"No learner sits in seat {seat} of class {row.code} (any more).")
+        return member
+
+    @_reachable
+    def remove_member(self, code: str, teacher_key: str, seat: int) -> str:
+        """The teacher removes the learner in `seat`: their answers and runs leave the board,
+        their seat and name are free, their token opens nothing and says they were removed.
+        Returns the name they had."""
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key)
+            member = self._seat_member(connection, row, seat)
+            for table in (posted_runs, answers):
+                connection.execute(delete(table).where(table.c.member_digest == member.token_digest))
             connection.execute(update(members).where(members.c.token_digest == member.token_digest)
-                               .values(nickname=name))
-            return name
+                               .values(removed_at=self.clock(), name_key=None))
+            self._touch(connection, row)
+            return member.nickname
+
+    @_reachable
+    def rename_member(self, code: str, teacher_key: str, seat: int, nickname: str) -> str:
+        """The teacher renames the learner in `seat` (checked as a learner's own name is)."""
+        try:
+            with self._ready().begin() as connection:
+                row = self._teacher_class(connection, code, teacher_key)
+                member = self._seat_member(connection, row, seat)
+                name = self._rename(connection, row, member, nickname)
+                self._touch(connection, row)
+                return name
+        except IntegrityError:
+            raise ClassError(_NAME_JUST_TAKEN) from None
+
+    @_reachable
+    def set_class_options(self, code: str, teacher_key: str, *, joining_closed: bool | None = None,
+                          hide_names: bool | None = None, word_filter: bool | None = None) -> None:
+        """The teacher's switches; None leaves one as it is."""
+        values = {name: bool(value) for name, value in (("joining_closed", joining_closed),
+                                                        ("hide_names", hide_names),
+                                                        ("word_filter", word_filter))
+                  if value is not None}
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key)
+            connection.execute(update(classes).where(classes.c.code == row.code)
+                               .values(last_activity_at=self.clock(), **values))
+
+    @_reachable
+    def set_pinned(self, code: str, teacher_key: str, check_key: str, pinned: bool) -> None:
+        """Pin a check to the board (shown first, in the order pinned) or unpin it."""
+        if not CHECK_KEY.match(str(check_key)):
+            raise ClassError("That is not a knowledge check of the workbench.")
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key)
+            connection.execute(delete(pinned_checks).where(and_(
+                pinned_checks.c.class_code == row.code, pinned_checks.c.check_key == check_key)))
+            if pinned:
+                count = connection.execute(select(func.count()).select_from(pinned_checks).where(
+                    pinned_checks.c.class_code == row.code)).scalar_one()
+                if count >= MAX_PINNED:
+                    raise ClassError(f"At most {MAX_PINNED} checks can be pinned: unpin one first.")
+                connection.execute(insert(pinned_checks).values(
+                    class_code=row.code, check_key=check_key, pinned_at=self.clock()))
+            self._touch(connection, row)
 
     @_reachable
     def leave(self, code: str, token: str) -> None:
@@ -386,8 +617,10 @@ class ClassStore:
 
     @_reachable
     def tallies(self, code: str, teacher_key: str) -> list[CheckTally]:
-        """Per check answered in the class: how many answered and the count per option, the
-        check answered last first (where the class is now). For the teacher only."""
+        """Per check answered (or pinned) in the class: how many answered and the count per
+        option. The pinned checks first, in the order pinned; then the most answered first, so
+        one learner answering seven checks in a row cannot push the class's question down; a tie
+        goes to the check answered last. For the teacher only."""
         with self._ready().begin() as connection:
             row = self._teacher_class(connection, code, teacher_key)
             self._touch(connection, row, force=False)
@@ -398,13 +631,19 @@ class ClassStore:
                 .group_by(answers.c.check_key, answers.c.option)).all()
             shown = set(connection.execute(select(reveals.c.check_key)
                                            .where(reveals.c.class_code == row.code)).scalars())
-        per_check: dict[str, dict[str, int]] = {}
+            pinned = list(connection.execute(
+                select(pinned_checks.c.check_key).where(pinned_checks.c.class_code == row.code)
+                .order_by(pinned_checks.c.pinned_at, pinned_checks.c.check_key)).scalars())
+        per_check: dict[str, dict[str, int]] = {key: {} for key in pinned}
         latest: dict[str, float] = {}
         for check_key, option, count, at in counted:
             per_check.setdefault(check_key, {})[option] = count
             latest[check_key] = max(latest.get(check_key, -math.inf), at)
-        return [CheckTally(key, sum(per_check[key].values()), per_check[key], key in shown)
-                for key in sorted(per_check, key=lambda k: (-latest[k], k))]
+        order = {key: place for place, key in enumerate(pinned)}
+        totals = {key: sum(per_check[key].values()) for key in per_check}
+        return [CheckTally(key, totals[key], per_check[key], key in shown, key in order)
+                for key in sorted(per_check, key=lambda k: (order.get(k, len(order)), -totals[k],
+                                                            -latest.get(k, -math.inf), k))]
 
     @_reachable
     def set_revealed(self, code: str, teacher_key: str, check_key: str, revealed: bool) -> None:
@@ -477,11 +716,16 @@ class ClassStore:
                 row = self._teacher_class(connection, code, teacher_key)
             else:
                 row, _ = self._member(connection, code, token)
-            found = connection.execute(select(posted_runs).where(posted_runs.c.class_code == row.code)
-                                       .order_by(posted_runs.c.id)).all()
+            # The member's current name, not the one they had when posting (a rename, the
+            # teacher's included, shows at once).
+            found = connection.execute(
+                select(posted_runs, members.c.nickname.label("current_name"))
+                .join(members, members.c.token_digest == posted_runs.c.member_digest)
+                .where(and_(posted_runs.c.class_code == row.code, members.c.removed_at.is_(None)))
+                .order_by(posted_runs.c.id)).all()
         runs = [RunEntry(r.link, r.optimizer, r.learning_rate, r.test_accuracy, r.bayes_ceiling,
-                         r.parameter_count, r.nickname, r.posted_at) for r in found]
-        return ChallengeBoard(runs, row.challenge_max_parameters)
+                         r.parameter_count, r.current_name, r.posted_at) for r in found]
+        return ChallengeBoard(runs, row.challenge_max_parameters, bool(row.hide_names))
 
     @_reachable
     def set_challenge(self, code: str, teacher_key: str, max_parameters: int | None) -> None:
@@ -503,13 +747,12 @@ def _delete_class(connection, code: str) -> None:
     connection.execute(delete(classes).where(classes.c.code == code))
 
 
-def _valid_nickname(raw: str | None) -> str:
-    if raw is not None and len(str(raw)) > codes.NICKNAME_MAX * 4:
-        raise ClassError(f"A nickname has at most {codes.NICKNAME_MAX} characters.")
-    name = codes.clean_nickname(raw or "")
-    if len(name) > codes.NICKNAME_MAX:
-        raise ClassError(f"A nickname has at most {codes.NICKNAME_MAX} characters.")
-    return name
+def _checked_name(raw: str | None, taken: set[str], word_filter: bool) -> str:
+    """names.check's verdict as the store's ClassError; "" for no name given."""
+    try:
+        return names.check(raw, taken_keys=taken, word_filter=word_filter)
+    except names.NameRefused as exc:
+        raise ClassError(str(exc)) from None
 
 
 def _valid_run(run: RunEntry) -> None:

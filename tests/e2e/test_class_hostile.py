@@ -1,0 +1,192 @@
+"""A class with a hostile learner, in Chromium: the teacher keeps the room.
+
+A server of its own, told it runs behind a proxy (WORKBENCH_BEHIND_PROXY=1: the join limit
+counts X-Forwarded-For's last hop) with a small join bucket (6 joins per address, no refill
+within the test), so a script fills the bucket with a handful of sessions instead of 60.
+
+1. The teacher (1280x720) starts a class; two learners and a hostile one join by the link, each
+   in a browser context of its own.
+2. The hostile learner tries the name "Tеacher" with a Cyrillic е: refused, with the reason.
+3. The two learners answer the home page's check; the hostile learner commits seven other
+   checks in a row (the autograd page's three, the tensor inspector's four): the class's
+   question stays first on the board, and the rest are reachable under "Show another check".
+4. A script opens ten sessions on the join link from one address: six get a seat, four are
+   told to wait.
+5. The teacher removes the hostile learner on the roster: their page says they were removed.
+6. The teacher hides names: the winner sentence of the challenge board names no one.
+7. The teacher closes joining: a new learner (a phone, 390x844) is refused with the message.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from playwright.sync_api import Page, expect
+from websockets.asyncio.client import connect
+from websockets.typing import Subprotocol
+
+from harness.chromium import open_path
+from harness.st_client import Session
+from tests.e2e.clean import assert_clean
+from tests.e2e.conftest import serve
+from workbench.autograd_graph.checks import INFERENCE_TENSOR, THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD
+from workbench.classroom.codes import CODE_ALPHABET, CODE_LENGTH
+from workbench.classroom.store import RunEntry
+from workbench.common.checks import Check
+from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
+from workbench.tensor_inspector.checks import PAGE_CHECKS
+
+pytestmark = pytest.mark.e2e
+
+BURST = 6
+SCRIPT_SESSIONS = 10
+SCRIPT_ADDRESS = "203.0.113.66"
+
+
+@pytest.fixture(scope="module")
+def hostile_url():
+    with serve(env={"WORKBENCH_BEHIND_PROXY": "1", "WORKBENCH_JOIN_BURST": str(BURST),
+                    "WORKBENCH_JOIN_EVERY_SECONDS": "3600"}) as base:
+        yield base
+
+
+class ScriptSession(Session):
+    """A scripted tab whose handshake says it comes, through the proxy, from one address."""
+
+    async def connect(self) -> None:
+        host = self.base_url.split("://", 1)[-1]
+        self._ws = await connect(f"ws://{host}/_stcore/stream", subprotocols=[Subprotocol("streamlit")],
+                                 origin=f"http://{host}", max_size=None, open_timeout=30,
+                                 additional_headers={"X-Forwarded-For": SCRIPT_ADDRESS})
+        self._reader = asyncio.create_task(self._read())
+
+
+async def _fill_seats(base_url: str, code: str) -> list[str]:
+    """Open SCRIPT_SESSIONS sessions on the join link; what each was told ("seat" or "wait")."""
+    sessions = [ScriptSession(base_url, query=f"class={code}") for _ in range(SCRIPT_SESSIONS)]
+    told = []
+    try:
+        for session in sessions:                     # one after another, as fast as it can
+            result = await session.open()
+            assert result.finished and not result.exceptions, result.error
+            told.append("seat" if result.has_text(f"In class {code}")
+                        else "wait" if result.has_text("Many learners joined from your network")
+                        else "?")
+    finally:
+        for session in sessions:
+            await session.close()
+    return told
+
+
+def _commit(page: Page, check: Check) -> None:
+    box = page.locator(f".st-key-kc_{check.key}")
+    box.locator("[role=radiogroup] label").first.click()
+    box.locator(f".st-key-kc_{check.key}_commit button").first.click()
+    expect(box.get_by_role("button", name="Try again")).to_be_visible()
+
+
+def test_the_teacher_keeps_a_class_with_a_hostile_learner(browser, hostile_url):
+    from components.class_session import class_store     # the server's store (tests/conftest.py)
+
+    store = class_store()
+    contexts = []
+
+    def new_page(width: int, height: int) -> Page:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        return page
+
+    try:
+        # 1. A class, two learners and a hostile one.
+        teacher = new_page(1280, 720)
+        open_path(teacher, hostile_url, "/class")
+        teacher.get_by_role("button", name="Start a class").click()
+        code_element = teacher.locator(".class-code")
+        expect(code_element).to_have_text(re.compile(f"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$"))
+        code = code_element.inner_text().strip()
+        join_link = f"{hostile_url}/?class={code}"
+        hostile, *learners = pages = [new_page(1400, 1000) for _ in range(3)]
+        for page in pages:
+            open_path(page, hostile_url, f"/?class={code}")
+            expect(page.get_by_text(f"In class {code}")).to_be_visible()
+            assert "class=" not in page.url                   # a reload resumes, never re-joins
+
+        # 2. A name that passes for the teacher's is refused, with the reason.
+        seat_panel = hostile.locator(".st-key-class_seat")
+        seat_panel.get_by_role("textbox", name="Nickname (optional)").fill("T\u0435acher")
+        seat_panel.get_by_role("button", name="Set nickname").click()
+        expect(seat_panel).to_contain_text("looks like the teacher")
+        expect(seat_panel).not_to_contain_text("as T\u0435acher")
+        seat_panel.get_by_role("textbox", name="Nickname (optional)").fill("Troll")
+        seat_panel.get_by_role("button", name="Set nickname").click()
+        expect(seat_panel).to_contain_text("as Troll")
+
+        # 3. Seven checks in a row from one learner leave the class's question on top.
+        for learner in learners:
+            _commit(learner, CHECK)
+        open_path(hostile, hostile_url, "/autograd_graph")
+        for check in (THREE_BACKWARD, UPDATE_OUTSIDE_NO_GRAD, INFERENCE_TENSOR):
+            _commit(hostile, check)
+        open_path(hostile, hostile_url, "/tensor_inspector")
+        hostile.get_by_role("tab", name="Check yourself").click()
+        for check in PAGE_CHECKS:
+            _commit(hostile, check)
+        other = teacher.locator(".st-key-class_board_other")
+        expect(other).to_contain_text("2 more answered")      # 8 answered, 6 on the board
+        cards = teacher.locator("[class*='st-key-class_board_']:not(.st-key-class_board_other)")
+        expect(cards.first).to_contain_text(CHECK.question[:40])
+        expect(cards.first).to_contain_text("2 answered")
+
+        # 4. A script filling seats from one address gets the bucket, not the class.
+        present_before = store.find_class(code).members
+        # In a thread of its own: Playwright's sync API holds this thread's event loop.
+        with ThreadPoolExecutor(1) as script:
+            told = script.submit(asyncio.run, _fill_seats(hostile_url, code)).result()
+        assert told == ["seat"] * BURST + ["wait"] * (SCRIPT_SESSIONS - BURST), told
+        assert store.find_class(code).members == present_before + BURST
+
+        # 5. The teacher removes the hostile learner; their page says so.
+        teacher.get_by_text("Roster: who is in the class").click()
+        teacher.get_by_role("button", name="Update the list").click()
+        expect(teacher.locator(".st-key-class_roster_controls")).to_contain_text(
+            f"{present_before + BURST} learner(s) to pick from")
+        roster = teacher.locator(".st-key-class_roster_seat")
+        roster.get_by_role("combobox", name="Learner").click()
+        teacher.get_by_role("option", name=re.compile(r"Troll")).click()
+        expect(roster.get_by_role("combobox", name="Learner")).to_have_value(re.compile("Troll"))
+        teacher.get_by_text("Yes, remove this learner").click()
+        teacher.get_by_role("button", name="Remove from the class").click()
+        expect(hostile.get_by_text("Your teacher removed you from class", exact=False).first) \
+            .to_be_visible()
+        assert store.find_class(code).members == present_before + BURST - 1
+
+        # 6. Hidden names leave the projected boards.
+        ada = store.join(code, "Ada")
+        store.post_run(code, ada.token, RunEntry("/moons_trainer?hidden=24&opt=SGD&lr=0.1", "SGD", 0.1,
+                                                 0.93, 0.955, 97))
+        expect(teacher.get_by_text("Ada, 93.00%", exact=False)).to_be_visible()
+        teacher.get_by_text("Hide names on the boards").click()
+        expect(teacher.get_by_text("a learner, 93.00%", exact=False)).to_be_visible()
+        expect(teacher.get_by_text("Names are hidden on this board")).to_be_visible()
+        expect(teacher.get_by_text("Ada, 93.00%", exact=False)).to_have_count(0)
+
+        # 7. Closed joining refuses a new learner, with the message; the members stay.
+        teacher.get_by_text("Close joining").click()
+        expect(teacher.get_by_text(f"Joining is closed: class {code} admits no one new")) \
+            .to_be_visible()
+        members = store.find_class(code).members
+        late = new_page(390, 844)
+        late.goto(join_link)
+        # On a phone the sidebar is folded: the message is on screen, as a toast.
+        expect(late.get_by_text("closed to new learners", exact=False).filter(visible=True)) \
+            .to_have_count(1)
+        assert store.find_class(code).members == members
+        for page in (teacher, *learners):
+            assert_clean(page)
+    finally:
+        for context in contexts:
+            context.close()
