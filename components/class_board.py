@@ -96,29 +96,38 @@ def _set_pinned(code: str, key: str, check_key: str, pinned: bool) -> None:
 def _tally_card(started: StartedClass, tally: CheckTally) -> None:
     check = all_checks()[tally.check_key]
     with st.container(border=True, key=f"class_board_{check.key}"):
-        question, pin = st.columns([5, 1], vertical_alignment="top")
-        question.markdown(f"**{check.question}**")
-        if tally.pinned:
-            pin.button("Unpin", key=f"class_unpin_{check.key}", icon=":material/keep_off:",
-                       on_click=_set_pinned, args=(started.code, started.teacher_key, check.key, False),
-                       help="Let this check leave the board when others are answered more.")
-        else:
-            pin.button("Pin", key=f"class_pin_{check.key}", icon=":material/keep:",
-                       on_click=_set_pinned, args=(started.code, started.teacher_key, check.key, True),
-                       help="Keep this check at the top of the board, whatever else is answered.")
+        st.markdown(f"**{check.question}**")
         st.markdown(f"**{tally.answered}** answered" + (" · pinned" if tally.pinned else ""))
-        if not tally.revealed:
+        if tally.revealed:
+            truth = _pytorch_answer(check.key)
+            rows = [{"answer": md(option), "learners": tally.counts.get(option, 0),
+                     "share": f"{tally.counts.get(option, 0) / max(tally.answered, 1):.0%}",
+                     "PyTorch": "✓ computed" if option == truth else ""} for option in check.options]
+            st.table(pd.DataFrame(rows), hide_index=True)
+        else:
             st.caption("The answers are hidden from the projector until you reveal them.")
-            st.button("Reveal the answers", key=f"class_reveal_{check.key}", icon=":material/visibility:",
-                      on_click=_set_revealed, args=(started.code, started.teacher_key, check.key, True))
-            return
-        truth = _pytorch_answer(check.key)
-        rows = [{"answer": md(option), "learners": tally.counts.get(option, 0),
-                 "share": f"{tally.counts.get(option, 0) / max(tally.answered, 1):.0%}",
-                 "PyTorch": "✓ computed" if option == truth else ""} for option in check.options]
-        st.table(pd.DataFrame(rows), hide_index=True)
-        st.button("Hide the answers", key=f"class_hide_{check.key}", icon=":material/visibility_off:",
-                  on_click=_set_revealed, args=(started.code, started.teacher_key, check.key, False))
+        # One row of buttons under the card, each as wide as its label: beside the question,
+        # a narrow column cut "Pin" to "P.." on a 1280x720 projector.
+        with st.container(horizontal=True, key=f"class_board_{check.key}_actions"):
+            _card_buttons(started, tally)
+
+
+def _card_buttons(started: StartedClass, tally: CheckTally) -> None:
+    code, key, check_key = started.code, started.teacher_key, tally.check_key
+    if tally.revealed:
+        st.button("Hide the answers", key=f"class_hide_{check_key}", icon=":material/visibility_off:",
+                  on_click=_set_revealed, args=(code, key, check_key, False))
+    else:
+        st.button("Reveal the answers", key=f"class_reveal_{check_key}", icon=":material/visibility:",
+                  on_click=_set_revealed, args=(code, key, check_key, True))
+    if tally.pinned:
+        st.button("Unpin", key=f"class_unpin_{check_key}", icon=":material/keep_off:",
+                  on_click=_set_pinned, args=(code, key, check_key, False),
+                  help="Let this check leave the board when others are answered more.")
+    else:
+        st.button("Pin", key=f"class_pin_{check_key}", icon=":material/keep:",
+                  on_click=_set_pinned, args=(code, key, check_key, True),
+                  help="Keep this check at the top of the board, whatever else is answered.")
 
 
 @st.fragment(run_every=BOARD_SECONDS)
