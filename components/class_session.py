@@ -449,7 +449,10 @@ def _follow(pages: dict[str, str]) -> None:
         return
     try:
         beat = class_store().heartbeat(mine.membership.code, mine.membership.token)
-    except StoreUnavailable:
+    except StoreUnavailable as exc:
+        # Said where the seat is, while it lasts: a learner who is only looking at a page
+        # learns the class is out of reach within one poll and the store's deadline.
+        st.warning(md(str(exc)), icon=":material/cloud_off:")
         return
     except ClassError as exc:                 # the class ended, or the teacher removed this learner
         mine.membership, mine.pending, mine.notice = None, [], str(exc)

@@ -256,6 +256,27 @@ def test_an_answer_given_while_the_database_is_away_is_sent_when_it_is_back(monk
     assert "**1** answered" in shown_text(teacher)
 
 
+def test_a_learner_only_looking_at_a_page_is_told_the_class_is_out_of_reach(monkeypatch):
+    """No answer sent, no click: the seat's poll itself says the database is away, and stops
+    saying it when it is back."""
+    _, code = _start_class()
+    learner = open_page(query={"class": code})
+    store = class_store()
+
+    def away(*args, **kwargs):
+        raise StoreUnavailable("The class database is out of reach just now.")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(store, "heartbeat", away)
+        learner.run()
+        assert [w.value for w in learner.sidebar.warning] == [md(
+            "The class database is out of reach just now.")]
+        assert_clean(learner)
+    learner.run()
+    assert "out of reach" not in shown_text(learner)
+    assert f"In class {code}" in shown_text(learner)
+
+
 # --- the challenge board ----------------------------------------------------------------------------
 MOONS = "app_pages/moons_trainer/page.py"
 
