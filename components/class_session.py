@@ -27,8 +27,10 @@ import streamlit as st
 from components.plain_text import md
 from components.state import learner_state
 from workbench.classroom.codes import NICKNAME_MAX
+from workbench.classroom.send_cache import SendCache
 from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, URL_SETTING, ClassError, ClassStore,
-                                       Membership, ReplayedAnswer, StartedClass, StoreUnavailable)
+                                       Membership, ReplayedAnswer, Send, StartedClass,
+                                       StoreUnavailable)
 from workbench.common.checks import Check
 
 CLASS_PARAM = "class"
@@ -38,13 +40,18 @@ TEACHER_PARAM = "teacher"
 NICKNAME_HELP = (f"Up to {NICKNAME_MAX} characters; what the class may see of you. Leave it empty "
                  "for an anonymous name.")
 MAX_PENDING = 100                # answers kept while the database is away (38 checks exist)
-FOLLOW_SECONDS = 1.5             # a follower's page asks where the class is; arrival within 3 s
+# A follower's page asks where the class is every FOLLOW_SECONDS, and the answer is at most
+# SEND_MAX_AGE old (one read per class per process, workbench/classroom/send_cache.py): arrival
+# within 3 s at 60 learners on 2 cores (bench/class.py; 1.5 s left p95 at 3.3-4.4 s).
+FOLLOW_SECONDS = 1.0
+SEND_MAX_AGE = 0.3
 SEAT_COOKIE = "workbench_class_seat"          # "<code>.<member token>"
 TEACHER_COOKIE = "workbench_class_teacher"    # "<code>.<teacher key>"
 COOKIE_KEY = "class_cookie_writer"
 
 _STORES: dict[str, ClassStore] = {}
 _STORES_LOCK = threading.Lock()
+_SENDS: SendCache[Send] = SendCache(SEND_MAX_AGE)     # keyed by (database URL, class code)
 
 
 def class_store() -> ClassStore:
@@ -357,6 +364,7 @@ def send_class(link: str, title: str) -> None:
         return
     try:
         sent = class_store().send(mine.teaching.code, mine.teaching.teacher_key, link, title)
+        _SENDS.forget((os.environ.get(URL_SETTING) or "", mine.teaching.code))
         st.toast(f"Class {mine.teaching.code} sent to {md(sent.title)}.", icon=":material/near_me:")
     except ClassError as exc:
         mine.notice = str(exc)
@@ -377,8 +385,10 @@ def _follow(pages: dict[str, str]) -> None:
     send_pending()                  # the database back: answers given meanwhile go now
     if mine.membership is None or not mine.following:
         return
+    code = mine.membership.code
     try:
-        send = class_store().current_send(mine.membership.code)
+        send = _SENDS.get((os.environ.get(URL_SETTING) or "", code),
+                          lambda: class_store().current_send(code))
     except StoreUnavailable:
         return
     except ClassError as exc:                 # the class ended
