@@ -58,10 +58,11 @@ class FairScheduler:
       again at the back. The page renews its lease (`keep_alive`) on every frame; a job whose
       lease lapses (closed tab, another page) stops before its next slice, within `ttl`.
     - a *one-off* (`turn`, or `sharing` for work that is usually short): a DataLoader worker
-      run, a pitfall-lab training or a long typed program runs in the caller's thread. It
-      holds the core for at most `one_off_slices` training slices at a time: at each
-      `breathe()` past that it queues again at the back, so a neighbour's heavy page slows
-      every trainer by at most that weight, never stops them.
+      run, a pitfall-lab training or a long typed program runs in the caller's thread. The
+      one-offs under way hold the core for `one_off_slices` training slices per round between
+      them (`one_off_hold`: each holds that over how many there are), and at each `breathe()`
+      past its hold one queues again at the back: neighbours' heavy pages, however many, slow
+      every trainer by at most that weight, never stop them.
 
     Turns are handed over first come, first served, so no learner waits behind more than one
     slice of each other learner. A thread waiting for a turn steps out of its page-run slot
@@ -83,6 +84,7 @@ class FairScheduler:
         self._waiting: deque[threading.Event] = deque()
         self._jobs: dict[str, _Job] = {}
         self._errors: dict[str, BaseException] = {}
+        self._one_offs = 0          # threads inside a one-off (turn or sharing) now
 
     # -- turns ---------------------------------------------------------------------------------
     def _acquire(self) -> float:
@@ -120,7 +122,9 @@ class FairScheduler:
             yield
 
     @contextlib.contextmanager
-    def _one_off(self, take_now: bool) -> Iterator[None]:
+    def _one_off(self, take_now: bool, counted: bool = True) -> Iterator[None]:
+        """A turn (`take_now`) or a share in the caller's thread; `counted`: a one-off, whose
+        hold the one-offs under way share (a repeating job's turn is not one)."""
         outer: _Held | None = getattr(_thread, "held", None)
         if outer is not None and outer.scheduler is self:
             if take_now and not outer.holding:
@@ -128,20 +132,34 @@ class FairScheduler:
                 outer.holding, outer.since = True, self.clock()
             yield
             return
-        if take_now:
-            self._acquire()
-        held = _Held(self, self.clock(), holding=take_now)
-        _thread.held = held
+        with self._lock:
+            self._one_offs += counted
         try:
-            yield
+            if take_now:
+                self._acquire()
+            held = _Held(self, self.clock(), holding=take_now)
+            _thread.held = held
+            try:
+                yield
+            finally:
+                _thread.held = outer
+                if held.holding:
+                    self._release()
         finally:
-            _thread.held = outer
-            if held.holding:
-                self._release()
+            with self._lock:
+                self._one_offs -= counted
+
+    def one_off_hold(self) -> float:
+        """How long a one-off holds the core before its next `breathe()` queues it again: the
+        one-offs' weight, `one_off_slices` training slices a round, shared among those under
+        way. Two tabs looping DataLoader worker runs each held four slices, and ten trainers
+        kept 10/18 of their pace instead of the 10/14 one neighbour leaves them."""
+        with self._lock:
+            return self.one_off_seconds / max(1, self._one_offs)
 
     def _breathe(self, held: _Held) -> float:
         now = self.clock()
-        if now - held.since < self.one_off_seconds:
+        if now - held.since < self.one_off_hold():
             return 0.0
         if held.holding:
             with self._lock:
@@ -172,7 +190,7 @@ class FairScheduler:
         lower_priority(self.niceness)
         try:
             while not job.stopped.is_set():
-                with self.turn():
+                with self._one_off(take_now=True, counted=False):
                     if job.stopped.is_set() or self.clock() >= job.expires:
                         break
                     more = job.work(self.slice_seconds)
@@ -318,8 +336,9 @@ SCRIPT_RUNS = RunSlots(CORES)
 # answer. Among themselves the training threads are equal, and the turns keep them fair.
 JOB_NICENESS = 10
 #
-# A one-off holds the core for four training slices (100 ms) at a time, then queues again:
-# with ten learners training, a neighbour's 2 s DataLoader run or typed program takes about
-# 4/14 of the core and each trainer keeps about 10/14 of its pace (bench/hostile_neighbour.py).
+# The one-offs under way hold the core for four training slices (100 ms) a round between them,
+# then queue again: with ten learners training, neighbours' DataLoader runs or typed programs,
+# one or several, take about 4/14 of the core and each trainer keeps about 10/14 of its pace
+# (bench/hostile_neighbour.py).
 SCHEDULER = FairScheduler(cores=1, niceness=JOB_NICENESS, one_off_slices=4,
                           while_waiting=SCRIPT_RUNS.stepped_out)

@@ -311,3 +311,59 @@ def test_a_paced_job_waits_outside_its_turn_and_stop_ends_the_wait():
     scheduler.stop("paced", wait=5.0)
     assert job.finished.is_set(), "stop() ends a paced job's wait"
     assert job.slices == 1
+
+
+def test_the_one_offs_under_way_share_one_hold_so_several_neighbours_weigh_as_one():
+    scheduler = FairScheduler(cores=1, breath=0.0, clock=Clock(), one_off_slices=4)
+    assert scheduler.one_off_hold() == scheduler.one_off_seconds
+    inside, leave = threading.Event(), threading.Event()
+
+    def neighbour():
+        with scheduler.sharing():
+            inside.set()
+            leave.wait(5)
+
+    other = threading.Thread(target=neighbour)
+    other.start()
+    assert inside.wait(5)
+    with scheduler.turn():
+        assert scheduler.one_off_hold() == scheduler.one_off_seconds / 2
+        with scheduler.sharing():               # the same thread's nested block is one one-off
+            assert scheduler.one_off_hold() == scheduler.one_off_seconds / 2
+    assert scheduler.one_off_hold() == scheduler.one_off_seconds
+    leave.set()
+    other.join(5)
+    assert scheduler.one_off_hold() == scheduler.one_off_seconds
+
+
+def test_beside_a_second_one_off_a_one_off_queues_again_after_half_its_hold():
+    """Turn-taking with a fake clock: a trainer queues; the one-off's breathe() keeps the core
+    before half the hold and gives it up at half, because another one-off is under way."""
+    from workbench.common.jobs import breathe
+
+    clock = Clock()
+    scheduler = FairScheduler(cores=1, breath=0.0, clock=clock, one_off_slices=4)
+    inside, leave = threading.Event(), threading.Event()
+
+    def neighbour():
+        with scheduler.sharing():
+            inside.set()
+            leave.wait(5)
+
+    other = threading.Thread(target=neighbour)
+    other.start()
+    assert inside.wait(5)
+    trained = threading.Event()
+    with scheduler.turn():
+        scheduler.start("trainer", lambda seconds: trained.set() or False)
+        while not scheduler._waiting:            # the trainer's thread queues for the core
+            time.sleep(0.001)
+        assert scheduler.one_off_hold() == scheduler.one_off_seconds / 2   # a job is no one-off
+        clock.now += scheduler.one_off_seconds / 2 - 0.001
+        assert breathe() == 0.0 and not trained.is_set()
+        clock.now += 0.001
+        breathe()                                 # half the hold: the trainer's turn first
+        assert trained.is_set()
+    leave.set()
+    other.join(5)
+    scheduler.wait_until_idle(5)
