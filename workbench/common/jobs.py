@@ -32,9 +32,22 @@ class _Held:
     scheduler: FairScheduler
     since: float            # when the thread last got the core (or began sharing without it)
     holding: bool           # False while `sharing` work has not needed a turn yet
+    back_at: float = 0.0    # when it last took the core back after lending it
 
 
 _thread = threading.local()
+
+
+@dataclass
+class Lent:
+    waited: float = 0.0     # seconds spent taking the core back after the block
+
+
+def lending() -> AbstractContextManager[Lent]:
+    """`FairScheduler.lending` of the scheduler whose turn the calling thread holds (a no-op
+    outside one): for a one-off's waits on other processes."""
+    held: _Held | None = getattr(_thread, "held", None)
+    return contextlib.nullcontext(Lent()) if held is None else held.scheduler.lending()
 
 
 def breathe() -> float:
@@ -87,14 +100,17 @@ class FairScheduler:
         self._one_offs = 0          # threads inside a one-off (turn or sharing) now
 
     # -- turns ---------------------------------------------------------------------------------
-    def _acquire(self) -> float:
-        """Wait for a core; the seconds waited."""
+    def _acquire(self, first: bool = False) -> float:
+        """Wait for a core (`first`: ahead of everyone queued); the seconds waited."""
         with self._lock:
             if self._busy < self.cores and not self._waiting:
                 self._busy += 1
                 return 0.0
             handed_over = threading.Event()
-            self._waiting.append(handed_over)
+            if first:
+                self._waiting.appendleft(handed_over)
+            else:
+                self._waiting.append(handed_over)
         started = time.monotonic()
         with self.while_waiting():
             handed_over.wait()          # the releaser hands its core over: _busy already counts it
@@ -148,6 +164,34 @@ class FairScheduler:
         finally:
             with self._lock:
                 self._one_offs -= counted
+
+    @contextlib.contextmanager
+    def lending(self) -> Iterator[Lent]:
+        """A one-off that blocks on another process (a DataLoader run waiting for its workers
+        to start or for their next batch) lends its core for the block: the first thread
+        queued runs meanwhile, and this one takes the core back ahead of the queue after (the
+        seconds that took: `Lent.waited`, set as the block ends). The lent time counts toward
+        its hold. Held through such waits, a turn kept the trainers waiting on an idle core for
+        as long as the workers took. Outside a held turn, with nobody queued, or within a
+        training slice of having taken the core back (so that each lent slice buys the one-off
+        at least a slice of its own work, not one batch), it does nothing."""
+        lent = Lent()
+        held: _Held | None = getattr(_thread, "held", None)
+        if held is None or held.scheduler is not self or not held.holding:
+            yield lent
+            return
+        with self._lock:
+            nobody_waits = not self._waiting
+        if nobody_waits or self.clock() - max(held.since, held.back_at) < self.slice_seconds:
+            yield lent
+            return
+        self._release()
+        held.holding = False
+        try:
+            yield lent
+        finally:
+            lent.waited = self._acquire(first=True)
+            held.holding, held.back_at = True, self.clock()
 
     def one_off_hold(self) -> float:
         """How long a one-off holds the core before its next `breathe()` queues it again: the

@@ -367,3 +367,55 @@ def test_beside_a_second_one_off_a_one_off_queues_again_after_half_its_hold():
     leave.set()
     other.join(5)
     scheduler.wait_until_idle(5)
+
+
+def test_a_one_off_waiting_on_another_process_lends_its_turn_and_takes_it_back_first():
+    """Inside `lending()` the first trainer queued runs; after it, the one-off has the core
+    again before the second trainer queued (ahead of the queue); with nobody queued, or within
+    a training slice of getting the core, lending changes nothing."""
+    from workbench.common.jobs import lending
+
+    clock = Clock()
+    scheduler = FairScheduler(cores=1, breath=0.0, clock=clock, one_off_slices=4)
+    order: list[str] = []
+    slices = threading.Semaphore(0)
+
+    def trainer(name):
+        def train(seconds):
+            order.append(name)
+            slices.release()
+            time.sleep(0.005)   # long enough for the one-off to queue again, busy machine or not
+            return order.count(name) < 20
+        return train
+
+    with scheduler.turn():
+        with lending():                          # nobody queued: nothing to lend
+            order.append("o-alone")
+        scheduler.start("a", trainer("a"))
+        while len(scheduler._waiting) < 1:
+            time.sleep(0.001)
+        scheduler.start("b", trainer("b"))
+        while len(scheduler._waiting) < 2:
+            time.sleep(0.001)
+        with lending():                          # within a slice of its turn: not lent yet
+            order.append("o-early")
+        clock.now += scheduler.slice_seconds
+        with lending():
+            assert slices.acquire(timeout=5), "a trainer ran on the lent core"
+            order.append("o-waited")
+        order.append("o-back")                   # the core is the one-off's again, b still waits
+        with lending():                          # just taken back: its own slice first
+            order.append("o-own")
+    scheduler.stop("a", wait=2)
+    scheduler.stop("b", wait=2)
+    assert order[:6] == ["o-alone", "o-early", "a", "o-waited", "o-back", "o-own"], order
+
+
+def test_lending_outside_a_turn_does_nothing():
+    from workbench.common.jobs import lending
+
+    scheduler = FairScheduler(cores=1, breath=0.0)
+    with lending(), scheduler.lending():
+        pass
+    with scheduler.turn():                       # the core is free: nothing was taken
+        pass
