@@ -9,12 +9,12 @@ timer does). The class runs as a 50-minute lesson would, compressed:
 3. Every learner commits an answer to the home page's knowledge check within the same second.
    Measured: for each answer, the time from its commit until the teacher's board (its
    fragment, ticking every second) counts it.
-4. The teacher sends the class to a lesson step, twice, then to a moons trainer link. Measured,
+4. The teacher sends the class to a moons trainer link, then to a lesson step, twice. Measured,
    per destination: for each learner and send, the time until the learner's page (its follow
    fragment) has switched there and finished its run. Each tab's timers keep their own phase,
    as a browser's do: started when its page's run reached it, started again by a page switch
    (`--aligned-timers`: every tab ticks together, the worst case the bench measured before).
-5. Everyone then waits on that page for a while, following: the server's CPU time over that
+5. Everyone then waits on that step for a while, following: the server's CPU time over that
    window, per learner and second, is what following the teacher costs.
 6. Every learner trains a one-epoch moons run (Step), which the server posts to the challenge
    board; the board must list one run per learner.
@@ -70,10 +70,11 @@ ANSWERED = re.compile(r"\*\*(\d+)\*\* answered")
 TRAINER = MOONS_TRAINER.url_path
 ONE_EPOCH_RUN = "n=200&epochs=1&hidden=8"
 # Where the teacher sends the class, as the Class page's send does: (destination, link, title).
-# Two steps of the first lesson, then a moons trainer link with settings of its own.
-SENDS = [("lesson step", f"/lessons?lesson={LESSONS[0].key}&step={number}",
-          LESSONS[0].steps[number - 1].title) for number in (1, 2)]
-SENDS.append(("moons trainer link", f"/{TRAINER}?n=300&hidden=16,16&lr=0.05", "moons trainer"))
+# A moons trainer link with settings of its own, then two steps of the first lesson, where the
+# class then sits following (what following costs is measured on the lesson step).
+SENDS = [("moons trainer link", f"/{TRAINER}?n=300&hidden=16,16&lr=0.05", "moons trainer")]
+SENDS += [("lesson step", f"/lessons?lesson={LESSONS[0].key}&step={number}",
+           LESSONS[0].steps[number - 1].title) for number in (1, 2)]
 DESTINATIONS = list(dict.fromkeys(destination for destination, _, _ in SENDS))
 
 
@@ -270,7 +271,7 @@ async def lesson(url: str, pid: int, database: str, store: ClassStore, size: int
         await asyncio.sleep(args.settle)      # the pages settle before the next send
     stop_profiler(profiler)
     # Following costs the server a run of each follow fragment every FOLLOW_SECONDS: measured
-    # while the class sits on the last page it was sent to.
+    # while the class sits on the lesson step.
     cpu_start, window_start = cpu_seconds(pid), time.monotonic()
     await asyncio.sleep(args.follow_seconds)
     follow_cpu = (cpu_seconds(pid) - cpu_start) / (time.monotonic() - window_start) / size
