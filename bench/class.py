@@ -9,8 +9,11 @@ timer does). The class runs as a 50-minute lesson would, compressed:
 3. Every learner commits an answer to the home page's knowledge check within the same second.
    Measured: for each answer, the time from its commit until the teacher's board (its
    fragment, ticking every second) counts it.
-4. The teacher sends the class to a lesson step, twice. Measured: for each learner and send,
-   the time until the learner's page (its follow fragment) has switched to the step.
+4. The teacher sends the class to a moons trainer link, then to a lesson step, twice. Measured,
+   per destination: for each learner and send, the time until the learner's page (its follow
+   fragment) has switched there and finished its run. Each tab's timers keep their own phase,
+   as a browser's do: started when its page's run reached it, started again by a page switch
+   (`--aligned-timers`: every tab ticks together, the worst case the bench measured before).
 5. Everyone then waits on that step for a while, following: the server's CPU time over that
    window, per learner and second, is what following the teacher costs.
 6. Every learner trains a one-epoch moons run (Step), which the server posts to the challenge
@@ -21,7 +24,8 @@ after the learners left. A fresh server (and, for PostgreSQL, a throwaway databa
 harness/postgres.py) is started for each database and class size.
 
 Run: .venv/bin/python -m bench.class [--learners 30 60] [--databases sqlite postgresql]
-     [--follow-seconds 20] [--after 30] [--save]   (docs/figures/class.json)
+     [--follow-seconds 20] [--after 30] [--no-runs] [--aligned-timers] [--profile FOLDER]
+     [--save]   (docs/figures/class.json)
 """
 from __future__ import annotations
 
@@ -30,10 +34,15 @@ import asyncio
 import contextlib
 import os
 import re
+import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import parse_qsl
 
 import psutil
@@ -56,20 +65,26 @@ from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
 from workbench.lessons.catalog import LESSONS
 from workbench.tools import MOONS_TRAINER
 
+ALIGNED = False           # --aligned-timers: every tab's timers tick together (the worst case)
 ANSWERED = re.compile(r"\*\*(\d+)\*\* answered")
-# Where the teacher sends the class: two steps of the first lesson, as the Class page's send does.
-SENDS = [(f"/lessons?lesson={LESSONS[0].key}&step={number}", LESSONS[0].steps[number - 1].title)
-         for number in (1, 2)]
 TRAINER = MOONS_TRAINER.url_path
 ONE_EPOCH_RUN = "n=200&epochs=1&hidden=8"
+# Where the teacher sends the class, as the Class page's send does: (destination, link, title).
+# A moons trainer link with settings of its own, then two steps of the first lesson, where the
+# class then sits following (what following costs is measured on the lesson step).
+SENDS = [("moons trainer link", f"/{TRAINER}?n=300&hidden=16,16&lr=0.05", "moons trainer")]
+SENDS += [("lesson step", f"/lessons?lesson={LESSONS[0].key}&step={number}",
+           LESSONS[0].steps[number - 1].title) for number in (1, 2)]
+DESTINATIONS = list(dict.fromkeys(destination for destination, _, _ in SENDS))
 
 
 @dataclass
 class Learner:
     index: int
     session: Session
+    opened_at: float = 0.0           # when its page's first run reached it (its timers' phase)
     answered_at: float = 0.0
-    arrivals: list[float] = field(default_factory=list)    # seconds after each send
+    arrivals: dict[str, list[float]] = field(default_factory=dict)   # destination -> seconds
     errors: list[str] = field(default_factory=list)
     posted: bool = False
     answer_runs: list[str] = field(default_factory=list)   # how the choice and the commit ran
@@ -86,17 +101,25 @@ class Learner:
 
 
 async def tick_fragments(session: Session, until: float, stop: asyncio.Event,
-                         on_result=None) -> None:
+                         on_result=None, armed_at: float | None = None) -> None:
     """Run the page's run_every fragments at their intervals, as the browser's timers do, until
-    `until` or `stop`; `on_result(result)` sees each run."""
+    `until` or `stop`; `on_result(result)` sees each run. A browser starts a fragment's timer
+    when the run that asks for it reaches the tab (`armed_at`: when the tab's page opened) and
+    starts it again on every full run (a page switch), so each tab keeps its own phase."""
     due: dict[str, float] = {}
     while time.monotonic() < until and not stop.is_set() and not session.closed:
         now = time.monotonic()
         for fragment, interval in list(session.fragments.items()):
-            due.setdefault(fragment, now + interval)
+            if fragment not in due:
+                since = now if armed_at is None or ALIGNED else armed_at
+                due[fragment] = since + interval * (1 + int((now - since) // interval))
             if now >= due[fragment]:
                 due[fragment] = now + interval
                 result = await session.tick(fragment)
+                if not ALIGNED:
+                    # the run re-armed these timers as it reached the tab
+                    due.update((f, time.monotonic() + every) for f, every
+                               in result.auto_reruns.items())
                 if on_result is not None:
                     on_result(result)
         await asyncio.sleep(0.05)
@@ -158,6 +181,27 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
+def start_profiler(pid: int, folder: str | None, name: str) -> subprocess.Popen | None:
+    """py-spy sampling the server's threads while the class follows the sends (`--profile`):
+    a raw (collapsed) stack file per class, to read where the server's time went."""
+    if not folder:
+        return None
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not Path(spy).exists():
+        raise SystemExit("--profile needs py-spy (.venv/bin/pip install py-spy); it is not a "
+                         "dependency of the app")
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen([spy, "record", "--pid", str(pid), "--rate", "100", "--format", "raw",
+                             "--output", f"{folder}/follow_{name}.txt", "--nonblocking"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_profiler(profiler: subprocess.Popen | None) -> None:
+    if profiler is not None:
+        profiler.send_signal(signal.SIGINT)           # py-spy writes its file on SIGINT
+        profiler.wait(timeout=60)
+
+
 async def lesson(url: str, pid: int, database: str, store: ClassStore, size: int,
                  args: argparse.Namespace) -> tuple[str, str]:
     before = rss_bytes(pid)
@@ -179,7 +223,12 @@ async def lesson(url: str, pid: int, database: str, store: ClassStore, size: int
         errors.append(f"teacher: {result.error or result.guard_text[:200]}")
     learners = [Learner(i, Session(url, "", f"class={started.code}", run_timeout=args.run_timeout))
                 for i in range(size)]
-    joined = await asyncio.gather(*(learner.session.open() for learner in learners))
+    async def join(learner: Learner) -> RunResult:
+        result = await learner.session.open()
+        learner.opened_at = time.monotonic()
+        return result
+
+    joined = await asyncio.gather(*(join(learner) for learner in learners))
     for learner, result in zip(learners, joined, strict=True):
         learner.check(result, "join")
         if not result.has_text(f"In class {started.code}"):
@@ -201,10 +250,11 @@ async def lesson(url: str, pid: int, database: str, store: ClassStore, size: int
         seen = next((t for t, n in board_counts if n >= rank and t >= learner.answered_at), None)
         counted.append(seen - learner.answered_at if seen is not None else float("inf"))
 
-    # The teacher sends the class twice; each learner's follow fragment moves its page.
-    followers = [asyncio.create_task(tick_fragments(x.session, time.monotonic() + 600, stop, x.saw))
-                 for x in learners]
-    for link, title in SENDS:
+    # The teacher sends the class three times; each learner's follow fragment moves its page.
+    followers = [asyncio.create_task(tick_fragments(x.session, time.monotonic() + 600, stop, x.saw,
+                                                    x.opened_at)) for x in learners]
+    profiler = start_profiler(pid, args.profile, f"{database}_{size}")
+    for destination, link, title in SENDS:
         sent = time.monotonic()
         store.send(started.code, started.teacher_key, link, title)
         waiting = {x.index for x in learners}
@@ -212,21 +262,24 @@ async def lesson(url: str, pid: int, database: str, store: ClassStore, size: int
             for learner in learners:
                 when = arrival(learner, link, sent) if learner.index in waiting else None
                 if when is not None:
-                    learner.arrivals.append(when - sent)
+                    learner.arrivals.setdefault(destination, []).append(when - sent)
                     waiting.discard(learner.index)
             await asyncio.sleep(0.05)
         for learner in learners:
             if learner.index in waiting:
-                learner.arrivals.append(float("inf"))
-    # Following costs the server a run of each follow fragment every 1.5 s: measured while the
-    # class sits on the step.
+                learner.arrivals.setdefault(destination, []).append(float("inf"))
+        await asyncio.sleep(args.settle)      # the pages settle before the next send
+    stop_profiler(profiler)
+    # Following costs the server a run of each follow fragment every FOLLOW_SECONDS: measured
+    # while the class sits on the lesson step.
     cpu_start, window_start = cpu_seconds(pid), time.monotonic()
     await asyncio.sleep(args.follow_seconds)
     follow_cpu = (cpu_seconds(pid) - cpu_start) / (time.monotonic() - window_start) / size
     stop.set()
     await asyncio.gather(board, *followers)
 
-    await asyncio.gather(*(post_a_run(learner, started.code) for learner in learners))
+    if not args.no_runs:
+        await asyncio.gather(*(post_a_run(learner, started.code) for learner in learners))
     board_runs = len(store.challenge_board(started.code, teacher_key=started.teacher_key).runs)
 
     for session in (teacher, *(x.session for x in learners)):
@@ -238,20 +291,25 @@ async def lesson(url: str, pid: int, database: str, store: ClassStore, size: int
     after = rss_bytes(pid)
     store.end_class(started.code, started.teacher_key)
 
-    arrivals = [a for x in learners for a in x.arrivals]
+    by_destination = {d: [a for x in learners for a in x.arrivals.get(d, [])] for d in DESTINATIONS}
+    arrivals = [a for values in by_destination.values() for a in values]
     errors += [f"#{x.index} {e}" for x in learners for e in x.errors]
     lost = sum(1 for a in counted if a == float("inf")) + sum(1 for a in arrivals if a == float("inf"))
     print(f"\n== class of {size} learners, {database}")
     print(f"answers committed within {answered_within:.2f} s; board counted them: "
           f"p50 {percentile(counted, 50):.2f} s, p95 {percentile(counted, 95):.2f} s, "
           f"max {max(counted):.2f} s")
-    print(f"followers arrived after a send: p50 {percentile(arrivals, 50):.2f} s, "
-          f"p95 {percentile(arrivals, 95):.2f} s, max {max(arrivals):.2f} s ({len(SENDS)} sends)")
+    for destination, values in by_destination.items():
+        sends = sum(1 for d, _, _ in SENDS if d == destination)
+        print(f"followers arrived at a {destination}: p50 {percentile(values, 50):.2f} s, "
+              f"p95 {percentile(values, 95):.2f} s, max {max(values):.2f} s ({sends} sends)")
     print(f"server CPU while the class follows: {1000 * follow_cpu:.1f} ms per learner per second")
     runs = [status for x in learners for status in x.answer_runs]
     print(f"answering ran the check's fragment alone: {runs.count('fragment_success')} of "
           f"{len(runs)} clicks")
-    print(f"runs posted: {sum(x.posted for x in learners)} learners told, {board_runs} on the board")
+    if not args.no_runs:
+        print(f"runs posted: {sum(x.posted for x in learners)} learners told, {board_runs} on "
+              "the board")
     print(f"server memory: before {mib(before)}, peak {mib(sampler.peak)}, {args.after:.0f} s "
           f"after the class left {mib(after)}")
     print(f"errors: {len(errors)}, answers or arrivals never seen: {lost}")
@@ -260,9 +318,13 @@ async def lesson(url: str, pid: int, database: str, store: ClassStore, size: int
     return (
         f"a class of {size} learners on one server, {database}",
         f"board counts every answer: p50 {percentile(counted, 50):.2f} s, p95 "
-        f"{percentile(counted, 95):.2f} s; followers arrive: p50 {percentile(arrivals, 50):.2f} s, "
-        f"p95 {percentile(arrivals, 95):.2f} s; following costs {1000 * follow_cpu:.1f} ms of server "
-        f"CPU per learner per second; {board_runs} of {size} runs on the board; memory "
+        f"{percentile(counted, 95):.2f} s; "
+        + "; ".join(f"followers arrive at a {d}: p50 {percentile(v, 50):.2f} s, p95 "
+                    f"{percentile(v, 95):.2f} s" for d, v in by_destination.items())
+        + f"; following costs {1000 * follow_cpu:.1f} ms of server "
+        f"CPU per learner per second; "
+        + ("" if args.no_runs else f"{board_runs} of {size} runs on the board; ")
+        + "memory "
         f"{mib(before)} -> {mib(sampler.peak)} (peak) -> {mib(after)}; {len(errors)} errors, "
         f"{lost} never seen",
     )
@@ -289,7 +351,19 @@ def main() -> None:
                         help="how long the class sits following, for the CPU it costs")
     parser.add_argument("--after", type=float, default=30, help="seconds after, for memory")
     parser.add_argument("--run-timeout", type=float, default=60)
+    parser.add_argument("--settle", type=float, default=3,
+                        help="seconds between one send's last arrival and the next send")
+    parser.add_argument("--aligned-timers", action="store_true",
+                        help="tick every tab's fragments together, from one moment, and never "
+                        "re-arm them on a page switch (the worst case; before 2026-12-06 the "
+                        "bench always did this)")
+    parser.add_argument("--profile", metavar="FOLDER",
+                        help="sample the server with py-spy while the class follows the sends")
+    parser.add_argument("--no-runs", action="store_true",
+                        help="leave out the posted moons runs (following only)")
     args = parser.parse_args()
+    global ALIGNED
+    ALIGNED = args.aligned_timers
     rows = []
     for database in args.databases:
         for size in args.learners:

@@ -6,8 +6,10 @@ renews the run's lease), and reads the optimizer steps from the frame's status l
 case, the trainers' steps per second over the same window are printed against the window
 without a neighbour, with how long a fresh home page took to open meanwhile:
 
-- none:        nothing else runs (the baseline, measured again after the cases: the ratio takes
-               the mean of the two, so a machine that drifts shows as their difference)
+- none:        nothing else runs: before the first case and after every case, so each case
+               window is judged against the quiet windows on either side of it, each trainer
+               against its own pace (the fair floor is a promise to every trainer: the slowest
+               trainer's share is the figure); `--rounds` repeats the cases
 - autograd:    a tab re-runs the heaviest program the autograd page allows, a new program text
                each time (so nothing is cached)
 - workers:     two tabs each open the batch iterator with two DataLoader workers, again and again
@@ -19,7 +21,7 @@ without a neighbour, with how long a fresh home page took to open meanwhile:
 
 The server is `streamlit run streamlit_app.py`, the app's one entry.
 
-Run: .venv/bin/python -m bench.hostile_neighbour [--window 20] [--trainers 10]
+Run: .venv/bin/python -m bench.hostile_neighbour [--window 20] [--trainers 10] [--rounds 1]
      [--cases autograd workers frames pitfalls] [--save]
 """
 
@@ -213,40 +215,70 @@ async def bench(url: str, args: argparse.Namespace) -> list[tuple[str, str]]:
     trainers = [await start_trainer(url) for _ in range(args.trainers)]
     stop = asyncio.Event()
     watchers = [asyncio.create_task(keep_watching(t, stop)) for t in trainers]
+    # none, then each case followed by none again, `rounds` times: every case window is judged
+    # against the quiet windows on either side of it, so a machine whose other load comes and
+    # goes (other jobs on a shared machine) shows as the spread between rounds, not as a share.
+    sequence = ["none"] + [step for _ in range(args.rounds) for case in args.cases
+                           for step in (case, "none")]
+    windows: list[Window] = []
     try:
-        first = await measure(url, trainers, "none", args.window)
-        windows = [await measure(url, trainers, case, args.window) for case in args.cases]
-        last = await measure(url, trainers, "none", args.window)
+        for case in sequence:
+            windows.append(await measure(url, trainers, case, args.window))
     finally:
         stop.set()
         await asyncio.gather(*watchers, return_exceptions=True)
         for trainer in trainers:
             await trainer.session.close()
-    baseline = (first.mean_steps + last.mean_steps) / 2
-    print(f"\n== hostile neighbour: {args.trainers} trainers ({TRAIN_QUERY}), {args.window:.0f} s windows")
-    print(f"baseline: {first.mean_steps:.2f} steps/s per trainer before the cases, "
-          f"{last.mean_steps:.2f} after")
+    quiet = [w for w in windows if w.case == "none"]
+
+    def beside(index: int) -> list[float]:
+        """Each trainer's pace in the quiet windows before and after window `index`."""
+        return [(a + b) / 2 for a, b in zip(windows[index - 1].steps_per_s,
+                                            windows[index + 1].steps_per_s, strict=True)]
+
+    def shares(index: int) -> tuple[float, float, float]:
+        """(the mean trainer's share, the slowest trainer's, the median trainer's), each trainer
+        against its own pace beside the window: the fair floor is a promise to every trainer."""
+        window, base = windows[index], beside(index)
+        ratios = [pace / own if own else 0.0
+                  for pace, own in zip(window.steps_per_s, base, strict=True)]
+        mean_base = statistics.fmean(base) if base else 0.0
+        return (window.mean_steps / mean_base if mean_base else 0.0, min(ratios, default=0.0),
+                statistics.median(ratios) if ratios else 0.0)
+
+    print(f"\n== hostile neighbour: {args.trainers} trainers ({TRAIN_QUERY}), {args.window:.0f} s "
+          f"windows, {args.rounds} round(s)")
     print(f"{'case':<10} {'steps/s':>8} {'of base':>8} {'slowest':>8} {'home p50':>9} {'home max':>9} "
-          f"{'neighbour runs':>15} {'run p50':>8} {'lapses':>7}")
-    for window in (first, *windows, last):
-        slowest = min(window.steps_per_s, default=0.0)
-        print(f"{window.case:<10} {window.mean_steps:8.2f} {window.mean_steps / baseline:8.2f} "
-              f"{slowest:8.2f} {statistics.median(window.home_s):8.2f}s {max(window.home_s):8.2f}s "
-              f"{window.neighbour_runs:>15} "
+          f"{'neighbour runs':>15} {'run p50':>8} {'lapses':>7} {'trainer min':>12} "
+          f"{'trainer med':>12}")
+    for index, window in enumerate(windows):
+        share = shares(index) if window.case != "none" else None
+        columns = (f"{share[0]:8.2f}" if share else f"{'':8}",
+                   f"{share[1]:12.2f} {share[2]:12.2f}" if share else "")
+        print(f"{window.case:<10} {window.mean_steps:8.2f} {columns[0]} "
+              f"{min(window.steps_per_s, default=0.0):8.2f} {statistics.median(window.home_s):8.2f}s "
+              f"{max(window.home_s):8.2f}s {window.neighbour_runs:>15} "
               f"{statistics.median(window.neighbour_s) if window.neighbour_s else 0:7.2f}s "
-              f"{window.lapses:>7}")
+              f"{window.lapses:>7} {columns[1]}")
     errors = [t.error for t in trainers if t.error]
     if errors:
         print("trainer errors:", *errors, sep="\n  ")
     rows = [(f"{args.trainers} trainers at the largest network ({TRAIN_QUERY}) with nothing else running, "
-             f"{args.window:.0f} s windows: steps/s per trainer (the baseline is their mean)",
-             f"{first.mean_steps:.2f} before the cases, {last.mean_steps:.2f} after")]
-    for window in windows:
-        rows.append((f"beside the {window.case} neighbour: {NEIGHBOUR_TEXT[window.case]}",
-                     f"trainers' mean steps/s {window.mean_steps / baseline:.2f} of the baseline "
-                     f"(slowest trainer {min(window.steps_per_s, default=0.0):.2f} steps/s); a fresh "
-                     f"home page opened in {max(window.home_s):.2f} s at most; {window.neighbour_runs} "
-                     f"neighbour runs; {window.lapses} leases lapsed"))
+             f"{args.window:.0f} s windows: steps/s per trainer",
+             ", ".join(f"{w.mean_steps:.2f}" for w in quiet) + " (each quiet window, in order)")]
+    for case in args.cases:
+        indices = [i for i, w in enumerate(windows) if w.case == case]
+        measured = [shares(i) for i in indices]
+        cases = [windows[i] for i in indices]
+        rows.append((
+            f"beside the {case} neighbour: {NEIGHBOUR_TEXT[case]} ({len(indices)} window(s), each "
+            "against the quiet windows beside it)",
+            "trainers' mean pace " + ", ".join(f"{m[0]:.2f}" for m in measured) + " of their "
+            "own; slowest trainer " + ", ".join(f"{m[1]:.2f}" for m in measured) + "; median "
+            "trainer " + ", ".join(f"{m[2]:.2f}" for m in measured) + "; a fresh home page "
+            f"opened in {max(max(w.home_s) for w in cases):.2f} s at most; "
+            f"{sum(w.neighbour_runs for w in cases)} neighbour runs; "
+            f"{sum(w.lapses for w in cases)} leases lapsed"))
     if errors:
         rows.append(("trainer errors", "; ".join(errors)))
     return rows
@@ -259,6 +291,8 @@ def main() -> None:
     parser.add_argument("--trainers", type=int, default=10)
     parser.add_argument("--window", type=float, default=20, help="seconds each case is measured")
     parser.add_argument("--cases", nargs="+", default=list(NEIGHBOURS), choices=list(NEIGHBOURS))
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="how many times each case is measured, between quiet windows")
     parser.add_argument("--url", help="a running `streamlit run streamlit_app.py` instead of a fresh one")
     args = parser.parse_args()
     if args.window < 5:

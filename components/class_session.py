@@ -23,8 +23,10 @@ removed them or ended the class. Joins are rate-limited per client address and p
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -37,8 +39,9 @@ from components.state import learner_state
 from workbench.classroom.codes import NICKNAME_MAX
 from workbench.classroom.limits import (BEHIND_PROXY_SETTING, JOINS_PER_SESSION, TokenBucket,
                                         client_address, join_rate, wait_message)
+from workbench.classroom.send_cache import SendCache
 from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, URL_SETTING, ClassError, ClassStore,
-                                       Membership, RemovedFromClass, ReplayedAnswer, StartedClass,
+                                       Membership, RemovedFromClass, ReplayedAnswer, Send, StartedClass,
                                        StoreUnavailable)
 from workbench.common.checks import Check
 
@@ -50,7 +53,14 @@ NICKNAME_HELP = (f"Up to {NICKNAME_MAX} characters; what the class may see of yo
                  "looks like another learner's or the teacher's is refused. Leave it empty for a "
                  "made-up name.")
 MAX_PENDING = 100                # answers kept while the database is away (38 checks exist)
-FOLLOW_SECONDS = 1.5             # a follower's page asks where the class is; arrival within 3 s
+# A follower's page asks where the class is every FOLLOW_SECONDS, and the answer is at most
+# SEND_MAX_AGE old (one read per class per process, workbench/classroom/send_cache.py): arrival
+# within 3 s at 60 learners on 2 cores (bench/class.py; 1.5 s left p95 at 3.3-4.4 s).
+FOLLOW_SECONDS = 1.0
+SEND_MAX_AGE = 0.3
+# A seat's own heartbeat this often (store.SEEN_EVERY_SECONDS bounds its writes; a removed or
+# renamed learner's page learns it within this); the shared send between them.
+HEARTBEAT_SECONDS = 5.0
 SEAT_COOKIE = "workbench_class_seat"          # "<code>.<member token>"
 TEACHER_COOKIE = "workbench_class_teacher"    # "<code>.<teacher key>"
 COOKIE_KEY = "class_cookie_writer"
@@ -60,6 +70,7 @@ _STORES: dict[str, ClassStore] = {}
 _STORES_LOCK = threading.Lock()
 # Joins per client address, for the whole process (each replica counts its own).
 JOIN_LIMIT = TokenBucket(*join_rate(os.environ))
+_SENDS: SendCache[Send] = SendCache(SEND_MAX_AGE)     # keyed by (database URL, class code)
 
 
 def class_store() -> ClassStore:
@@ -110,6 +121,7 @@ class ClassSeat:
     browser_read: bool = False                   # the seat cookies of the opening request, read
     cookie_writes: dict[str, str] = field(default_factory=dict)   # name -> value ("" deletes)
     joins: int = 0                               # join attempts this session made (bounded)
+    heartbeat_at: float = -math.inf              # time.monotonic() of the last heartbeat
 
 
 def seat() -> ClassSeat:
@@ -427,6 +439,7 @@ def send_class(link: str, title: str) -> None:
         return
     try:
         sent = class_store().send(mine.teaching.code, mine.teaching.teacher_key, link, title)
+        _SENDS.forget((os.environ.get(URL_SETTING) or "", mine.teaching.code))
         st.toast(f"Class {mine.teaching.code} sent to {md(sent.title)}.", icon=":material/near_me:")
     except ClassError as exc:
         mine.notice = str(exc)
@@ -439,6 +452,25 @@ def _follow_changed() -> None:
         mine.send_seen = 0            # back to the class: go to where it was sent last
 
 
+def _heartbeat_or_shared_send(mine: ClassSeat) -> Send:
+    """Where the class is sent. Every HEARTBEAT_SECONDS the learner's own heartbeat (the store
+    sees them, and a removal or a teacher's rename reaches them); in between, the send every
+    follower of the class shares (one read per class and process per SEND_MAX_AGE), so sixty
+    followers polling every second cost one read, not sixty."""
+    assert mine.membership is not None
+    code, token = mine.membership.code, mine.membership.token
+    now = time.monotonic()
+    if now - mine.heartbeat_at >= HEARTBEAT_SECONDS:
+        beat = class_store().heartbeat(code, token)
+        mine.heartbeat_at = now
+        if beat.nickname != mine.membership.nickname:        # renamed by the teacher
+            mine.membership = Membership(code, token, beat.nickname)
+            st.rerun(scope="app")
+        return beat.send
+    return _SENDS.get((os.environ.get(URL_SETTING) or "", code),
+                      lambda: class_store().current_send(code))
+
+
 @st.fragment(run_every=FOLLOW_SECONDS)
 def _follow(pages: dict[str, str]) -> None:
     """Runs by itself every FOLLOW_SECONDS: a new send moves this learner's page there
@@ -448,7 +480,7 @@ def _follow(pages: dict[str, str]) -> None:
     if mine.membership is None:
         return
     try:
-        beat = class_store().heartbeat(mine.membership.code, mine.membership.token)
+        send = _heartbeat_or_shared_send(mine)
     except StoreUnavailable as exc:
         # Said where the seat is, while it lasts: a learner who is only looking at a page
         # learns the class is out of reach within one poll and the store's deadline.
@@ -458,10 +490,6 @@ def _follow(pages: dict[str, str]) -> None:
         mine.membership, mine.pending, mine.notice = None, [], str(exc)
         _remember(SEAT_COOKIE, "")
         st.rerun(scope="app")
-    if beat.nickname != mine.membership.nickname:        # renamed by the teacher
-        mine.membership = Membership(mine.membership.code, mine.membership.token, beat.nickname)
-        st.rerun(scope="app")
-    send = beat.send
     if not mine.following or send.number <= mine.send_seen or not send.link:
         return
     mine.send_seen = send.number

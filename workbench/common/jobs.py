@@ -32,9 +32,22 @@ class _Held:
     scheduler: FairScheduler
     since: float            # when the thread last got the core (or began sharing without it)
     holding: bool           # False while `sharing` work has not needed a turn yet
+    back_at: float = 0.0    # when it last took the core back after lending it
 
 
 _thread = threading.local()
+
+
+@dataclass
+class Lent:
+    waited: float = 0.0     # seconds spent taking the core back after the block
+
+
+def lending() -> AbstractContextManager[Lent]:
+    """`FairScheduler.lending` of the scheduler whose turn the calling thread holds (a no-op
+    outside one): for a one-off's waits on other processes."""
+    held: _Held | None = getattr(_thread, "held", None)
+    return contextlib.nullcontext(Lent()) if held is None else held.scheduler.lending()
 
 
 def breathe() -> float:
@@ -58,10 +71,11 @@ class FairScheduler:
       again at the back. The page renews its lease (`keep_alive`) on every frame; a job whose
       lease lapses (closed tab, another page) stops before its next slice, within `ttl`.
     - a *one-off* (`turn`, or `sharing` for work that is usually short): a DataLoader worker
-      run, a pitfall-lab training or a long typed program runs in the caller's thread. It
-      holds the core for at most `one_off_slices` training slices at a time: at each
-      `breathe()` past that it queues again at the back, so a neighbour's heavy page slows
-      every trainer by at most that weight, never stops them.
+      run, a pitfall-lab training or a long typed program runs in the caller's thread. The
+      one-offs under way hold the core for `one_off_slices` training slices per round between
+      them (`one_off_hold`: each holds that over how many there are), and at each `breathe()`
+      past its hold one queues again at the back: neighbours' heavy pages, however many, slow
+      every trainer by at most that weight, never stop them.
 
     Turns are handed over first come, first served, so no learner waits behind more than one
     slice of each other learner. A thread waiting for a turn steps out of its page-run slot
@@ -83,16 +97,20 @@ class FairScheduler:
         self._waiting: deque[threading.Event] = deque()
         self._jobs: dict[str, _Job] = {}
         self._errors: dict[str, BaseException] = {}
+        self._one_offs = 0          # threads inside a one-off (turn or sharing) now
 
     # -- turns ---------------------------------------------------------------------------------
-    def _acquire(self) -> float:
-        """Wait for a core; the seconds waited."""
+    def _acquire(self, first: bool = False) -> float:
+        """Wait for a core (`first`: ahead of everyone queued); the seconds waited."""
         with self._lock:
             if self._busy < self.cores and not self._waiting:
                 self._busy += 1
                 return 0.0
             handed_over = threading.Event()
-            self._waiting.append(handed_over)
+            if first:
+                self._waiting.appendleft(handed_over)
+            else:
+                self._waiting.append(handed_over)
         started = time.monotonic()
         with self.while_waiting():
             handed_over.wait()          # the releaser hands its core over: _busy already counts it
@@ -120,7 +138,9 @@ class FairScheduler:
             yield
 
     @contextlib.contextmanager
-    def _one_off(self, take_now: bool) -> Iterator[None]:
+    def _one_off(self, take_now: bool, counted: bool = True) -> Iterator[None]:
+        """A turn (`take_now`) or a share in the caller's thread; `counted`: a one-off, whose
+        hold the one-offs under way share (a repeating job's turn is not one)."""
         outer: _Held | None = getattr(_thread, "held", None)
         if outer is not None and outer.scheduler is self:
             if take_now and not outer.holding:
@@ -128,20 +148,62 @@ class FairScheduler:
                 outer.holding, outer.since = True, self.clock()
             yield
             return
-        if take_now:
-            self._acquire()
-        held = _Held(self, self.clock(), holding=take_now)
-        _thread.held = held
+        with self._lock:
+            self._one_offs += counted
         try:
-            yield
+            if take_now:
+                self._acquire()
+            held = _Held(self, self.clock(), holding=take_now)
+            _thread.held = held
+            try:
+                yield
+            finally:
+                _thread.held = outer
+                if held.holding:
+                    self._release()
         finally:
-            _thread.held = outer
-            if held.holding:
-                self._release()
+            with self._lock:
+                self._one_offs -= counted
+
+    @contextlib.contextmanager
+    def lending(self) -> Iterator[Lent]:
+        """A one-off that blocks on another process (a DataLoader run waiting for its workers
+        to start or for their next batch) lends its core for the block: the first thread
+        queued runs meanwhile, and this one takes the core back ahead of the queue after (the
+        seconds that took: `Lent.waited`, set as the block ends). The lent time counts toward
+        its hold. Held through such waits, a turn kept the trainers waiting on an idle core for
+        as long as the workers took. Outside a held turn, with nobody queued, or within a
+        training slice of having taken the core back (so that each lent slice buys the one-off
+        at least a slice of its own work, not one batch), it does nothing."""
+        lent = Lent()
+        held: _Held | None = getattr(_thread, "held", None)
+        if held is None or held.scheduler is not self or not held.holding:
+            yield lent
+            return
+        with self._lock:
+            nobody_waits = not self._waiting
+        if nobody_waits or self.clock() - max(held.since, held.back_at) < self.slice_seconds:
+            yield lent
+            return
+        self._release()
+        held.holding = False
+        try:
+            yield lent
+        finally:
+            lent.waited = self._acquire(first=True)
+            held.holding, held.back_at = True, self.clock()
+
+    def one_off_hold(self) -> float:
+        """How long a one-off holds the core before its next `breathe()` queues it again: the
+        one-offs' weight, `one_off_slices` training slices a round, shared among those under
+        way. Two tabs looping DataLoader worker runs each held four slices, and ten trainers
+        kept 10/18 of their pace instead of the 10/14 one neighbour leaves them."""
+        with self._lock:
+            return self.one_off_seconds / max(1, self._one_offs)
 
     def _breathe(self, held: _Held) -> float:
         now = self.clock()
-        if now - held.since < self.one_off_seconds:
+        if now - held.since < self.one_off_hold():
             return 0.0
         if held.holding:
             with self._lock:
@@ -172,7 +234,7 @@ class FairScheduler:
         lower_priority(self.niceness)
         try:
             while not job.stopped.is_set():
-                with self.turn():
+                with self._one_off(take_now=True, counted=False):
                     if job.stopped.is_set() or self.clock() >= job.expires:
                         break
                     more = job.work(self.slice_seconds)
@@ -318,8 +380,9 @@ SCRIPT_RUNS = RunSlots(CORES)
 # answer. Among themselves the training threads are equal, and the turns keep them fair.
 JOB_NICENESS = 10
 #
-# A one-off holds the core for four training slices (100 ms) at a time, then queues again:
-# with ten learners training, a neighbour's 2 s DataLoader run or typed program takes about
-# 4/14 of the core and each trainer keeps about 10/14 of its pace (bench/hostile_neighbour.py).
+# The one-offs under way hold the core for four training slices (100 ms) a round between them,
+# then queue again: with ten learners training, neighbours' DataLoader runs or typed programs,
+# one or several, take about 4/14 of the core and each trainer keeps about 10/14 of its pace
+# (bench/hostile_neighbour.py).
 SCHEDULER = FairScheduler(cores=1, niceness=JOB_NICENESS, one_off_slices=4,
                           while_waiting=SCRIPT_RUNS.stepped_out)

@@ -9,12 +9,15 @@ from __future__ import annotations
 import ast
 import hashlib
 import inspect
+import os
 import platform
 import textwrap
 
 import pytest
+import torch
 
 from workbench.batch_iterator import workers
+from workbench.common.jobs import JOB_NICENESS
 
 popen_forkserver = pytest.importorskip("multiprocessing.popen_forkserver")
 
@@ -57,3 +60,25 @@ def test_the_added_lines_are_in_the_copy():
     source = _source(workers._ScriptSafePopen._launch)
     for line in workers.ADDED_LINES:
         assert line in source
+
+
+# -- worker processes below the training threads ------------------------------------------------
+class _Niceness(torch.utils.data.Dataset):
+    """Each item: the nice value of the worker that loaded it."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, index: int) -> int:
+        return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+@pytest.mark.spawns
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no nice values here")
+def test_workers_run_below_the_training_threads():
+    assert os.getpriority(os.PRIO_PROCESS, 0) < workers.WORKER_NICENESS   # the test can fail
+    assert workers.WORKER_NICENESS > JOB_NICENESS
+    loader = torch.utils.data.DataLoader(_Niceness(), batch_size=None, num_workers=2,
+                                         multiprocessing_context=workers.worker_context())
+    assert [int(nice) for nice in loader] == [workers.WORKER_NICENESS] * 4
+    assert os.getpriority(os.PRIO_PROCESS, 0) < workers.WORKER_NICENESS   # the server is not lowered

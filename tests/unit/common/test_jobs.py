@@ -311,3 +311,111 @@ def test_a_paced_job_waits_outside_its_turn_and_stop_ends_the_wait():
     scheduler.stop("paced", wait=5.0)
     assert job.finished.is_set(), "stop() ends a paced job's wait"
     assert job.slices == 1
+
+
+def test_the_one_offs_under_way_share_one_hold_so_several_neighbours_weigh_as_one():
+    scheduler = FairScheduler(cores=1, breath=0.0, clock=Clock(), one_off_slices=4)
+    assert scheduler.one_off_hold() == scheduler.one_off_seconds
+    inside, leave = threading.Event(), threading.Event()
+
+    def neighbour():
+        with scheduler.sharing():
+            inside.set()
+            leave.wait(5)
+
+    other = threading.Thread(target=neighbour)
+    other.start()
+    assert inside.wait(5)
+    with scheduler.turn():
+        assert scheduler.one_off_hold() == scheduler.one_off_seconds / 2
+        with scheduler.sharing():               # the same thread's nested block is one one-off
+            assert scheduler.one_off_hold() == scheduler.one_off_seconds / 2
+    assert scheduler.one_off_hold() == scheduler.one_off_seconds
+    leave.set()
+    other.join(5)
+    assert scheduler.one_off_hold() == scheduler.one_off_seconds
+
+
+def test_beside_a_second_one_off_a_one_off_queues_again_after_half_its_hold():
+    """Turn-taking with a fake clock: a trainer queues; the one-off's breathe() keeps the core
+    before half the hold and gives it up at half, because another one-off is under way."""
+    from workbench.common.jobs import breathe
+
+    clock = Clock()
+    scheduler = FairScheduler(cores=1, breath=0.0, clock=clock, one_off_slices=4)
+    inside, leave = threading.Event(), threading.Event()
+
+    def neighbour():
+        with scheduler.sharing():
+            inside.set()
+            leave.wait(5)
+
+    other = threading.Thread(target=neighbour)
+    other.start()
+    assert inside.wait(5)
+    trained = threading.Event()
+    with scheduler.turn():
+        scheduler.start("trainer", lambda seconds: trained.set() or False)
+        while not scheduler._waiting:            # the trainer's thread queues for the core
+            time.sleep(0.001)
+        assert scheduler.one_off_hold() == scheduler.one_off_seconds / 2   # a job is no one-off
+        clock.now += scheduler.one_off_seconds / 2 - 0.001
+        assert breathe() == 0.0 and not trained.is_set()
+        clock.now += 0.001
+        breathe()                                 # half the hold: the trainer's turn first
+        assert trained.is_set()
+    leave.set()
+    other.join(5)
+    scheduler.wait_until_idle(5)
+
+
+def test_a_one_off_waiting_on_another_process_lends_its_turn_and_takes_it_back_first():
+    """Inside `lending()` the first trainer queued runs; after it, the one-off has the core
+    again before the second trainer queued (ahead of the queue); with nobody queued, or within
+    a training slice of getting the core, lending changes nothing."""
+    from workbench.common.jobs import lending
+
+    clock = Clock()
+    scheduler = FairScheduler(cores=1, breath=0.0, clock=clock, one_off_slices=4)
+    order: list[str] = []
+    slices = threading.Semaphore(0)
+
+    def trainer(name):
+        def train(seconds):
+            order.append(name)
+            slices.release()
+            time.sleep(0.005)   # long enough for the one-off to queue again, busy machine or not
+            return order.count(name) < 20
+        return train
+
+    with scheduler.turn():
+        with lending():                          # nobody queued: nothing to lend
+            order.append("o-alone")
+        scheduler.start("a", trainer("a"))
+        while len(scheduler._waiting) < 1:
+            time.sleep(0.001)
+        scheduler.start("b", trainer("b"))
+        while len(scheduler._waiting) < 2:
+            time.sleep(0.001)
+        with lending():                          # within a slice of its turn: not lent yet
+            order.append("o-early")
+        clock.now += scheduler.slice_seconds
+        with lending():
+            assert slices.acquire(timeout=5), "a trainer ran on the lent core"
+            order.append("o-waited")
+        order.append("o-back")                   # the core is the one-off's again, b still waits
+        with lending():                          # just taken back: its own slice first
+            order.append("o-own")
+    scheduler.stop("a", wait=2)
+    scheduler.stop("b", wait=2)
+    assert order[:6] == ["o-alone", "o-early", "a", "o-waited", "o-back", "o-own"], order
+
+
+def test_lending_outside_a_turn_does_nothing():
+    from workbench.common.jobs import lending
+
+    scheduler = FairScheduler(cores=1, breath=0.0)
+    with lending(), scheduler.lending():
+        pass
+    with scheduler.turn():                       # the core is free: nothing was taken
+        pass
