@@ -25,7 +25,12 @@ harness/postgres.py) is started for each database and class size.
 
 Run: .venv/bin/python -m bench.class [--learners 30 60] [--databases sqlite postgresql]
      [--follow-seconds 20] [--after 30] [--no-runs] [--aligned-timers] [--profile FOLDER]
+     [--board-viewers 30] [--board-window 30] [--no-faults]
      [--save]   (docs/figures/class.json)
+
+After the lessons, on servers of their own: the Class page's server cost with an empty and a
+full challenge board (bench/class_board_cost.py), and the p95 of an unrelated page while
+PostgreSQL is paused and while the SQLite file is locked (bench/class_faults.py).
 """
 from __future__ import annotations
 
@@ -45,9 +50,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl
 
-import psutil
 
-from harness.app import Server
+from bench.class_board_cost import board_cost_rows
+from bench.class_faults import fault_rows
+from harness.app import Server, cpu_seconds
 from harness.figures import Run
 from harness.postgres import throwaway_postgres
 from harness.st_client import (
@@ -170,15 +176,6 @@ async def post_a_run(learner: Learner, code: str) -> None:
             return
         await asyncio.sleep(0.5)          # not finished yet: look again, as the view would
     learner.errors.append("post: the run did not finish within 120 s")
-
-
-def cpu_seconds(pid: int) -> float:
-    process = psutil.Process(pid)
-    total = sum(process.cpu_times()[:2])
-    for child in process.children(recursive=True):
-        with contextlib.suppress(psutil.Error):
-            total += sum(child.cpu_times()[:2])
-    return total
 
 
 def start_profiler(pid: int, folder: str | None, name: str) -> subprocess.Popen | None:
@@ -361,6 +358,12 @@ def main() -> None:
                         help="sample the server with py-spy while the class follows the sends")
     parser.add_argument("--no-runs", action="store_true",
                         help="leave out the posted moons runs (following only)")
+    parser.add_argument("--board-viewers", type=int, default=30,
+                        help="learners on the Class page for the board's cost (0: leave it out)")
+    parser.add_argument("--board-window", type=float, default=30,
+                        help="seconds of server CPU measured per board (empty, full)")
+    parser.add_argument("--no-faults", action="store_true",
+                        help="leave out the stalled-database figures (bench/class_faults.py)")
     args = parser.parse_args()
     global ALIGNED
     ALIGNED = args.aligned_timers
@@ -373,6 +376,20 @@ def main() -> None:
                 with Server(log_path=f"/tmp/class_server_{database}_{size}.log") as server:
                     rows.append(asyncio.run(lesson(server.url, server.pid, database, store, size,
                                                    args)))
+    if args.board_viewers:
+        # The Class page's cost with an empty and a full (300 runs) challenge board, on a
+        # server of its own (bench/class_board_cost.py).
+        with database_url("sqlite") as url:
+            os.environ[URL_SETTING] = url
+            store = ClassStore(url)
+            with Server(log_path="/tmp/class_board_cost_server.log") as server:
+                rows.extend(board_cost_rows(server.url, server.pid, store, args.board_viewers,
+                                            args.board_window))
+            store.dispose()
+    if not args.no_faults:
+        # An unrelated page's p95, and a class member's, while the database stalls
+        # (bench/class_faults.py: PostgreSQL paused, the SQLite file locked).
+        rows.extend(fault_rows(args.databases))
     run.save(rows)
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import os
 import statistics
 import tempfile
@@ -36,14 +35,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from harness.app import Server
+from harness.app import Server, cpu_seconds
 from harness.figures import Run, load_average
 from harness.st_client import RunResult, Session, percentile
 from workbench.classroom.store import (MAX_RUNS_PER_CLASS, MAX_RUNS_PER_MEMBER, URL_SETTING,
                                        ClassStore, RunEntry)
 
 # bench/class.py's reading of the server's CPU ("class" is a keyword: imported by name).
-cpu_seconds = importlib.import_module("bench.class").cpu_seconds
 BOARD_SECONDS = 3.0              # app_pages/classroom/challenge_board.py's BOARD_SECONDS
 OPTIMIZERS = ("SGD", "Adam", "AdamW", "RMSprop")
 SETTLE = 6.0                     # seconds of ticking before the window: the opening runs end

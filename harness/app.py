@@ -157,3 +157,14 @@ class Server:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of a process and its children so far (the server's cost,
+    DataLoader workers included), for benchmarks that divide it by a window."""
+    process = psutil.Process(pid)
+    total = sum(process.cpu_times()[:2])
+    for child in process.children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            total += sum(child.cpu_times()[:2])
+    return total
