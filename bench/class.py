@@ -25,7 +25,8 @@ harness/postgres.py) is started for each database and class size.
 
 Run: .venv/bin/python -m bench.class [--learners 30 60] [--databases sqlite postgresql]
      [--follow-seconds 20] [--after 30] [--no-runs] [--aligned-timers] [--profile FOLDER]
-     [--board-viewers 30] [--board-window 30] [--no-faults]
+     [--board-viewers 30] [--board-window 30] [--no-faults] [--fault-followers 20]
+     [--fault-probes 5]
      [--save]   (docs/figures/class.json)
 
 After the lessons, on servers of their own: the Class page's server cost with an empty and a
@@ -364,6 +365,10 @@ def main() -> None:
                         help="seconds of server CPU measured per board (empty, full)")
     parser.add_argument("--no-faults", action="store_true",
                         help="leave out the stalled-database figures (bench/class_faults.py)")
+    parser.add_argument("--fault-followers", type=int, default=20,
+                        help="learners following while the database stalls")
+    parser.add_argument("--fault-probes", type=int, default=5,
+                        help="class members committing an answer during each fault")
     args = parser.parse_args()
     global ALIGNED
     ALIGNED = args.aligned_timers
@@ -389,7 +394,7 @@ def main() -> None:
     if not args.no_faults:
         # An unrelated page's p95, and a class member's, while the database stalls
         # (bench/class_faults.py: PostgreSQL paused, the SQLite file locked).
-        rows.extend(fault_rows(args.databases))
+        rows.extend(fault_rows(args.databases, args.fault_followers, args.fault_probes))
     run.save(rows)
 
 

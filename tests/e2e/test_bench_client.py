@@ -56,13 +56,16 @@ def test_the_bench_client_opens_a_page_trains_and_follows_the_frames():
 
 def test_the_class_benchmark_runs_a_small_class_end_to_end():
     """`python -m bench.class` with three learners on SQLite: every answer counted by the board, every
-    follower arrived at both sends, every learner's run posted, no error."""
+    follower arrived at both sends, every learner's run posted, no error; then, small, the Class
+    page's cost with an empty and a full board and the unrelated page while SQLite is locked."""
     import subprocess
 
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-m", "bench.class", "--learners", "3", "--databases",
-                           "sqlite", "--follow-seconds", "2", "--after", "0"], cwd=root,
-                          capture_output=True, text=True, timeout=280)
+                           "sqlite", "--follow-seconds", "2", "--after", "0",
+                           "--board-viewers", "2", "--board-window", "2",
+                           "--fault-followers", "2", "--fault-probes", "2"], cwd=root,
+                          capture_output=True, text=True, timeout=400)
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
     assert "== class of 3 learners, sqlite" in out, out
@@ -71,3 +74,7 @@ def test_the_class_benchmark_runs_a_small_class_end_to_end():
     assert "answering ran the check's fragment alone: 6 of 6 clicks" in out, out
     assert "errors: 0, answers or arrivals never seen: 0" in out, out
     assert re.search(r"board counted them: p50 [\d.]+ s", out), out
+    assert re.search(r"full / empty server CPU: [\d.]+x", out), out
+    assert re.search(r"full board \(300 runs\), 2 viewers: server CPU [\d.]+% of a core; "
+                     r"board tick p50 \d+ ms.*; 0 errors", out), out
+    assert "== sqlite, 2 followers" in out, out
