@@ -37,26 +37,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl
 
 
 from bench.class_board_cost import board_cost_rows
-from bench.class_faults import fault_rows
+from bench.class_faults import database_url, fault_rows
 from harness.app import Server, cpu_seconds
 from harness.figures import Run
-from harness.postgres import throwaway_postgres
 from harness.st_client import (
     MemorySampler,
     RunResult,
@@ -326,16 +322,6 @@ async def lesson(url: str, pid: int, database: str, store: ClassStore, size: int
         f"{mib(before)} -> {mib(sampler.peak)} (peak) -> {mib(after)}; {len(errors)} errors, "
         f"{lost} never seen",
     )
-
-
-@contextlib.contextmanager
-def database_url(database: str) -> Iterator[str]:
-    if database == "postgresql":
-        with throwaway_postgres() as url:
-            yield url
-        return
-    with tempfile.TemporaryDirectory(prefix="workbench-class-bench-") as folder:
-        yield f"sqlite:///{folder}/classroom.sqlite3"
 
 
 def main() -> None:

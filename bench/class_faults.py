@@ -60,11 +60,13 @@ connection.execute("ROLLBACK")
 
 @contextlib.contextmanager
 def database_url(database: str) -> Iterator[str]:
+    """A throwaway database of the kind named (a PostgreSQL server, or a SQLite file in a
+    temporary folder), removed afterwards; bench/class.py uses it too."""
     if database == "postgresql":
         with throwaway_postgres() as url:
             yield url
         return
-    with tempfile.TemporaryDirectory(prefix="workbench-faults-bench-") as folder:
+    with tempfile.TemporaryDirectory(prefix="workbench-class-bench-") as folder:
         yield f"sqlite:///{folder}/classroom.sqlite3"
 
 

@@ -15,7 +15,7 @@ import time
 import pytest
 from sqlalchemy import event, func, insert, select, text
 
-from harness.postgres import paused, restart, throwaway_postgres
+from harness.postgres import paused, restart
 from workbench.classroom import database as db
 from workbench.classroom.schema import METADATA, classes, members
 from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, SWEEP_BATCH, ClassError, ClassStore,
@@ -31,12 +31,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture(scope="module")
-def postgres_url():
-    with throwaway_postgres() as url:
-        yield url
 
 
 def _store(url: str, **guard) -> ClassStore:
