@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import contextlib
 import os
 import subprocess
@@ -105,7 +106,10 @@ class Phase:
 
 
 def said(result: RunResult) -> str:
-    return next((t for t in result.texts if any(why in t for why in SAYS_WHY)), "")
+    """The board's sentence about the fault, as a reader sees it: the element holds Markdown,
+    whose backslash escapes (`\\;`, `\\.`) would otherwise reach the figures."""
+    text = next((t for t in result.texts if any(why in t for why in SAYS_WHY)), "")
+    return re.sub(r"\\(.)", r"\1", text)
 
 
 async def tick(session: Session, stop: asyncio.Event) -> None:
@@ -175,7 +179,7 @@ async def phase(name: str, url: str, database: str, store: ClassStore, code: str
     for member in members:
         await member.close()
     return Phase(name, times, [t for runs, _ in answered for t in runs],
-                 sum(told for _, told in answered), board.wall_s, said(board)[:120], recovered_s)
+                 sum(told for _, told in answered), board.wall_s, said(board), recovered_s)
 
 
 async def measure(url: str, database: str, store: ClassStore, args: argparse.Namespace) -> list[Phase]:
@@ -208,7 +212,7 @@ def describe(phase: Phase, probes: int) -> str:
     member = (f"class member's page runs p50 {percentile(phase.member_runs, 50):.2f} s, "
               f"p95 {percentile(phase.member_runs, 95):.2f} s, max {max(phase.member_runs):.2f} s; "
               f"{phase.member_told} of {probes} commits said the answer waits")
-    board = f"teacher's board run {phase.board_s:.2f} s" + (f" (said: {phase.board_said!r})"
+    board = f"teacher's board run {phase.board_s:.2f} s" + (f" (said: “{phase.board_said}”)"
                                                             if phase.board_said else "")
     if phase.name == "healthy":
         recovered = ""
