@@ -688,6 +688,8 @@ def test_the_replay_slider_shows_a_finished_epoch_and_goes_back_to_now():
     assert session.epoch == 3 and not state.running
     replay = at.select_slider(key="mt_replay")
     assert replay.options == ["0", "1", "2", "3", "now"] and replay.value == -1
+    # The help says what the record holds (replay.py's kept_words; both ways in test_replay.py).
+    assert replay.help.startswith("Every finished epoch's weights are kept (epochs 0 to 3: ")
     replay.set_value(1).run()
     assert_clean(at)
     header, blobs = live_view(at)
