@@ -96,3 +96,32 @@ def test_the_data_and_split_are_seeded_by_scikit_learn_and_numpy_as_the_seed_hel
     words = help_of("seed")
     assert "scikit-learn's random_state and NumPy's default_rng" in words
     assert "(the learner's own torch.Generator objects)" in words
+
+
+# --- smaller sentences (issue 44, item 9) --------------------------------------------------------
+
+def test_the_state_dict_words_say_persistent_buffers_as_pytorch_keeps_them():
+    from torch import nn
+
+    from workbench.moons_trainer.checks import STATE_DICT_ROUND_TRIP
+
+    model = nn.BatchNorm1d(3)
+    model.register_buffer("scratch", torch.zeros(3), persistent=False)
+    buffers = {name for name, _ in model.named_buffers()}
+    kept = set(model.state_dict())
+    assert "scratch" in buffers - kept and "running_mean" in buffers & kept
+    words = STATE_DICT_ROUND_TRIP.answer().explanation
+    assert "every parameter and every persistent buffer" in words
+    assert "`persistent=False` stays out" in words
+
+
+def test_the_plane_is_called_like_playgrounds_and_its_differences_are_measured():
+    from workbench.moons_trainer.data import draw_plane
+
+    x, target = draw_plane(2000, 0.0, 3)
+    assert np.allclose(target, (x[:, 0] + x[:, 1]) / 2, atol=1e-12)     # not 0.6 (x1 + x2)
+    _, noisy = draw_plane(2000, 0.6, 3)
+    assert noisy.max() == 1.0 and noisy.min() == -1.0                     # clipped
+    words = " ".join(draw_plane.__doc__.split())
+    assert words.startswith("Like Playground's regressPlane, not the same")
+    assert "Playground's is 0.6·(x1 + x2)" in words and "unclipped" in words
