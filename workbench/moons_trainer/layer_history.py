@@ -172,7 +172,9 @@ def verdict_sentence(verdict: GradientVerdict, optimizer: str) -> str:
         else:
             effect = (f"{optimizer} divides each gradient by its own running size, so its steps "
                       "stay near lr anyway; with SGD its weights would barely move")
-        return (f"{where}, {times:,.0f}x smaller than the last layer's ({verdict.last:.1e}): "
+        # A factor past a million reads better in powers of ten: 1.1e11x, not 106,960,631,986x.
+        factor = f"{times:,.0f}" if times < 1e6 else f"{times:.1e}".replace("e+", "e")
+        return (f"{where}, {factor}x smaller than the last layer's ({verdict.last:.1e}): "
                 f"the gradient vanishes on its way back through the layers. {effect}.")
     if verdict.ratio >= 1:
         compared = f"{verdict.ratio:,.1f}x the last layer's ({verdict.last:.1e})"

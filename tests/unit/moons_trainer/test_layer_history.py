@@ -104,6 +104,8 @@ def test_the_sentence_under_adam_says_the_steps_stay_near_lr():
     verdict = lh.GradientVerdict(first=1e-6, last=1e-2, epoch=3, vanishing=True)
     said = verdict_sentence(verdict, "AdamW")
     assert "10,000x smaller" in said and "stay near lr" in said
+    tiny = lh.GradientVerdict(first=3.1e-13, last=3.3e-2, epoch=50, vanishing=True, penalised=True)
+    assert "1.1e11x smaller" in verdict_sentence(tiny, "SGD")
 
 
 def test_the_lessons_check_asks_about_the_network_its_link_opens():
