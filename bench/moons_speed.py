@@ -21,6 +21,7 @@ import os
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+import dataclasses  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
@@ -31,20 +32,23 @@ torch.set_num_threads(1)
 from harness.figures import Run, parser  # noqa: E402
 from workbench.batch_iterator.cost import per_sample_loader, whole_batch_loader  # noqa: E402
 from workbench.moons_trainer.model import build_model, build_optimizer  # noqa: E402
-from workbench.moons_trainer.settings import PRESET  # noqa: E402
+from workbench.moons_trainer.settings import PRESET, MoonsSettings  # noqa: E402
 from workbench.moons_trainer.training import (  # noqa: E402
     TrainingSession,
     batched_loader,
 )
 
 REPEATS = 9
+# The preset with L1 on: the penalty's own backward, and the data loss's gradient the
+# Weights & gradients tab keeps apart from it, cost what this run adds to the preset's.
+PRESET_L1 = dataclasses.replace(PRESET, reg="L1", reg_rate=0.001)
 # CPU time of this process, not wall time: the machine is shared, and time other processes
 # take from this one's core would otherwise land on whichever loop happened to be running.
 CLOCK = time.process_time
 
 
-def page_training() -> tuple[float, float]:
-    session = TrainingSession(PRESET)
+def page_training(settings: MoonsSettings = PRESET) -> tuple[float, float]:
+    session = TrainingSession(settings)
     started = CLOCK()
     session.run_to_end()
     return CLOCK() - started, session.test_report().accuracy
@@ -130,10 +134,11 @@ def main() -> None:
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, preset {PRESET.architecture}, "
           f"n={PRESET.n}, batch {PRESET.batch}, {PRESET.epochs} epochs")
     page_training(), bare_training()              # warm up
-    page, bare = [], []
+    page, bare, page_l1 = [], [], []
     for _ in range(REPEATS):                      # interleaved, so drift hits both alike
         page.append(page_training())
         bare.append(bare_training())
+        page_l1.append(page_training(PRESET_L1))
     # The fastest of interleaved repeats: on a shared machine, other processes only ever add time.
     page_s = min(t for t, _ in page)
     bare_s = min(t for t, _ in bare)
@@ -141,12 +146,17 @@ def main() -> None:
     print(f"page training code : {page_s:.3f} s  (test accuracy {page[0][1]:.4f})")
     print(f"bare PyTorch loop  : {bare_s:.3f} s  (test accuracy {bare[0][1]:.4f})")
     print(f"ratio page / bare  : {page_s / bare_s:.3f}x")
+    l1_s = min(t for t, _ in page_l1)
+    print(f"page code with L1  : {l1_s:.3f} s  ({l1_s / page_s:.3f}x the preset's, "
+          f"reg_rate {PRESET_L1.reg_rate:g})")
     preset = (f"the lesson's assignment preset ({PRESET.architecture}, n={PRESET.n}, batch {PRESET.batch}, "
               f"{PRESET.epochs} epochs), 1 thread, CPU time, fastest of {REPEATS} interleaved runs")
     rows = [(f"{preset}: the page's training code (`TrainingSession.run_to_end`) against a bare loop "
              "with the same model, weights and batches",
              f"page {page_s:.3f} s (test accuracy {page[0][1]:.4f}), bare {bare_s:.3f} s "
              f"(test accuracy {bare[0][1]:.4f}): {page_s / bare_s:.3f}x")]
+    rows.append((f"the same preset with L1 (reg_rate {PRESET_L1.reg_rate:g}): the page's training code",
+                 f"{l1_s:.3f} s, {l1_s / page_s:.3f}x the preset without it"))
     costs = loader_costs()
     steps = costs["optimizer steps only"]
     for name, seconds in costs.items():

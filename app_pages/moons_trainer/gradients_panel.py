@@ -98,6 +98,8 @@ def layer_table(history: LayerHistory, layer: int) -> pd.DataFrame:
             "most |gradient| near": f"{10 ** GRADIENT_CENTRES[int(gradients.argmax())]:.1e}",
             "mean |gradient|": f"{history.mean_gradient[layer][k]:.2e}",
         })
+        if any(history.penalised):
+            rows[-1]["mean |data loss's gradient|"] = f"{history.mean_data_gradient[layer][k]:.2e}"
     return pd.DataFrame(rows)
 
 
@@ -114,6 +116,13 @@ def gradients_panel(session: TrainingSession) -> None:
         f"and a long run keeps at most {lh.MAX_KEPT} epochs, evenly spaced. The pictures are "
         "drawn when the page runs (opening this tab, Pause, Step), not frame by frame while the "
         "run plays.")
+    if any(history.penalised):
+        st.markdown(
+            "With L1 or L2 on, `.grad` is the gradient of the data loss **plus** the penalty's "
+            "(rate × sign(w) for L1, rate × w for L2): each weight's own, never passed back through the "
+            "layers, so it would hide a vanishing gradient. The pictures show `.grad` (what the "
+            "optimizer steps on); the sentence and the table's last column judge the **data "
+            "loss's gradient alone**, from a separate `backward()` on the epoch's last batch.")
     if not history.epochs:
         st.info("Nothing recorded yet: train at least one epoch (Play or Step), then come back.",
                 icon=":material/hourglass_empty:")

@@ -42,6 +42,7 @@ from workbench.common.errors import unexpected
 from workbench.common.jobs import SCHEDULER, SCRIPT_RUNS
 from workbench.moons_trainer.compare import keep_pace
 from workbench.moons_trainer.pace import Pace
+from workbench.moons_trainer.replay import kept_words
 from workbench.moons_trainer.settings import MAX_STEPS_PER_RUN
 from workbench.moons_trainer.training import LiveSnapshot, TrainingSession
 
@@ -249,10 +250,16 @@ def replay_control(me: MoonsTrainerState, session: TrainingSession) -> int | Non
     st.select_slider(
         "Replay: the run at the end of epoch", [*epochs, NOW], key=REPLAY_KEY,
         format_func=lambda e: "now" if e == NOW else str(e), on_change=_replay, args=(session,),
-        help="Every epoch's weights are kept, so PyTorch recomputes the boundary and the network "
-             "view as they were then; the curves mark the epoch. The last stop is the model now, "
-             "and Play or Step always go on from there.")
+        help=replay_help(session))
     return replayed
+
+
+def replay_help(session: TrainingSession) -> str:
+    """The slider's help: which epochs the record kept (computed from it), then what a stop shows."""
+    return (f"{kept_words(session.weight_record, session.epoch)}. From a kept epoch's weights "
+            "PyTorch recomputes the boundary and the network view as they were then; the curves "
+            "mark the epoch. The last stop is the model now, and Play or Step always go on from "
+            "there.")
 
 
 def _replay(session: TrainingSession) -> None:

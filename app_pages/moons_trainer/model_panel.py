@@ -51,12 +51,13 @@ def linear_map_note(session: TrainingSession, weight: torch.Tensor, bias: torch.
     s = session.settings
     plain = s.features == ("x1", "x2")
     inputs = "x" if plain else "model.features(x)"
-    shape = ("a straight line" if plain else
+    shape = ("a straight line" if s.linear_on_the_plane else
              f"a straight line in the input features ({', '.join(s.feature_labels)}), drawn on "
              "the plane as the curve they make")
     output = "output" if s.regression else "logit"
     # Regression has no boundary: the output itself is a linear function of the inputs.
-    ending = (f"so the output is a linear function of {'x' if plain else 'the input features'}, "
+    ending = (f"so the output is a linear function of "
+              f"{'x' if s.linear_on_the_plane else 'the input features'}, "
               "however many layers you stack" if s.regression else
               f"and the boundary `logit = 0` is {shape}, however many layers you stack")
     st.info(f"With `Identity` there is no nonlinearity, so these {layers} `Linear` layers multiply "

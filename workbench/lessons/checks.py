@@ -273,10 +273,11 @@ def seeding_with_generators() -> Answer:
     return Answer(option, f"manual_seed(0) twice: {torch.equal(first, again)}; next unseeded draw "
                           f"equal: {torch.equal(again, unseeded)}; two Generators seeded 0 equal: "
                           f"{same}; global state untouched: {untouched}",
-                  "`torch.manual_seed(0)` resets the one global stream every `randn`, `Dropout` "
-                  "and shuffling `DataLoader` draws from, so a run repeats only if everything "
-                  "draws in the same order (and the seed does not cover NumPy's or Python's own "
-                  "generators, nor `torch.cuda.manual_seed_all` on several GPUs). A "
+                  "`torch.manual_seed(0)` resets PyTorch's global streams, the CPU's and every "
+                  "GPU's (it calls `torch.cuda.manual_seed_all` itself), which every `randn`, "
+                  "`Dropout` and shuffling `DataLoader` draws from, so a run repeats only if "
+                  "everything draws in the same order. It does not seed NumPy's or Python's "
+                  "`random` generators: `np.random.seed` and `random.seed` do that. A "
                   "`torch.Generator` is a stream of its own: passed to `randn`, a `DataLoader` "
                   "or a sampler, it repeats its numbers whatever else draws. The moons trainer "
                   "gives its weights, its batches and its dropout a generator each, from the seed.")

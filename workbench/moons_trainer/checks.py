@@ -103,7 +103,8 @@ def state_dict_round_trip() -> Answer:
     same = torch.equal(model(x), fresh(x))
     return Answer("identical predictions" if same else "different predictions",
                   f"torch.equal: {same}",
-                  "The state_dict holds every parameter and buffer; a fresh instance of the same "
+                  "The state_dict holds every parameter and every persistent buffer (a buffer "
+                  "registered with `persistent=False` stays out); a fresh instance of the same "
                   "architecture that loads it computes exactly the same function.")
 
 

@@ -235,9 +235,35 @@ def why_different_start(a: TrainingSession, b: TrainingSession) -> str:
     wa, wb = initial_weights(a), initial_weights(b)
     if wa is not None and wb is not None and (wa.keys() != wb.keys() or any(
             wa[k].shape != wb[k].shape for k in wa)):
-        return ("the layers' shapes differ, so the seed's generator fills them differently "
-                f"({a.settings.architecture} and {b.settings.architecture})")
+        return shapes_differ_words(wa, wb, a.settings.architecture, b.settings.architecture)
     return ""
+
+
+def identical_layers(wa: dict[str, torch.Tensor], wb: dict[str, torch.Tensor]) -> list[int]:
+    """The layers (1 = the first Linear) whose every tensor is `torch.equal` in both runs'
+    initial weights."""
+    layers: dict[str, bool] = {}
+    for name, value in wa.items():      # state_dict order: the layers in the model's order
+        layer = name.rsplit(".", 1)[0]
+        other = wb.get(name)
+        same = other is not None and other.shape == value.shape and torch.equal(other, value)
+        layers[layer] = layers.get(layer, True) and same
+    return [i + 1 for i, same in enumerate(layers.values()) if same]
+
+
+def shapes_differ_words(wa: dict[str, torch.Tensor], wb: dict[str, torch.Tensor],
+                        arch_a: str, arch_b: str) -> str:
+    """Why other layer shapes start from other weights, with the layers that still start alike
+    (compared with torch.equal): the seed's generator fills the layers in order, so those
+    before the first changed one get the same draws, and the draws land elsewhere from there."""
+    same = identical_layers(wa, wb)
+    if not same:
+        return (f"the layers' shapes differ from the first layer on ({arch_a} and {arch_b}), so "
+                "the seed's generator's draws land differently in every layer")
+    names = ", ".join(f"Linear {i}" for i in same)
+    return (f"the layers' shapes differ ({arch_a} and {arch_b}): the seed's generator fills the "
+            f"layers in order, so {names} {'starts' if len(same) == 1 else 'start'} identical "
+            "(torch.equal) and the draws land differently from the first changed layer on")
 
 
 def comparison_sentences(pinned: RunSummary, now: RunSummary, *, same_init: bool, same_points: bool,

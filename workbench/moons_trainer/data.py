@@ -109,7 +109,9 @@ def draw_gaussians(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndar
 # input. Targets are floats in [-1, 1].
 
 def draw_plane(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Playground's regressPlane: target (x1 + x2) / 2, a tilted plane, clipped to [-1, 1]."""
+    """Like Playground's regressPlane, not the same: here the target is (x1 + x2) / 2, a tilted
+    plane, read at Gaussian noise and clipped to [-1, 1]; Playground's is 0.6·(x1 + x2) on these
+    coordinates ((x + y) / 10 on its [-6, 6]), read at uniform noise, unclipped."""
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1.0, 1.0, size=(n, 2))
     read_at = x + rng.normal(scale=noise, size=(n, 2))

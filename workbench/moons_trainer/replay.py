@@ -59,3 +59,33 @@ class WeightRecord:
         self._kept.clear()
         self._steps.clear()
         self.stride = 1
+
+
+def _size(count: int) -> str:
+    """Bytes as the page writes them: `2 MiB`, `9.0 KiB`."""
+    if count >= 2**20:
+        return f"{count / 2**20:.3g} MiB"
+    return f"{count / 2**10:.1f} KiB"
+
+
+def _listed(epochs: list[int]) -> str:
+    """`0, 16 and 32`; a long list shortened to its first three and last: `0, 8, 16, ..., 496`."""
+    if len(epochs) > 5:
+        return ", ".join(map(str, epochs[:3])) + f", ..., {epochs[-1]}"
+    return ", ".join(map(str, epochs[:-1])) + f" and {epochs[-1]}" if len(epochs) > 1 else str(epochs[0])
+
+
+def kept_words(record: WeightRecord, finished: int) -> str:
+    """What the replay can show, from the record itself: every epoch up to `finished` while the
+    record is within its bound, or which epochs it kept once it had to thin them out."""
+    epochs = [e for e in record.epochs if e <= finished]
+    if not epochs:
+        return "No epoch's weights are kept yet."
+    bound = _size(record.max_bytes)
+    if record.stride == 1 and epochs == list(range(epochs[0], finished + 1)):
+        return (f"Every finished epoch's weights are kept (epochs {epochs[0]} to {finished}: "
+                f"{_size(record.bytes)} of the run's {bound} bound)")
+    each = _size(record.bytes // max(len(record.epochs), 1))
+    return (f"A run keeps at most {bound} of weights and this network's take {each} an epoch, "
+            f"so only every {record.stride}th epoch is kept: epochs {_listed(epochs)}")
+

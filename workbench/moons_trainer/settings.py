@@ -129,6 +129,13 @@ class MoonsSettings:
         return " -> ".join(str(w) for w in (len(self.features), *self.hidden, 1))
 
     @property
+    def linear_on_the_plane(self) -> bool:
+        """Every input feature is a coordinate (x₁, x₂): a model linear in its input features is
+        then linear on the plane too, and its boundary a straight line. With x₁², x₂², x₁x₂ or
+        sin it is a straight line in those features only, a curve on the plane."""
+        return set(self.features) <= {"x1", "x2"}
+
+    @property
     def feature_labels(self) -> tuple[str, ...]:
         """The input features as the page writes them: `x₁, x₂, sin x₁`."""
         return tuple(FEATURE_LABELS[f] for f in self.features)
@@ -167,10 +174,11 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
                meaning="std of the Gaussian noise added to each point",
                widget=Widget(kind="slider", step=0.01)),
     IntParam("seed", 0, MAX_SEED, label="Seed",
-             help="Seeds the data, the split, the initial weights, the batch order and dropout, "
-                  "through the learner's own torch.Generator objects.",
-             meaning="seeds data, split, initial weights, batch order and dropout "
-                     "(own `torch.Generator`s)",
+             help="Seeds the data and the split (scikit-learn's random_state and NumPy's "
+                  "default_rng take it), and the initial weights, the batch order and dropout "
+                  "(the learner's own torch.Generator objects).",
+             meaning="seeds data and split (scikit-learn, NumPy), initial weights, batch order "
+                     "and dropout (own `torch.Generator`s)",
              widget=Widget(step=1)),
     ChoiceParam("split", SPLITS, label="Split train/val/test (%)",
                 help="Stratified: each split keeps the class balance (regression data are split "
@@ -185,12 +193,16 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
                    widget=Widget(choice_labels=FEATURE_LABELS)),
     IntListParam("hidden", 1, MAX_WIDTH, MAX_LAYERS, empty_ok=True, label="Hidden layers",
                  help=f"Widths separated by commas, e.g. 64,32 (at most {MAX_LAYERS} layers of at "
-                      f"most {MAX_WIDTH}). Empty: no hidden layer, a linear classifier.",
-                 meaning="hidden widths, e.g. 64,32; empty for a linear model",
+                      f"most {MAX_WIDTH}). Empty: no hidden layer, one Linear layer on the input "
+                      "features: linear in those features (a straight boundary when they are x₁ "
+                      "and x₂ only).",
+                 meaning="hidden widths, e.g. 64,32; empty: one Linear layer on the input features",
                  widget=Widget(kind="text")),
     ChoiceParam("act", ACTIVATIONS, label="Activation",
                 help="The activation between layers. Identity is none at all: stacked Linear "
-                     "layers then collapse into one, and the boundary is a straight line.",
+                     "layers then collapse into one linear map of the input features, a straight "
+                     "boundary with x₁ and x₂ alone, a curve with x₁², x₂², x₁x₂ or sin (the "
+                     "Model tab says which this run draws).",
                 meaning="the nonlinearity between layers; `Identity`: none, so the layers "
                         "collapse into one linear map"),
     FloatParam("dropout", 0.0, 0.8, label="Dropout",
@@ -207,8 +219,11 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
                meaning="pulls the weights towards zero", widget=Widget(step=1e-4, format="%.5f")),
     ChoiceParam("reg", REGULARIZATIONS, label="Regularization",
                 help="A penalty on the weights added to the loss, as in TensorFlow Playground: L1 "
-                     "adds rate × Σ|w| (it drives weights to exactly zero), L2 adds rate × Σw²/2 "
-                     "(it shrinks them all). Biases are not penalised. The curves show the data's "
+                     "adds rate × Σ|w| (it pulls every weight towards zero by the same step, so "
+                     "many end close to zero, but hardly any exactly: a weight that crosses zero "
+                     "is pulled back across it; Playground sets such a weight to 0, this page, "
+                     "like plain PyTorch, does not), L2 adds rate × Σw²/2 (it shrinks them all, "
+                     "the large ones most). Biases are not penalised. The curves show the data's "
                      "loss without it. It can change mid-run.",
                 meaning="a penalty on the weights added to the loss: `L1` rate·Σ|w|, `L2` "
                         "rate·Σw²/2 (not the biases); changes mid-run keep the weights",

@@ -35,7 +35,7 @@ from workbench.moons_trainer.data import (
 )
 from workbench.moons_trainer.layer_history import LayerHistory
 from workbench.moons_trainer.model import MLP, apply_changes, build_model, build_optimizer, weight_penalty
-from workbench.moons_trainer.network import NetworkPicture, network_picture
+from workbench.moons_trainer.network import NetworkPicture, linear_layers, network_picture
 from workbench.moons_trainer.replay import WeightRecord
 from workbench.moons_trainer.settings import MAX_STEPS_PER_RUN, MoonsSettings
 
@@ -434,6 +434,10 @@ class TrainingSession:
         self._batches: Iterator | None = None
         self._epoch_loss_sum = 0.0
         self._epoch_seen = 0
+        self._epoch_steps = self._epoch_batches = 0
+        # The data loss's gradient of each Linear weight at the epoch's last batch, when a
+        # penalty's gradient shares .grad with it (None: .grad is the data loss's alone).
+        self.data_gradients: list[torch.Tensor] | None = None
 
     @property
     def steps_per_epoch(self) -> int:
@@ -444,14 +448,29 @@ class TrainingSession:
         return (self.epoch >= self.settings.epochs or self.steps >= MAX_STEPS_PER_RUN
                 or self.diverged is not None)
 
-    def train_step(self, xb: torch.Tensor, yb: torch.Tensor) -> float:
+    def train_step(self, xb: torch.Tensor, yb: torch.Tensor, keep_data_gradients: bool = False) -> float:
         """One optimizer step: the five lines every PyTorch training loop is made of (and the
-        weights' penalty, when regularised). Returns the data's loss, without the penalty."""
+        weights' penalty, when regularised). Returns the data's loss, without the penalty.
+
+        With `keep_data_gradients` (the epoch's last batch), the Linear weights' gradients of
+        the data loss alone are kept in `data_gradients` for the Weights & gradients tab: with a
+        penalty, `.grad` also holds the penalty's gradient (rate x sign(w) for L1), which can
+        be far larger than a vanishing data gradient and would hide it."""
         self.optimizer.zero_grad()            # forget the previous batch's gradients
         logits = self.model(xb)               # forward: raw logits, no sigmoid
         loss = self.loss_fn(logits, yb)       # BCEWithLogitsLoss applies the sigmoid stably
         penalty = weight_penalty(self.model, self.settings.reg, self.settings.reg_rate)
-        (loss if penalty is None else loss + penalty).backward()   # fill every parameter's .grad
+        if penalty is not None and keep_data_gradients:
+            # Two backward passes instead of one on loss + penalty: the penalty's graph shares
+            # nothing with the data's but the leaves, so .grad ends up as the same sum (the
+            # same two float terms, added once), and between them it holds the data's alone.
+            loss.backward()
+            self.data_gradients = [layer.weight.grad.clone() for layer in linear_layers(self.model)]
+            penalty.backward()
+        else:
+            (loss if penalty is None else loss + penalty).backward()   # fill every parameter's .grad
+            if keep_data_gradients:
+                self.data_gradients = None    # .grad is the data loss's gradient itself
         self.optimizer.step()                 # update the parameters
         return loss.item()                    # a Python float: the graph can be freed
 
@@ -467,7 +486,7 @@ class TrainingSession:
         h.val_acc.append(val.accuracy)
         self.best_val_loss = min(self.best_val_loss, val.loss)
         # The epoch's last batch's gradients are still in .grad (zero_grad runs at a step's start).
-        self.layer_history.record(self.epoch, self.model)
+        self.layer_history.record(self.epoch, self.model, self.data_gradients)
         self.weight_record.record(self.epoch, self.model, self.steps)
         self._batches = None
 
@@ -484,7 +503,9 @@ class TrainingSession:
         while not self.done and steps < max_steps and not (stop_at_epoch_end and epochs):
             if self._batches is None:
                 self._batches = iter(self.loader)
-                self._epoch_loss_sum, self._epoch_seen = 0.0, 0
+                self._epoch_loss_sum, self._epoch_seen, self._epoch_steps = 0.0, 0, 0
+                # Counted now: a batch size changed mid-epoch applies from the next epoch on.
+                self._epoch_batches, self.data_gradients = len(self.loader), None
             batch = next(self._batches, None)
             if batch is None:
                 self._finish_epoch()
@@ -493,7 +514,8 @@ class TrainingSession:
                 xb, yb = batch
                 if self.device.type != "cpu":
                     xb, yb = xb.to(self.device, non_blocking=True), yb.to(self.device, non_blocking=True)
-                loss = self.train_step(xb, yb)
+                self._epoch_steps += 1
+                loss = self.train_step(xb, yb, keep_data_gradients=self._epoch_steps == self._epoch_batches)
                 self.steps += 1
                 steps += 1
                 if not math.isfinite(loss):
@@ -647,6 +669,7 @@ class TrainingSession:
         # Neither file holds the curves: the history before now is unknown either way.
         self.history, self.changes = History(), []
         self.layer_history = LayerHistory()
+        self.data_gradients = None
         # A bare state_dict starts this page's count again; a resume checkpoint carries on from
         # its epoch, counting the steps those epochs would have taken here.
         self.epoch = min(epoch, self.settings.epochs) if epoch is not None else 0

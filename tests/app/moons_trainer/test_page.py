@@ -580,6 +580,28 @@ def test_the_weights_and_gradients_tab_draws_each_layer_and_says_whether_the_gra
         assert "last batch of each epoch" in shown_text(at)
 
 
+def test_with_l1_the_weights_and_gradients_tab_judges_the_data_loss_gradient():
+    """Issue 44: the vanishing-gradient link with reg=L1&reg_rate=0.01 sits at 50%; .grad holds
+    0.01 x sign(w) in every layer, and the tab said "without vanishing". It judges the data
+    loss's gradient alone now, says so, and shows that gradient in the table."""
+    from workbench.lessons.catalog import VANISHING_SIGMOID
+    from workbench.moons_trainer.layer_history import gradient_verdict, verdict_sentence
+
+    at = open_page(PAGE, {**VANISHING_SIGMOID, "reg": "L1", "reg_rate": "0.01", "n": "300",
+                          "epochs": "2"})
+    settle(at.button(key="mt_step").click().run())
+    settle(at.button(key="mt_step").click().run())
+    at.session_state["mt_tabs"] = "Weights & gradients"
+    at.run()
+    assert_clean(at)
+    session = at.session_state["learner::moons_trainer"].session
+    verdict = gradient_verdict(session.layer_history)
+    assert verdict.vanishing and verdict.penalised
+    assert verdict_sentence(verdict, session.settings.opt) in [w.value for w in at.warning]
+    assert not [s for s in at.success if "without vanishing" in s.value]
+    assert "data loss's gradient alone" in shown_text(at)
+
+
 def test_input_features_are_a_link_setting_the_first_layer_and_the_network_view_follow():
     """features=x1_sq,x2_sq: the model's first module computes the squares, the first Linear
     takes two of them, and the network view's input column shows their maps. Picking one more
@@ -666,6 +688,8 @@ def test_the_replay_slider_shows_a_finished_epoch_and_goes_back_to_now():
     assert session.epoch == 3 and not state.running
     replay = at.select_slider(key="mt_replay")
     assert replay.options == ["0", "1", "2", "3", "now"] and replay.value == -1
+    # The help says what the record holds (replay.py's kept_words; both ways in test_replay.py).
+    assert replay.help.startswith("Every finished epoch's weights are kept (epochs 0 to 3: ")
     replay.set_value(1).run()
     assert_clean(at)
     header, blobs = live_view(at)

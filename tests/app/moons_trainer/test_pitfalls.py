@@ -63,6 +63,20 @@ def test_the_model_tab_collapses_identity_layers_and_lists_softmax():
     assert "Softmax" in set(table["activation"]) and "Identity" in set(table["activation"])
 
 
+def test_the_identity_note_calls_the_boundary_straight_only_for_the_coordinates():
+    """Issue 44: with x₁² (or x₂², x₁x₂, sin) among the features an Identity network is linear in
+    the features, not on the plane: the note says which, from the run's features."""
+    for features, shape in (("x1", "is a straight line, however"),
+                            ("x1,x2,x1_sq", "is a straight line in the input features (x₁, x₂, x₁²), "
+                                            "drawn on the plane as the curve they make")):
+        at = open_page(PAGE, {**QUICK, "act": "identity", "features": features})
+        at.session_state["mt_tabs"] = "Model"
+        at.run()
+        assert_clean(at)
+        notes = [i.value for i in at.info if "multiply out to **one**" in i.value]
+        assert len(notes) == 1 and shape in notes[0], (features, notes)
+
+
 def test_the_loss_and_hook_panels_draw_pytorchs_numbers():
     at = open_page(PAGE, QUICK)
     at.session_state["mt_tabs"] = "Losses & hooks"      # a lazy tab: its content runs when open

@@ -384,3 +384,33 @@ def test_sixty_steps_do_not_reach_the_answer_and_the_words_do_not_call_it_roundi
     error = float(answer.shown_value.rsplit("largest error ", 1)[1])
     assert 0 < error < 1e-3 and answer.correct_option == CLOSE
     assert "rounded" not in answer.explanation
+
+
+def test_the_seeding_explanation_says_what_manual_seed_covers_as_pytorch_does(monkeypatch):
+    """Issue 44: torch.manual_seed seeds every GPU too (it calls torch.cuda.manual_seed_all);
+    what it leaves alone is NumPy's and Python's generators. Both facts measured here."""
+    import random
+
+    import numpy as np
+    import torch
+
+    from workbench.lessons.checks import SEEDING
+
+    seeded: list[int] = []
+    monkeypatch.setattr(torch.cuda, "manual_seed_all", seeded.append)
+    numpy_state, python_state = np.random.get_state(), random.getstate()
+    try:
+        with torch.random.fork_rng():
+            torch.manual_seed(5)
+            numpy_first, python_first = np.random.rand(), random.random()
+            torch.manual_seed(5)
+            numpy_again, python_again = np.random.rand(), random.random()
+    finally:
+        np.random.set_state(numpy_state)
+        random.setstate(python_state)
+    assert seeded == [5, 5], "manual_seed seeds every CUDA device through manual_seed_all"
+    assert numpy_first != numpy_again and python_first != python_again, "NumPy, random: not reseeded"
+    words = SEEDING.answer().explanation
+    assert "every GPU's (it calls `torch.cuda.manual_seed_all` itself)" in words
+    assert "It does not seed NumPy's or Python's `random` generators" in words
+    assert "nor `torch.cuda.manual_seed_all`" not in words

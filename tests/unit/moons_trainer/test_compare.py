@@ -184,3 +184,21 @@ def test_each_accuracy_is_set_against_the_ceiling_either_way():
     assert "this run (AdamW) 95.00% (3.00 points above the best possible (luck" in said
     said = _said(_run("pinned", 0.3, accuracy=0.92), _run("now", 0.2, accuracy=0.92))
     assert said.count("at the best possible") == 2
+
+
+def test_the_shapes_words_name_the_layers_that_still_start_identical_both_ways():
+    """Issue 44: "so the seed's generator fills them differently" hid that the layers before
+    the first changed one start identical. The words come from torch.equal on both starts."""
+    wide = TrainingSession(dataclasses.replace(QUICK, hidden=(16, 8)))
+    narrower = TrainingSession(dataclasses.replace(QUICK, hidden=(16, 4)))
+    start_a, start_b = compare.initial_weights(wide), compare.initial_weights(narrower)
+    assert torch.equal(start_a["net.0.weight"], start_b["net.0.weight"])
+    assert torch.equal(start_a["net.0.bias"], start_b["net.0.bias"])
+    assert compare.identical_layers(start_a, start_b) == [1]
+    said = compare.why_different_start(wide, narrower)
+    assert "so Linear 1 starts identical (torch.equal)" in said and "fills them differently" not in said
+
+    other_first = TrainingSession(dataclasses.replace(QUICK, hidden=(12, 8)))
+    assert compare.identical_layers(start_a, compare.initial_weights(other_first)) == []
+    said = compare.why_different_start(wide, other_first)
+    assert "differ from the first layer on" in said and "identical" not in said

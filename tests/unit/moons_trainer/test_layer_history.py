@@ -104,6 +104,8 @@ def test_the_sentence_under_adam_says_the_steps_stay_near_lr():
     verdict = lh.GradientVerdict(first=1e-6, last=1e-2, epoch=3, vanishing=True)
     said = verdict_sentence(verdict, "AdamW")
     assert "10,000x smaller" in said and "stay near lr" in said
+    tiny = lh.GradientVerdict(first=3.1e-13, last=3.3e-2, epoch=50, vanishing=True, penalised=True)
+    assert "1.1e11x smaller" in verdict_sentence(tiny, "SGD")
 
 
 def test_the_lessons_check_asks_about_the_network_its_link_opens():
@@ -131,3 +133,77 @@ def test_the_docs_paragraph_states_the_modules_own_bins_bounds_and_the_lessons_l
     assert f"at most {lh.MAX_KEPT} epochs" in text
     assert f"vanishing below 1/{1 / lh.VANISHING_RATIO:.0f}" in text
     assert "/moons_trainer?" + urlencode(VANISHING_SIGMOID, safe=",") in text
+
+
+def _lesson_link_with(extra: dict[str, str], epochs: int) -> TrainingSession:
+    """The vanishing-gradient lesson's first link (issue 44), with `extra` on top, shortened."""
+    step = lesson_by_key("gradients").steps[0]
+    settings, problems = TABLE.read({**step.params, **extra, "n": "600"})
+    assert not problems
+    session = TrainingSession(settings)
+    for _ in range(epochs):
+        session.step_epoch()
+    return session
+
+
+def test_with_l1_the_verdict_judges_the_data_loss_gradient_and_says_vanishing():
+    """L1 at 0.01 adds 0.01 x sign(w) to every weight's .grad, in every layer alike: on .grad
+    alone the first layer looks as lively as the last. The data loss's gradient vanishes."""
+    session = _lesson_link_with({"reg": "L1", "reg_rate": "0.01"}, epochs=4)
+    history = session.layer_history
+    assert session.history.val_acc[-1] == 0.5           # stuck, as the issue measured
+    assert history.penalised == [True] * 4
+    # .grad's ratio is not vanishing: judged on it, the page said "without vanishing".
+    assert history.mean_gradient[0][-1] > lh.VANISHING_RATIO * history.mean_gradient[-1][-1]
+    verdict = gradient_verdict(history)
+    assert verdict.vanishing and verdict.penalised and verdict.ratio < lh.VANISHING_RATIO ** 2
+    said = verdict_sentence(verdict, session.settings.opt)
+    assert "without vanishing" not in said and "vanishes" in said
+    assert "data loss alone" in said and f"{verdict.first:.1e}" in said
+
+
+def test_the_data_loss_gradient_is_what_autograd_gives_for_the_data_loss():
+    session = _lesson_link_with({"reg": "L1", "reg_rate": "0.01"}, epochs=1)
+    layers = linear_layers(session.model)
+    x, y = session.x_train[:64], session.y_train[:64]
+    weights = [layer.weight for layer in layers]
+    # Before the step moves the weights; autograd.grad leaves .grad alone.
+    expected = torch.autograd.grad(session.loss_fn(session.model(x), y), weights)
+    session.train_step(x, y, keep_data_gradients=True)
+    assert all(torch.equal(kept, grad) for kept, grad in zip(session.data_gradients, expected, strict=True))
+    # ... and .grad is still the whole gradient: data loss plus the penalty's rate x sign(w).
+    for layer, data in zip(layers, session.data_gradients, strict=True):
+        assert not torch.equal(layer.weight.grad, data)
+
+
+def test_keeping_the_data_gradient_changes_nothing_in_the_run():
+    """Two backward passes on the epoch's last batch (data loss, then penalty) add the same two
+    terms into .grad as one backward of their sum: the run's weights are bit-identical."""
+    kept = _lesson_link_with({"reg": "L1", "reg_rate": "0.01", "act": "ReLU"}, epochs=3)
+    plain = _lesson_link_with({"reg": "L1", "reg_rate": "0.01", "act": "ReLU"}, epochs=0)
+    one_backward = plain.train_step
+    plain.train_step = lambda xb, yb, keep_data_gradients=False: one_backward(xb, yb)
+    for _ in range(3):
+        plain.step_epoch()
+    assert plain.layer_history.penalised == [False] * 3 and kept.layer_history.penalised == [True] * 3
+    for name, value in kept.model.state_dict().items():
+        assert torch.equal(value, plain.model.state_dict()[name]), name
+
+
+def test_a_healthy_run_with_l2_is_judged_not_vanishing():
+    session = _lesson_link_with({"act": "ReLU", "reg": "L2", "reg_rate": "0.001"}, epochs=8)
+    assert session.history.val_acc[-1] > 0.8
+    verdict = gradient_verdict(session.layer_history)
+    assert verdict.penalised and not verdict.vanishing and verdict.ratio > lh.VANISHING_RATIO
+    said = verdict_sentence(verdict, session.settings.opt)
+    assert "without vanishing" in said and "data loss alone" in said
+
+
+def test_without_a_penalty_the_data_gradient_is_grad_itself():
+    session = TrainingSession(QUICK)
+    session.step_epoch()
+    history = session.layer_history
+    assert history.penalised == [False] and session.data_gradients is None
+    assert history.mean_data_gradient == history.mean_gradient
+    said = verdict_sentence(gradient_verdict(history), session.settings.opt)
+    assert "data loss alone" not in said

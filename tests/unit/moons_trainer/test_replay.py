@@ -66,3 +66,26 @@ def test_training_again_from_the_same_initial_weights_is_the_same_run():
         for name, value in first.weight_record.weights(epoch).items():
             assert torch.equal(value, again.weight_record.weights(epoch)[name]), (epoch, name)
     assert first.history.train_loss == again.history.train_loss
+
+
+def test_the_replay_words_say_every_epoch_only_while_the_record_holds_every_epoch():
+    """Issue 44: "Every epoch's weights are kept" was false past the 2 MiB bound. The words come
+    from the record: a small network keeps every epoch; four layers of 256 (775 KiB an epoch)
+    keep epochs 0 and 16 after 30."""
+    from workbench.moons_trainer.replay import MAX_BYTES, kept_words
+
+    small = _trained(3)
+    assert small.weight_record.stride == 1 and small.weight_record.epochs == [0, 1, 2, 3]
+    said = kept_words(small.weight_record, small.epoch)
+    assert said.startswith("Every finished epoch's weights are kept (epochs 0 to 3: ")
+    assert f"of the run's {MAX_BYTES // 2**20} MiB bound" in said
+
+    wide = TrainingSession(dataclasses.replace(SETTINGS, n=300, epochs=30, hidden=(256,) * 4, net=False))
+    wide.run_to_end()
+    record = wide.weight_record
+    assert record.bytes <= MAX_BYTES < 31 * record.bytes // len(record.epochs)
+    assert record.epochs == [0, 16] and record.stride == 16
+    said = kept_words(record, wide.epoch)
+    assert "Every" not in said and "at most 2 MiB" in said
+    assert f"{record.bytes / 2 / 2**10:.1f} KiB an epoch" in said
+    assert said.endswith("only every 16th epoch is kept: epochs 0 and 16")
