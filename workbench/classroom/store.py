@@ -795,21 +795,24 @@ class ClassStore:
                                           for r in found})
 
     @_reachable
-    def not_answered(self, code: str, teacher_key: str, check_key: str) -> list[str]:
-        """The present learners (seen within PRESENT_SECONDS) who have not answered the check,
-        by name in seat order: the teacher's "who has not answered yet"."""
-        _valid_check_key(check_key)
+    def not_answered(self, code: str, teacher_key: str, check_keys: Sequence[str]) -> dict[str, list[str]]:
+        """Per check, the present learners (seen within PRESENT_SECONDS) who have not answered
+        it, by name in seat order: the teacher's "who has not answered yet"."""
+        for check_key in check_keys:
+            _valid_check_key(check_key)
         cutoff = self.clock() - PRESENT_SECONDS
         with self._ready().begin() as connection:
             row = self._teacher_class(connection, code, teacher_key)
-            answered = (select(answers.c.member_digest).where(and_(
-                answers.c.class_code == row.code, answers.c.check_key == check_key)))
-            return list(connection.execute(
-                select(members.c.nickname).where(and_(
+            present = connection.execute(
+                select(members.c.token_digest, members.c.nickname).where(and_(
                     members.c.class_code == row.code, members.c.removed_at.is_(None),
-                    members.c.last_seen_at >= cutoff,
-                    members.c.token_digest.not_in(answered)))
-                .order_by(members.c.seat)).scalars())
+                    members.c.last_seen_at >= cutoff)).order_by(members.c.seat)).all()
+            answered = set(connection.execute(
+                select(answers.c.check_key, answers.c.member_digest).where(and_(
+                    answers.c.class_code == row.code,
+                    answers.c.check_key.in_(list(check_keys))))).all()) if check_keys else set()
+        return {key: [p.nickname for p in present if (key, p.token_digest) not in answered]
+                for key in check_keys}
 
     # --- the report (the teacher's) ---------------------------------------------------------
     @_reachable

@@ -98,11 +98,13 @@ def test_resetting_a_check_deletes_its_answers_and_opens_a_new_round(store):
 
 def test_who_has_not_answered_yet_counts_present_learners_only(store):
     started, seats, check, _, _ = _class_with_answers(store, names=("Ada", "Grace", "Alan", "Edsger"))
-    assert store.not_answered(started.code, started.teacher_key, check.key) == ["Alan", "Edsger"]
+    waiting = store.not_answered(started.code, started.teacher_key, [check.key, "never_answered"])
+    assert waiting == {check.key: ["Alan", "Edsger"], "never_answered": ["Ada", "Grace", "Alan", "Edsger"]}
     clock = store.clock_for_test
     clock.now += 200                                      # everyone away ...
     store.heartbeat(started.code, seats[3].token)         # ... but Edsger, whose page is open
-    assert store.not_answered(started.code, started.teacher_key, check.key) == ["Edsger"]
+    assert store.not_answered(started.code, started.teacher_key, [check.key]) == {check.key: ["Edsger"]}
+    assert store.not_answered(started.code, started.teacher_key, []) == {}
 
 
 # --- End: keep the report, or delete now -------------------------------------------------------------
