@@ -180,8 +180,7 @@ def _end(started: StartedClass, keep_days: int) -> None:
         message = f"Class {started.code} had ended already; its data is deleted."
     else:
         message = (f"Class {started.code} ended; its data is deleted." if ended is None else
-                   f"Class {started.code} ended. Its report is kept until "
-                   f"{time_text(ended.keep_until, _zone())}, for you only; then it is deleted.")
+                   f"Class {started.code} ended; learners can no longer answer.")
     st.session_state.pop(END_ASKED, None)
     st.session_state[ENDED] = message
     if ended is None:

@@ -77,7 +77,8 @@ def test_a_teacher_downloads_the_report_ends_keeping_it_then_deletes_it_on_a_pho
         assert store.check_teacher(code, key) == code                 # nothing ended yet
 
         confirm.click()
-        expect(page.get_by_text(f"Class {code} ended. Its report is kept until")).to_be_visible()
+        expect(page.get_by_text(f"Class {code} ended; learners can no longer answer.")).to_be_visible()
+        expect(page.get_by_text("Its report is kept until")).to_be_visible()
         assert not page.get_by_text("check the code with your teacher").count()
         page.reload()                                    # the browser keeps opening the report
         expect(page.get_by_text("Its report is kept until")).to_be_visible()
