@@ -11,19 +11,22 @@ the class answered is one pick away in "Show another check", with its count.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
-from components.class_session import (CLASS_PARAM, TEACHER_PARAM, class_store, read_class, seat,
-                                      stop_teaching)
+from components.class_pacing import card_pacing
+from components.class_report import ENDED
+from components.class_session import (CLASS_PARAM, TEACHER_PARAM, class_store, keep_report,
+                                      read_class, seat, stop_teaching)
 from components.classroom import app_root
 from components.code_block import link_block
 from components.figures import presenting
 from components.plain_text import md
 from workbench.classroom.catalog import all_checks
 from workbench.classroom.qr import qr_svg
+from workbench.classroom.pacing import Pacing
 from workbench.classroom.store import CheckTally, ClassError, StartedClass, StoreUnavailable
 
 # Counts within 2 s of a learner's click: every second missed it for a class of 30 on SQLite
@@ -93,11 +96,12 @@ def _set_pinned(code: str, key: str, check_key: str, pinned: bool) -> None:
         seat().notice = str(exc)
 
 
-def _tally_card(started: StartedClass, tally: CheckTally) -> None:
+def _tally_card(started: StartedClass, tally: CheckTally, pace: PaceOnBoard) -> None:
     check = all_checks()[tally.check_key]
     with st.container(border=True, key=f"class_board_{check.key}"):
         st.markdown(f"**{check.question}**")
         st.markdown(f"**{tally.answered}** answered" + (" · pinned" if tally.pinned else ""))
+        card_pacing(pace.pacing, pace.waiting, pace.hide_names, check.key)
         if tally.revealed:
             truth = _pytorch_answer(check.key)
             rows = [{"answer": md(option), "learners": tally.counts.get(option, 0),
@@ -130,13 +134,22 @@ def _card_buttons(started: StartedClass, tally: CheckTally) -> None:
                   help="Keep this check at the top of the board, whatever else is answered.")
 
 
+@dataclass(frozen=True)
+class PaceOnBoard:
+    """What the board's cards say of pacing: each check's state, and who has not answered."""
+    pacing: Pacing | None
+    waiting: dict[str, list[str]]
+    hide_names: bool
+
+
 @st.fragment(run_every=BOARD_SECONDS)
 def live_board(started: StartedClass) -> None:
     read = read_class(lambda: (class_store().find_class(started.code),
-                               class_store().tallies(started.code, started.teacher_key)))
+                               class_store().tallies(started.code, started.teacher_key),
+                               class_store().pacing(started.code)))
     if read is None:
         return
-    view, tallies = read
+    view, tallies, pacing = read
     st.metric("Learners in the class", view.members,
               help="Learners whose page was seen in the last few minutes; the roster lists the "
               "ones away too.")
@@ -150,8 +163,13 @@ def live_board(started: StartedClass) -> None:
         st.info("No answers yet. Each knowledge check a learner commits shows up here within a "
                 "second or two, with how many answered.", icon=":material/hourglass_empty:")
     shown, others = board_checks(known)
+    picked_other = st.session_state.get(OTHER_CHECK_KEY)
+    asked = [tally.check_key for tally in shown] + ([picked_other] if picked_other else [])
+    waiting = read_class(lambda: class_store().not_answered(started.code, started.teacher_key,
+                                                            asked)) or {}
+    pace = PaceOnBoard(pacing, waiting, view.hide_names)
     for tally in shown:
-        _tally_card(started, tally)
+        _tally_card(started, tally, pace)
     if others:
         by_key = {tally.check_key: tally for tally in others}
         if st.session_state.get(OTHER_CHECK_KEY) not in by_key:
@@ -163,7 +181,7 @@ def live_board(started: StartedClass) -> None:
             help="Every check the class answered, the most answered first. Pin one to keep it "
             "on the board.")
         if picked is not None:
-            _tally_card(started, by_key[picked])
+            _tally_card(started, by_key[picked], pace)
 
 
 def board_checks(tallies: list[CheckTally]) -> tuple[list[CheckTally], list[CheckTally]]:
@@ -175,92 +193,31 @@ def board_checks(tallies: list[CheckTally]) -> tuple[list[CheckTally], list[Chec
     return pinned + rest[:room], rest[room:]
 
 
-END_ASKED = "class_end_asked"           # the class code whose End waits for a yes
-ENDED = "class_ended_message"           # the teacher's message after End, shown once
-
-
-def end_class_panel(started: StartedClass, class_data: Callable[[], str]) -> None:
-    """End the class, in two steps: *End the class…* says what ending deletes (counted in the
-    store) and offers the class's data as a CSV (`class_data`, built when the button is
-    pressed); only *Yes, end …* deletes. The teacher then reads a teacher's message."""
-    asked = st.session_state.get(END_ASKED) == started.code
-    with st.expander("End the class", icon=":material/stop_circle:", expanded=asked):
-        if not asked:
-            st.markdown("Ending the class deletes its members, answers and posted runs; its code "
-                        "stops working. (A class also ends by itself after a day without activity.)")
-            if st.button("End the class…", key="class_end", icon=":material/stop_circle:"):
-                st.session_state[END_ASKED] = started.code
-                st.rerun()
-            return
-        counts = read_class(lambda: _class_counts(started))
-        if counts is None:
-            return
-        members, answered, runs = counts
-        st.warning(f"Ending class **{started.code}** deletes its **{members}** member(s), "
-                   f"**{answered}** answer(s) and **{runs}** posted run(s), now; its code stops "
-                   "working and no one can read them again. Download them first if you want "
-                   "to keep them.", icon=":material/warning:")
-        st.download_button("Download the class's data (CSV)", data=class_data,
-                           file_name=f"class-{started.code}.csv", mime="text/csv",
-                           key="class_end_download", icon=":material/download:",
-                           on_click="ignore",
-                           help="The answers per check and option, and every posted run with its "
-                           "link. Names that a spreadsheet would run as a formula start with '.")
-        yes, no = st.columns(2)
-        if yes.button(f"Yes, end class {started.code} and delete its data", key="class_end_confirm",
-                      type="primary", icon=":material/delete_forever:"):
-            _end(started)
-        if no.button("Keep the class", key="class_end_cancel", icon=":material/undo:"):
-            st.session_state.pop(END_ASKED, None)
-            st.rerun()
-
-
-def _class_counts(started: StartedClass) -> tuple[int, int, int]:
-    store = class_store()
-    view = store.find_class(started.code)
-    answered = sum(t.answered for t in store.tallies(started.code, started.teacher_key))
-    runs = len(store.challenge_board(started.code, teacher_key=started.teacher_key).runs)
-    return view.members, answered, runs
-
-
-def _end(started: StartedClass) -> None:
-    """End the class; a class that ended already (on the teacher's other device, or by expiry)
-    is ended as far as this teacher is concerned, and said so as such, never as a learner's
-    "check the code with your teacher"."""
-    try:
-        class_store().end_class(started.code, started.teacher_key)
-        message = f"Class {started.code} ended; its data is deleted."
-    except StoreUnavailable as exc:
-        st.warning(md(str(exc)), icon=":material/cloud_off:")
-        return
-    except ClassError:
-        message = f"Class {started.code} had ended already; its data is deleted."
-    stop_teaching()
-    st.session_state.pop(END_ASKED, None)
-    st.session_state[ENDED] = message
-    st.rerun()
-
-
 def class_still_taught(started: StartedClass) -> bool:
-    """False, with the teacher's message kept for the page, when the class has ended (on the
-    teacher's other device, or after a day without activity); True while it lives or while the
-    database is out of reach (the board says that)."""
+    """False when the class has ended (on the teacher's other device, or after a day without
+    activity): this session stops teaching it, and reads its report if it was kept; the teacher's
+    message waits for the page. True while it lives or while the database is out of reach (the
+    board says that)."""
     try:
         class_store().check_teacher(started.code, started.teacher_key)
     except StoreUnavailable:
         return True
     except ClassError:
-        st.session_state[ENDED] = (f"Class {started.code} has ended (on your other device, or "
-                                   "after a day without activity); its data is deleted.")
+        ended = None
+        try:
+            ended = class_store().ended(started.code, started.teacher_key)
+        except ClassError:
+            pass
+        if ended is not None:
+            keep_report(started)
+            st.session_state[ENDED] = (f"Class {started.code} has ended on your other device; "
+                                       "its report is kept.")
+        else:
+            stop_teaching()
+            st.session_state[ENDED] = (f"Class {started.code} has ended (on your other device, "
+                                       "or after a day without activity); its data is deleted.")
         return False
     return True
-
-
-def ended_message() -> None:
-    """The teacher's message after End, once, on the Class page."""
-    message = st.session_state.pop(ENDED, "")
-    if message:
-        st.success(md(message), icon=":material/check_circle:")
 
 
 CLASS_CSS = """<style>

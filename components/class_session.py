@@ -40,9 +40,10 @@ from workbench.classroom.codes import NICKNAME_MAX
 from workbench.classroom.limits import (BEHIND_PROXY_SETTING, JOINS_PER_SESSION, TokenBucket,
                                         client_address, join_rate, wait_message)
 from workbench.classroom.send_cache import SendCache
-from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, URL_SETTING, ClassError, ClassStore,
-                                       Membership, RemovedFromClass, ReplayedAnswer, Send, StartedClass,
-                                       StoreUnavailable)
+from workbench.classroom.pacing import Pacing
+from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, URL_SETTING, CheckClosed, ClassError,
+                                       ClassStore, Membership, RemovedFromClass, ReplayedAnswer, Send,
+                                       StartedClass, StoreUnavailable)
 from workbench.common.checks import Check
 
 CLASS_PARAM = "class"
@@ -71,6 +72,9 @@ _STORES_LOCK = threading.Lock()
 # Joins per client address, for the whole process (each replica counts its own).
 JOIN_LIMIT = TokenBucket(*join_rate(os.environ))
 _SENDS: SendCache[Send] = SendCache(SEND_MAX_AGE)     # keyed by (database URL, class code)
+# The class's paced checks, keyed by (database URL, class code, pacing number): a new number is
+# a new key, which the first of the class's pages to ask reads for all of them.
+_PACINGS: SendCache[Pacing] = SendCache(SEND_MAX_AGE)
 
 
 def class_store() -> ClassStore:
@@ -111,6 +115,7 @@ class PendingAnswer:
 class ClassSeat:
     membership: Membership | None = None
     teaching: StartedClass | None = None
+    kept_report: StartedClass | None = None      # an ended class whose report is kept, to read
     teacher_link_dismissed: bool = False
     sequence: int = 0                            # this session's answers so far, numbered
     pending: list[PendingAnswer] = field(default_factory=list)
@@ -122,6 +127,8 @@ class ClassSeat:
     cookie_writes: dict[str, str] = field(default_factory=dict)   # name -> value ("" deletes)
     joins: int = 0                               # join attempts this session made (bounded)
     heartbeat_at: float = -math.inf              # time.monotonic() of the last heartbeat
+    pacing_seen: int | None = None               # the class's pacing number this page drew with
+    refused: dict[str, str] = field(default_factory=dict)   # check key -> why its answer was not taken
 
 
 def seat() -> ClassSeat:
@@ -194,11 +201,13 @@ def restore_from_browser() -> None:
         except StoreUnavailable:
             pass
         except ClassError:
-            _remember(TEACHER_COOKIE, "")
+            if not _reopen_kept_report(*taught):
+                _remember(TEACHER_COOKIE, "")
     held = parse_seat_cookie(cookies.get(SEAT_COOKIE))
     if held is not None and mine.membership is None:
         try:
             mine.membership, mine.sequence = class_store().resume(*held)
+            mine.pacing_seen, mine.refused = None, {}
             mine.send_seen, mine.following = _current_send_number(mine.membership.code), True
         except StoreUnavailable:
             pass
@@ -219,6 +228,48 @@ def stop_teaching() -> None:
     mine = seat()
     mine.teaching, mine.teacher_link_dismissed = None, False
     _remember(TEACHER_COOKIE, "")
+
+
+def keep_report(started: StartedClass) -> None:
+    """The class ended with its report kept: this session reads it, and the browser's teacher
+    cookie keeps opening it until it is deleted."""
+    mine = seat()
+    mine.teaching, mine.teacher_link_dismissed, mine.kept_report = None, False, started
+
+
+def forget_report() -> None:
+    mine = seat()
+    if mine.kept_report is not None and mine.teaching is None:
+        _remember(TEACHER_COOKIE, "")
+    mine.kept_report = None
+
+
+def _reopen_kept_report(code: str, teacher_key: str) -> bool:
+    """A teacher key for a class that ended with its report kept: open the report (True)."""
+    try:
+        ended = class_store().ended(code, teacher_key)
+    except ClassError:
+        return False
+    if ended is None:
+        return False
+    seat().kept_report = StartedClass(ended.code, teacher_key)
+    return True
+
+
+def open_teacher_link(code: str, teacher_key: str) -> str:
+    """The private teacher link: this session teaches the class (returns ""), or reads its
+    kept report if it ended; otherwise the store's reason."""
+    try:
+        found = class_store().check_teacher(code, teacher_key)
+    except StoreUnavailable as exc:
+        return str(exc)
+    except ClassError as exc:
+        if _reopen_kept_report(code, teacher_key):
+            _remember(TEACHER_COOKIE, seat_cookie_value(seat().kept_report.code, teacher_key))
+            return ""
+        return str(exc)
+    begin_teaching(StartedClass(found, teacher_key), link_seen=True)
+    return ""
 
 
 # --- joining by link ------------------------------------------------------------------------------
@@ -276,6 +327,7 @@ def join(code: str, nickname: str) -> bool:
     if mine.membership is not None:
         leave()
     mine.membership, mine.notice = joined, ""
+    mine.pacing_seen, mine.refused = None, {}
     _remember(SEAT_COOKIE, seat_cookie_value(joined.code, joined.token))
     # The link the learner opened wins over an older send; the next send moves them.
     mine.send_seen, mine.following = _current_send_number(joined.code), True
@@ -329,6 +381,25 @@ def record_answer(check: Check, option: str) -> None:
     send_pending()
 
 
+def answer_refused(check_key: str) -> str:
+    """Why the class did not take this learner's answer to the check ("" if it did, or none)."""
+    return seat().refused.get(check_key, "")
+
+
+def class_pacing() -> Pacing | None:
+    """The paced checks of this learner's class (None: in no class, or the class out of reach:
+    every check then behaves as open, and the store still refuses what it must)."""
+    mine = seat()
+    if mine.membership is None:
+        return None
+    code = mine.membership.code
+    try:
+        return _PACINGS.get((os.environ.get(URL_SETTING) or "", code, mine.pacing_seen),
+                            lambda: class_store().pacing(code))
+    except ClassError:
+        return None
+
+
 def answer_waits(check_key: str) -> bool:
     """Whether this learner's answer to the check still waits for the class database."""
     return any(answer.check_key == check_key for answer in seat().pending)
@@ -346,6 +417,8 @@ def send_pending() -> None:
             return
         except ReplayedAnswer:
             pass                                 # it arrived before: nothing to send
+        except CheckClosed as exc:               # said on the check itself, not in the sidebar
+            mine.refused[answer.check_key] = str(exc)
         except ClassError as exc:
             mine.notice = str(exc)
         mine.pending.pop(0)
@@ -489,6 +562,11 @@ def _follow(pages: dict[str, str]) -> None:
     except ClassError as exc:                 # the class ended, or the teacher removed this learner
         mine.membership, mine.pending, mine.notice = None, [], str(exc)
         _remember(SEAT_COOKIE, "")
+        st.rerun(scope="app")
+    if mine.pacing_seen is None:
+        mine.pacing_seen = send.pacing
+    elif send.pacing != mine.pacing_seen:     # the teacher opened, closed, timed or reset a check
+        mine.pacing_seen = send.pacing
         st.rerun(scope="app")
     if not mine.following or send.number <= mine.send_seen or not send.link:
         return

@@ -5,14 +5,17 @@ PyTorch at that moment, never typed into the page; the code shown is the functio
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import streamlit as st
 
-from components.class_session import answer_waits, record_answer
+from components.class_session import answer_refused, answer_waits, class_pacing, record_answer, seat
+from components.countdown import countdown
 from components.code_block import code_block
 from components.guard import run_guarded
 from components.plain_text import md
+from workbench.classroom.pacing import CheckPace, closed_message
 from workbench.common.checks import Answer, Check
 
 __all__ = ["Answer", "Check", "knowledge_check"]
@@ -41,14 +44,29 @@ def _draw_check(check: Check, key: str, then: Callable[[Answer], None] | None) -
     # page does not see (and "Commit" greyed out under it).
     attempt = st.session_state.get(attempt_key, 0)
     choice_key = f"kc_{key}_choice" + (f"_{attempt}" if attempt else "")
+    pacing = class_pacing()
+    pace = pacing.of(check.key) if pacing is not None else None
+    reset = pace is not None and _reset_by_teacher(check.key, key, pace.round)
     committed = st.session_state.get(committed_key, False)
     with st.container(border=True, key=f"kc_{key}"):
         st.markdown(f"**:material/quiz: Knowledge check.** {check.question}")
+        if reset:
+            st.info("Your teacher reset this question for the class: answer it again.",
+                    icon=":material/restart_alt:")
+            attempt = st.session_state.get(attempt_key, 0)
+            choice_key = f"kc_{key}_choice" + (f"_{attempt}" if attempt else "")
+            committed = False
+        closed = closed_message(pace, time.time()) if pace is not None and not committed else ""
         choice = st.radio("Your answer", check.options, index=None, key=choice_key,
-                          disabled=committed, label_visibility="collapsed")
+                          disabled=committed or bool(closed), label_visibility="collapsed")
         if not committed:
+            if closed:
+                st.info(closed, icon=":material/lock:")
+                return
+            _timer(pace, key)
             st.button("Commit and reveal", key=f"kc_{key}_commit", disabled=choice is None,
-                      on_click=_commit, args=(check, committed_key, choice_key),
+                      on_click=_commit, args=(check, committed_key, choice_key, key,
+                                              pace.round if pace is not None else 0),
                       help="Pick an answer first: PyTorch then computes the real one.")
             return
         revealed = check.answer()
@@ -57,6 +75,10 @@ def _draw_check(check: Check, key: str, then: Callable[[Answer], None] | None) -
         else:
             st.warning(f"You chose **{md(choice)}**; PyTorch says **{md(revealed.correct_option)}**.",
                        icon=":material/lightbulb:")
+        refused = answer_refused(check.key)
+        if refused:
+            st.caption(f":material/lock: {md(refused)} Your answer stays yours; it is not on your "
+                       "teacher's board.")
         if answer_waits(check.key):
             st.caption(":material/cloud_off: Your answer waits for the class database; it is "
                        "sent to your teacher's board when the database is back.")
@@ -71,11 +93,40 @@ def _draw_check(check: Check, key: str, then: Callable[[Answer], None] | None) -
         then(revealed)
 
 
-def _commit(check: Check, committed_key: str, choice_key: str) -> None:
+def _timer(pace: CheckPace | None, key: str) -> None:
+    """The teacher's timer on this check, counted down in the browser."""
+    left = pace.seconds_left(time.time()) if pace is not None else None
+    if left is not None:
+        countdown(left, key=f"kc_{key}_countdown", label="Your teacher's timer: answers close in",
+                  ended="Time is up for this question: answers are not taken now.")
+
+
+def _reset_by_teacher(check_key: str, key: str, round_now: int) -> bool:
+    """True once, when the teacher reset the check since this learner answered it: their answer
+    left the class's board, so the check is theirs to answer again."""
+    round_key = f"kc_{key}_round"
+    answered_in = st.session_state.get(round_key)
+    if answered_in is None or answered_in >= round_now:
+        return False
+    st.session_state[round_key] = round_now
+    if st.session_state.get(f"kc_{key}_committed"):
+        _try_again(f"kc_{key}_committed", _choice_key(key), f"kc_{key}_attempt")
+    seat().refused.pop(check_key, None)
+    return True
+
+
+def _choice_key(key: str) -> str:
+    attempt = st.session_state.get(f"kc_{key}_attempt", 0)
+    return f"kc_{key}_choice" + (f"_{attempt}" if attempt else "")
+
+
+def _commit(check: Check, committed_key: str, choice_key: str, key: str, round_now: int) -> None:
     choice = st.session_state.get(choice_key)
     if choice is None:
         return
     st.session_state[committed_key] = True
+    st.session_state[f"kc_{key}_round"] = round_now
+    seat().refused.pop(check.key, None)
     record_answer(check, choice)                 # a learner in a class: to the teacher's board
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl, urlsplit
 
@@ -39,11 +38,9 @@ from components.class_session import class_store, read_class
 from components.figures import presenting, staged
 from components.classroom import app_root
 from components.plain_text import md
-from workbench.classroom.catalog import all_checks
 from workbench.classroom.challenge import board_digest, best_within, challenge_sentence, within
-from workbench.classroom.class_data import answer_rows, class_data_csv
 from workbench.classroom.store import (MAX_CHALLENGE_PARAMETERS, ChallengeBoard, ClassError, RunEntry,
-                                       StartedClass, StoreUnavailable)
+                                       StoreUnavailable)
 from workbench.common.palette import OKABE_ITO
 from workbench.moons_trainer.settings import OPTIMIZERS, TABLE, MoonsSettings
 
@@ -279,26 +276,6 @@ def _watch(code: str, teacher_key: str, token: str) -> None:
         return                                   # the page's run drew the board a moment ago
     if latest_digest(code, teacher_key, token) != st.session_state.get(SEEN):
         st.rerun(scope="app")
-
-
-# --- the class's data, for the teacher to keep before ending it -----------------------------------
-def class_data_for(started: StartedClass) -> Callable[[], str]:
-    """The CSV of the class's answers and posted runs, built when the teacher presses the
-    download button (on a thread of Streamlit's, so the app's root is read now)."""
-    root = app_root()
-
-    def build() -> str:
-        store = class_store()
-        try:
-            tallies = store.tallies(started.code, started.teacher_key)
-            board = store.challenge_board(started.code, teacher_key=started.teacher_key)
-        except ClassError as exc:
-            return f"{exc}\n"
-        runs = board_frame(board, root).to_dict("records")
-        return class_data_csv(started.code, answer_rows(tallies, all_checks()), runs)
-    return build
-
-
 def scatter_table(board: ChallengeBoard) -> pd.DataFrame:
     """The scatter's numbers for its data table, an st.table, which renders Markdown: the
     nicknames are escaped there (st.dataframe above shows text as it is)."""

@@ -7,18 +7,20 @@ stays a teacher, never a learner of its own class.
 """
 import streamlit as st
 
-from app_pages.classroom.challenge_board import challenge_board, class_data_for
+from app_pages.classroom.challenge_board import challenge_board
 from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
-from components.class_board import (CLASS_CSS, class_still_taught, end_class_panel,
-                                    ended_message, join_panel, live_board, teacher_link_panel)
+from components.class_board import (CLASS_CSS, class_still_taught, join_panel, live_board,
+                                    teacher_link_panel)
+from components.class_pacing import pacing_panel
+from components.class_report import end_class_panel, ended_message, kept_report_view, report_panel
 from components.class_roster import roster_panel
 from components.class_session import (CLASS_PARAM, NICKNAME_HELP, TEACHER_PARAM, begin_teaching,
-                                      class_store, join, seat, send_class, stop_teaching,
+                                      class_store, join, open_teacher_link, seat, send_class,
                                       write_cookies)
 from components.classroom import lesson_url
 from components.plain_text import md
 from components.stage import page_header
-from workbench.classroom.store import ClassError, StartedClass
+from workbench.classroom.store import ClassError
 from workbench.lessons.catalog import LESSONS
 
 # Every lesson step, as the teacher picks one to send the class to.
@@ -41,17 +43,15 @@ if key_in_link is not None:
     del st.query_params[TEACHER_PARAM]
     if CLASS_PARAM in st.query_params:
         del st.query_params[CLASS_PARAM]
-    try:
-        code = class_store().check_teacher(code_in_link, key_in_link)
-        begin_teaching(StartedClass(code, key_in_link), link_seen=True)
-        write_cookies()                  # now: a reload before any click keeps the board
-    except ClassError as exc:
-        st.error(md(str(exc)), icon=":material/key_off:")
+    refused = open_teacher_link(code_in_link, key_in_link)
+    write_cookies()                      # now: a reload before any click keeps the board
+    if refused:
+        st.error(md(refused), icon=":material/key_off:")
 
 # A class ended on the teacher's other device (or after a day idle): this device says so as a
 # teacher's message, rather than showing a board that answers "there is no class".
-if mine.teaching is not None and not class_still_taught(mine.teaching):
-    stop_teaching()
+if mine.teaching is not None:
+    class_still_taught(mine.teaching)      # ended: the teacher's message, and its kept report
 
 with st.container(key=CLASS_PAGE.main_key):
     if mine.teaching is not None:
@@ -61,6 +61,7 @@ with st.container(key=CLASS_PAGE.main_key):
             join_panel(started.code)
         with board_column:
             live_board(started)
+            pacing_panel(started)
             roster_panel(started)
         with st.form("class_send", border=True):
             st.markdown("**:material/near_me: Send the class** to a lesson step: every learner "
@@ -74,9 +75,12 @@ with st.container(key=CLASS_PAGE.main_key):
         # The teacher's own panels, closed, at the end: a projector scrolled to the board shows
         # neither (and presenter mode never draws the private link).
         teacher_link_panel(started)
-        end_class_panel(started, class_data_for(started))
+        report_panel(started)
+        end_class_panel(started)
     else:
         ended_message()
+        if mine.kept_report is not None:
+            kept_report_view(mine.kept_report)
         if mine.membership is not None:
             st.success(f"You are in class **{mine.membership.code}** as "
                        f"**{md(mine.membership.nickname)}**. Your answers to knowledge checks "

@@ -47,6 +47,13 @@ classes = Table(
     Column("joining_closed", Boolean, nullable=False, default=False),
     Column("hide_names", Boolean, nullable=False, default=False),
     Column("word_filter", Boolean, nullable=False, default=True),
+    # The report and pacing (version 4). `ended_at`: when the teacher ended the class, keeping
+    # its report (NULL: it runs); `keep_until`: when the sweep deletes an ended class. A learner
+    # finds an ended class ended; its teacher still reads the report. `pacing_number` grows with
+    # every open, close, timer or reset of a check, so a learner's page knows to draw again.
+    Column("ended_at", Float, nullable=True),
+    Column("keep_until", Float, nullable=True),
+    Column("pacing_number", Integer, nullable=False, default=0),
 )
 
 members = Table(
@@ -119,9 +126,22 @@ pinned_checks = Table(
     PrimaryKeyConstraint("class_code", "check_key"),
 )
 
+# The teacher's pacing of a check (version 4): closed (no answers taken), or open until
+# `closes_at` (a timer; NULL: no timer); `round` grows when the teacher resets the check, which
+# deletes its answers so the class answers it again.
+check_states = Table(
+    "check_states", METADATA,
+    Column("class_code", String(12), ForeignKey("classes.code", ondelete="CASCADE"), nullable=False),
+    Column("check_key", String(80), nullable=False),
+    Column("closed", Boolean, nullable=False, default=False),
+    Column("closes_at", Float, nullable=True),
+    Column("round", Integer, nullable=False, default=0),
+    PrimaryKeyConstraint("class_code", "check_key"),
+)
+
 # Deleting a class deletes its rows in this order (children first), so it works whether or not
 # the database enforces the foreign keys' ON DELETE CASCADE (SQLite does only when asked).
-CLASS_TABLES = (posted_runs, answers, reveals, pinned_checks, members)
+CLASS_TABLES = (posted_runs, answers, reveals, pinned_checks, check_states, members)
 
 
 # The classes table as version 1 created it: version 2 added a column to it.
@@ -200,8 +220,19 @@ def _version_3(connection: Connection) -> None:
     pinned_checks.create(connection)
 
 
+def _version_4(connection: Connection) -> None:
+    """The report kept after End, and pacing: the class's end and keep times, its pacing
+    number, and the checks' states. Every existing class reads as running, every check open."""
+    connection.execute(text("ALTER TABLE classes ADD COLUMN ended_at FLOAT"))
+    connection.execute(text("ALTER TABLE classes ADD COLUMN keep_until FLOAT"))
+    connection.execute(text("ALTER TABLE classes ADD COLUMN pacing_number INTEGER NOT NULL "
+                            "DEFAULT 0"))
+    check_states.create(connection)
+
+
 # In order; a migration is never edited once released, only a new one appended.
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_version_1, _version_2, _version_3)
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_version_1, _version_2, _version_3,
+                                                        _version_4)
 LATEST = len(MIGRATIONS)
 
 

@@ -25,19 +25,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Engine, and_, case, delete, func, insert, select, update
+from sqlalchemy import Engine, and_, case, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from workbench.classroom import codes, names
 from workbench.classroom.database import Database, DatabaseFault
-from workbench.classroom.schema import (CLASS_TABLES, answers, classes, members, migrate,
-                                        pinned_checks, posted_runs, reveals)
+from workbench.classroom.pacing import MAX_TIMER_SECONDS, CheckPace, Pacing, closed_message
+from workbench.classroom.schema import (CLASS_TABLES, answers, check_states, classes, members,
+                                        migrate, pinned_checks, posted_runs, reveals)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_URL = f"sqlite:///{ROOT / 'data' / 'classroom.sqlite3'}"
 URL_SETTING = "WORKBENCH_DATABASE_URL"
 
 IDLE_EXPIRY_SECONDS = 24 * 3600        # a class ends a day after its last activity
+KEEP_REPORT_DAYS = 7                   # an ended class's report is kept this long, if asked
 ACTIVITY_EVERY_SECONDS = 60            # reads refresh the activity time at most this often
 SWEEP_EVERY_SECONDS = 600              # how often a process deletes the classes that expired
 SWEEP_BATCH = 100                      # expired classes deleted per transaction
@@ -69,6 +71,10 @@ class ClassError(Exception):
     """Something the person asked for that the class store refuses; the message says why."""
 
 
+class CheckClosed(ClassError):
+    """An answer to a check the teacher closed, or whose timer ran out: not recorded."""
+
+
 class ReplayedAnswer(ClassError):
     """An answer the store already holds (or an older one) arrived again; nothing changed."""
 
@@ -85,6 +91,8 @@ class JoiningClosed(ClassError):
     """The teacher closed the class to new learners."""
 
 
+ENDED_CLASS = ("Class {code} has ended: its teacher ended it, and it takes no more answers or "
+               "runs. Your own work here is kept.")
 _NAME_JUST_TAKEN = "Someone in this class took that name a moment ago. Pick another."
 UNKNOWN_CLASS = ("There is no class {code}: check the code with your teacher. A class ends when "
                  "its teacher ends it or after a day without activity.")
@@ -108,6 +116,7 @@ class Send:
     number: int                        # 0: the teacher has sent the class nowhere yet
     link: str
     title: str
+    pacing: int = 0                    # grows with each open, close, timer or reset of a check
 
 
 @dataclass(frozen=True)
@@ -128,6 +137,45 @@ class ClassView:
     joining_closed: bool = False
     hide_names: bool = False
     word_filter: bool = True
+
+
+@dataclass(frozen=True)
+class EndedClass:
+    """A class its teacher ended, keeping its report until `keep_until`."""
+    code: str
+    ended_at: float
+    keep_until: float
+
+
+@dataclass(frozen=True)
+class ReportMember:
+    seat: int
+    nickname: str
+    joined_at: float
+    present: bool
+
+
+@dataclass(frozen=True)
+class ReportAnswer:
+    seat: int
+    check_key: str
+    option: str
+    answered_at: float
+
+
+@dataclass(frozen=True)
+class ClassRecord:
+    """Everything the class's report is built from (workbench/classroom/report.py): its members
+    (removed ones left out, with their answers and runs), every answer, every posted run with
+    its learner's seat, and the switches that shape what the report shows."""
+    code: str
+    created_at: float
+    ended_at: float | None
+    keep_until: float | None
+    hide_names: bool
+    members: list[ReportMember]
+    answers: list[ReportAnswer]
+    runs: list[tuple[int, RunEntry]]                # (seat, run), oldest first
 
 
 @dataclass(frozen=True)
@@ -250,19 +298,20 @@ class ClassStore:
                 continue                                  # the code is taken: draw another
         raise ClassError("No free class code was found; try again.")
 
-    def _live_class(self, connection, raw_code: str):
-        """The class row for a code a person typed, or ClassError; an expired class is ended here."""
+    def _live_class(self, connection, raw_code: str, ended_ok: bool = False):
+        """The class row for a code a person typed, or ClassError; an expired class is ended here.
+        A class its teacher ended (keeping its report) is refused unless `ended_ok`."""
         code = codes.normalise_code(raw_code)
         if code is None:
             shown = str(raw_code)[:12]
             raise ClassError(f"“{shown}” is not a class code: a code is {codes.CODE_LENGTH} letters "
                              "and digits, as your teacher shows it.")
         row = connection.execute(select(classes).where(classes.c.code == code)).first()
-        if row is None:
-            raise ClassError(UNKNOWN_CLASS.format(code=code))
-        if self.clock() - row.last_activity_at > IDLE_EXPIRY_SECONDS:
+        if row is None or _expired(row, self.clock()):
             # Expired: unknown from now on; the next sweep deletes its data.
             raise ClassError(UNKNOWN_CLASS.format(code=code))
+        if row.ended_at is not None and not ended_ok:
+            raise ClassError(ENDED_CLASS.format(code=row.code))
         return row
 
     def _touch(self, connection, row, force: bool = True) -> None:
@@ -271,8 +320,8 @@ class ClassStore:
             connection.execute(update(classes).where(classes.c.code == row.code)
                                .values(last_activity_at=now))
 
-    def _teacher_class(self, connection, code: str, teacher_key: str):
-        row = self._live_class(connection, code)
+    def _teacher_class(self, connection, code: str, teacher_key: str, ended_ok: bool = False):
+        row = self._live_class(connection, code, ended_ok)
         if not codes.same_digest(teacher_key or "", row.teacher_key_digest):
             raise ClassError(f"This teacher key does not open class {row.code}: only the teacher "
                              "who started it (or their private teacher link) can.")
@@ -283,8 +332,7 @@ class ClassStore:
         with self._ready().begin() as connection:
             row = self._live_class(connection, code)
             present, away = self._seat_counts(connection, row.code)
-            return ClassView(row.code, row.created_at, present,
-                             Send(row.send_number, row.send_link, row.send_title), away,
+            return ClassView(row.code, row.created_at, present, _send_of(row), away,
                              bool(row.joining_closed), bool(row.hide_names), bool(row.word_filter))
 
     def _seat_counts(self, connection, code: str) -> tuple[int, int]:
@@ -305,10 +353,34 @@ class ClassStore:
             return row.code
 
     @_reachable
-    def end_class(self, code: str, teacher_key: str) -> None:
+    def end_class(self, code: str, teacher_key: str, keep_days: int = 0) -> EndedClass | None:
+        """End the class. `keep_days` 0: delete its data now (an ended class's too: the
+        report's *Delete now*). Otherwise keep its report that many days (at most
+        KEEP_REPORT_DAYS): learners are refused from now on, and only the teacher key reads it."""
+        if isinstance(keep_days, bool) or not isinstance(keep_days, int) \
+                or not 0 <= keep_days <= KEEP_REPORT_DAYS:
+            raise ClassError(f"A report is kept from 0 to {KEEP_REPORT_DAYS} days.")
         with self._ready().begin() as connection:
-            row = self._teacher_class(connection, code, teacher_key)
-            _delete_class(connection, row.code)
+            row = self._teacher_class(connection, code, teacher_key, ended_ok=True)
+            if not keep_days:
+                _delete_class(connection, row.code)
+                return None
+            now = self.clock()
+            ended_at = row.ended_at if row.ended_at is not None else now
+            keep_until = now + keep_days * 24 * 3600
+            connection.execute(update(classes).where(classes.c.code == row.code).values(
+                ended_at=ended_at, keep_until=keep_until, last_activity_at=now))
+            return EndedClass(row.code, ended_at, keep_until)
+
+    @_reachable
+    def ended(self, code: str, teacher_key: str) -> EndedClass | None:
+        """The class's end, if its teacher ended it and its report is kept; None while it runs.
+        ClassError when the key does not open it or it is gone."""
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key, ended_ok=True)
+            if row.ended_at is None:
+                return None
+            return EndedClass(row.code, row.ended_at, row.keep_until)
 
     @_reachable
     def expire_idle(self) -> int:
@@ -322,12 +394,12 @@ class ClassStore:
         """Delete up to `batches` batches (None: all) of SWEEP_BATCH expired classes, each batch
         its own transaction: a sweep of 10,000 classes is 100 short transactions that the
         learners' writes pass between, not one that holds the database for seconds."""
-        cutoff = self.clock() - IDLE_EXPIRY_SECONDS
+        now = self.clock()
         self.sweep_batches = []
         while batches is None or len(self.sweep_batches) < batches:
             with self.engine.begin() as connection:
                 codes_ = connection.execute(
-                    select(classes.c.code).where(classes.c.last_activity_at < cutoff)
+                    select(classes.c.code).where(_expired_clause(now))
                     .order_by(classes.c.last_activity_at).limit(SWEEP_BATCH)).scalars().all()
                 if codes_:
                     for table in CLASS_TABLES:
@@ -432,7 +504,7 @@ class ClassStore:
         with self._ready().begin() as connection:
             row, member = self._member(connection, code, token)
             self._seen(connection, member)
-            return Heartbeat(Send(row.send_number, row.send_link, row.send_title), member.nickname)
+            return Heartbeat(_send_of(row), member.nickname)
 
     @_reachable
     def resume(self, code: str, token: str) -> tuple[Membership, int]:
@@ -591,6 +663,9 @@ class ClassStore:
             raise ClassError("That answer carries no valid sequence number.")
         with self._ready().begin() as connection:
             row, member = self._member(connection, code, token)
+            refused = closed_message(self._pace(connection, row.code, check_key), self.clock())
+            if refused:
+                raise CheckClosed(refused)
             stored = connection.execute(select(answers.c.sequence).where(and_(
                 answers.c.member_digest == member.token_digest,
                 answers.c.check_key == check_key))).scalar()
@@ -657,6 +732,121 @@ class ClassStore:
                 connection.execute(insert(reveals).values(class_code=row.code, check_key=check_key))
             self._touch(connection, row)
 
+    # --- pacing (the teacher's) -------------------------------------------------------------
+    def _pace(self, connection, code: str, check_key: str) -> CheckPace:
+        found = connection.execute(select(check_states).where(and_(
+            check_states.c.class_code == code, check_states.c.check_key == check_key))).first()
+        return OPEN_PACE if found is None else CheckPace(bool(found.closed), found.closes_at,
+                                                         found.round)
+
+    def _set_pace(self, connection, row, check_key: str, **values) -> None:
+        """Write the check's state (a row the first time) and count a pacing change."""
+        changed = connection.execute(update(check_states).where(and_(
+            check_states.c.class_code == row.code, check_states.c.check_key == check_key))
+            .values(**values)).rowcount
+        if not changed:
+            connection.execute(insert(check_states).values(
+                class_code=row.code, check_key=check_key,
+                **{"closed": False, "closes_at": None, "round": 0, **values}))
+        connection.execute(update(classes).where(classes.c.code == row.code).values(
+            pacing_number=classes.c.pacing_number + 1, last_activity_at=self.clock()))
+
+    @_reachable
+    def pace_check(self, code: str, teacher_key: str, check_key: str, *, closed: bool,
+                   timer_seconds: float | None = None) -> CheckPace:
+        """Open a check (`closed=False`; with `timer_seconds`, it closes by itself then) or close
+        it. Answers given meanwhile stay; a closed check refuses new ones (CheckClosed)."""
+        _valid_check_key(check_key)
+        if timer_seconds is not None and (isinstance(timer_seconds, bool)
+                                          or not isinstance(timer_seconds, (int, float))
+                                          or not 1 <= timer_seconds <= MAX_TIMER_SECONDS):
+            raise ClassError(f"A timer runs from 1 second to {MAX_TIMER_SECONDS // 60} minutes.")
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key)
+            closes_at = None if closed or timer_seconds is None else self.clock() + timer_seconds
+            self._set_pace(connection, row, check_key, closed=closed, closes_at=closes_at)
+            return self._pace(connection, row.code, check_key)
+
+    @_reachable
+    def reset_check(self, code: str, teacher_key: str, check_key: str) -> int:
+        """Delete every answer to the check, so the class answers it again (its timer and
+        closing are undone: it is open); returns how many answers were deleted."""
+        _valid_check_key(check_key)
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key)
+            deleted = connection.execute(delete(answers).where(and_(
+                answers.c.class_code == row.code, answers.c.check_key == check_key))).rowcount
+            before = self._pace(connection, row.code, check_key)
+            self._set_pace(connection, row, check_key, closed=False, closes_at=None,
+                           round=before.round + 1)
+            connection.execute(delete(reveals).where(and_(reveals.c.class_code == row.code,
+                                                          reveals.c.check_key == check_key)))
+            return int(deleted)
+
+    @_reachable
+    def pacing(self, code: str) -> Pacing:
+        """The class's paced checks, for its learners' pages and its teacher's board: what a
+        check's state is, not who answered it, so the class code is enough to read it."""
+        with self._ready().begin() as connection:
+            row = self._live_class(connection, code)
+            found = connection.execute(select(check_states).where(
+                check_states.c.class_code == row.code)).all()
+        return Pacing(row.pacing_number, {r.check_key: CheckPace(bool(r.closed), r.closes_at, r.round)
+                                          for r in found})
+
+    @_reachable
+    def not_answered(self, code: str, teacher_key: str, check_keys: Sequence[str]) -> dict[str, list[str]]:
+        """Per check, the present learners (seen within PRESENT_SECONDS) who have not answered
+        it, by name in seat order: the teacher's "who has not answered yet"."""
+        for check_key in check_keys:
+            _valid_check_key(check_key)
+        cutoff = self.clock() - PRESENT_SECONDS
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key)
+            present = connection.execute(
+                select(members.c.token_digest, members.c.nickname).where(and_(
+                    members.c.class_code == row.code, members.c.removed_at.is_(None),
+                    members.c.last_seen_at >= cutoff)).order_by(members.c.seat)).all()
+            answered = set(connection.execute(
+                select(answers.c.check_key, answers.c.member_digest).where(and_(
+                    answers.c.class_code == row.code,
+                    answers.c.check_key.in_(list(check_keys))))).all()) if check_keys else set()
+        return {key: [p.nickname for p in present if (key, p.token_digest) not in answered]
+                for key in check_keys}
+
+    # --- the report (the teacher's) ---------------------------------------------------------
+    @_reachable
+    def record(self, code: str, teacher_key: str) -> ClassRecord:
+        """Everything the class's report is built from; the teacher's only, also after End
+        while the report is kept."""
+        cutoff = self.clock() - PRESENT_SECONDS
+        with self._ready().begin() as connection:
+            row = self._teacher_class(connection, code, teacher_key, ended_ok=True)
+            people = connection.execute(
+                select(members.c.token_digest, members.c.seat, members.c.nickname,
+                       members.c.joined_at, members.c.last_seen_at)
+                .where(and_(members.c.class_code == row.code, members.c.removed_at.is_(None)))
+                .order_by(members.c.seat)).all()
+            seat_of = {person.token_digest: person.seat for person in people}
+            given = connection.execute(
+                select(answers.c.member_digest, answers.c.check_key, answers.c.option,
+                       answers.c.answered_at)
+                .where(answers.c.class_code == row.code)
+                .order_by(answers.c.answered_at, answers.c.check_key)).all()
+            posted = connection.execute(
+                select(posted_runs).where(posted_runs.c.class_code == row.code)
+                .order_by(posted_runs.c.id)).all()
+        names_now = {person.seat: person.nickname for person in people}
+        return ClassRecord(
+            row.code, row.created_at, row.ended_at, row.keep_until, bool(row.hide_names),
+            [ReportMember(p.seat, p.nickname, p.joined_at, p.last_seen_at >= cutoff) for p in people],
+            [ReportAnswer(seat_of[a.member_digest], a.check_key, a.option, a.answered_at)
+             for a in given if a.member_digest in seat_of],
+            [(seat_of[r.member_digest],
+              RunEntry(r.link, r.optimizer, r.learning_rate, r.test_accuracy, r.bayes_ceiling,
+                       r.parameter_count, names_now[seat_of[r.member_digest]], r.posted_at))
+             for r in posted if r.member_digest in seat_of])
+
     # --- the send -------------------------------------------------------------------------
     @_reachable
     def send(self, code: str, teacher_key: str, link: str, title: str) -> Send:
@@ -675,7 +865,7 @@ class ClassStore:
     def current_send(self, code: str) -> Send:
         with self._ready().begin() as connection:
             row = self._live_class(connection, code)
-            return Send(row.send_number, row.send_link, row.send_title)
+            return _send_of(row)
 
     # --- posted runs ----------------------------------------------------------------------
     @_reachable
@@ -739,6 +929,33 @@ class ClassStore:
             row = self._teacher_class(connection, code, teacher_key)
             connection.execute(update(classes).where(classes.c.code == row.code).values(
                 challenge_max_parameters=max_parameters, last_activity_at=self.clock()))
+
+
+OPEN_PACE = CheckPace()
+
+
+def _send_of(row) -> Send:
+    return Send(row.send_number, row.send_link, row.send_title, row.pacing_number)
+
+
+def _expired(row, now: float) -> bool:
+    """An ended class once its report's keeping ran out; a running one after a day idle."""
+    if row.ended_at is not None:
+        return row.keep_until is None or now >= row.keep_until
+    return now - row.last_activity_at > IDLE_EXPIRY_SECONDS
+
+
+def _expired_clause(now: float):
+    """_expired, as the sweep's WHERE clause."""
+    return or_(and_(classes.c.ended_at.is_(None),
+                    classes.c.last_activity_at < now - IDLE_EXPIRY_SECONDS),
+               and_(classes.c.ended_at.is_not(None),
+                    or_(classes.c.keep_until.is_(None), classes.c.keep_until <= now)))
+
+
+def _valid_check_key(check_key: str) -> None:
+    if not CHECK_KEY.match(str(check_key)):
+        raise ClassError("That is not a knowledge check of the workbench.")
 
 
 def _delete_class(connection, code: str) -> None:

@@ -15,11 +15,12 @@ import pytest
 
 from app_pages.navigation import CLASS_PAGE, HOME
 from components import class_session
+from components.class_report import DELETE_NOW, KEEP
 from components.class_session import class_store
 from components.plain_text import md
 from tests.app.apptest import code_blocks, assert_clean, open_page, settle, shown_text
 from workbench.classroom import codes
-from workbench.classroom.store import RunEntry, StoreUnavailable
+from workbench.classroom.store import ClassError, RunEntry, StoreUnavailable
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
 
 
@@ -199,9 +200,41 @@ def test_a_reloaded_teacher_keeps_the_board_and_ending_the_class_forgets_it(monk
     assert code in text and "Learners in the class" in text
     assert "private teacher link" not in text          # shown once, on the first screen it had
     again.button(key="class_end").click().run()                    # End asks first
+    again.radio(key="class_end_keep").set_value(DELETE_NOW).run()
     again.button(key="class_end_confirm").click().run()
     _cookies_written(again, jar)
     assert jar == {}
+
+
+def test_a_report_kept_after_end_reopens_on_reload_until_deleted_now(monkeypatch):
+    teacher, code = _start_class()
+    learner = open_page(query={"class": code})
+    learner.radio(key=f"kc_{CHECK.key}_choice").set_value(CHECK.options[0]).run()
+    learner.button(key=f"kc_{CHECK.key}_commit").click().run()
+    jar = _cookies_written(teacher, {})
+    teacher.button(key="class_end").click().run()
+    assert teacher.radio(key="class_end_keep").value == KEEP      # keeping is the default
+    teacher.button(key="class_end_confirm").click().run()
+    assert_clean(teacher)
+    assert "Its report is kept until" in shown_text(teacher)
+    assert "class_report_delete" in {b.key for b in teacher.button}
+    learner.run()                                                 # the learner's page: ended
+    assert_clean(learner)
+    assert "has ended" in shown_text(learner) and "In class" not in shown_text(learner)
+    _cookies_written(teacher, jar)
+    again = _reload(monkeypatch, jar, CLASS_PAGE.script)          # a reload: the report again
+    assert_clean(again)
+    text = shown_text(again)
+    assert f"Class **{code}** ended" in " ".join(i.value for i in again.info)
+    assert "Learners in the class" not in text and "class_end" not in {b.key for b in again.button}
+    again.checkbox(key="class_report_delete_sure").check().run()
+    again.button(key="class_report_delete").click().run()
+    assert_clean(again)
+    assert md(f"Class {code}'s report and data are deleted.") in shown_text(again)
+    _cookies_written(again, jar)
+    assert jar == {}
+    with pytest.raises(ClassError, match="no class"):
+        class_store().ended(code, "x")
 
 
 def test_the_teacher_sends_the_class_to_a_lesson_step_and_a_learner_can_explore_on_their_own():

@@ -21,8 +21,11 @@ from components.class_session import class_store
 from components.plain_text import md
 from tests.app.apptest import assert_clean, code_blocks, open_page, shown_text
 from workbench.classroom.challenge import board_digest
-from workbench.classroom.class_data import class_data_csv, spreadsheet_safe
-from workbench.classroom.store import ChallengeBoard, RunEntry, StartedClass
+from components.class_report import DELETE_NOW
+from workbench.classroom.catalog import all_checks
+from workbench.classroom.class_data import spreadsheet_safe
+from workbench.classroom.report import build_report, report_csv
+from workbench.classroom.store import ChallengeBoard, RunEntry
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
 
 TOOL = "app_pages/tensor_inspector/page.py"
@@ -67,6 +70,7 @@ def test_the_teacher_link_on_a_second_device_stays_a_teacher_and_can_end_the_cla
     assert "Learners in the class" in shown_text(device)
 
     device.button(key="class_end").click().run()
+    device.radio(key="class_end_keep").set_value(DELETE_NOW).run()
     device.button(key="class_end_confirm").click().run()
     assert_clean(device)
     text = shown_text(device)
@@ -78,6 +82,7 @@ def test_a_class_ended_on_the_other_device_is_a_teachers_message_on_this_one():
     teacher, code, key = _start_class()
     device = open_page(CLASS_PAGE.script, query={"class": code, "teacher": key})
     device.button(key="class_end").click().run()
+    device.radio(key="class_end_keep").set_value(DELETE_NOW).run()
     device.button(key="class_end_confirm").click().run()
     teacher.run()                                   # as the board's watch would, seeing it gone
     assert_clean(teacher)
@@ -110,9 +115,10 @@ def test_end_asks_first_says_what_it_deletes_and_keep_changes_nothing():
     assert_clean(teacher)
     assert "class_end_confirm" in _buttons(teacher)
     warning = " ".join(w.value for w in teacher.warning)
-    assert (f"Ending class **{code}** deletes its **2** member(s), **1** answer(s) and **1** "
-            "posted run(s)") in warning
-    assert teacher.get("download_button"), "no download of the class's data"
+    assert (f"Ending class **{code}** closes it to its **2** member(s); its **1** answer(s) and "
+            "**1** posted run(s) are kept in its report") in warning
+    assert {b.proto.label for b in teacher.get("download_button")} >= {
+        "Download the report (HTML, to print)", "Download the report (CSV)"}
     assert class_store().find_class(code).members == 2       # nothing deleted by asking
     teacher.button(key="class_end_cancel").click().run()
     assert_clean(teacher)
@@ -121,23 +127,24 @@ def test_end_asks_first_says_what_it_deletes_and_keep_changes_nothing():
     assert class_store().check_teacher(code, key) == code
 
 
-def test_the_class_data_download_holds_answers_and_runs_with_formulas_made_text():
-    teacher, code, key = _start_class()
+def test_the_report_download_holds_answers_and_runs_with_formulas_made_text():
+    _, code, key = _start_class()
     learner = open_page(query={"class": code})
     learner.radio(key=f"kc_{CHECK.key}_choice").set_value(CHECK.options[2]).run()
     learner.button(key=f"kc_{CHECK.key}_commit").click().run()
     _post(code, "-Ada", 0.93, 97)
     _post(code, "Bo", 0.81, 4_353)
-    text = board_module.class_data_for(StartedClass(code, key))()
-    rows = list(csv.reader(io.StringIO(text)))
-    assert rows[0] == [f"Class {code}"]
-    header = rows.index(["check", "question", "option", "learners", "answered", "PyTorch computes"])
+    report = build_report(class_store().record(code, key), all_checks())
+    rows = list(csv.reader(io.StringIO(report_csv(report))))
+    assert rows[0][0] == f"Class {code}"
+    header = rows.index(["check", "question", "option", "learners", "answered", "PyTorch computes",
+                         "share right"])
     answers = {r[2]: r for r in rows[header + 1: header + 1 + len(CHECK.options)]}
     assert answers[CHECK.options[2]][3] == "1" and answers[CHECK.options[0]][3] == "0"
     truth = CHECK.answer().correct_option
     assert [o for o, r in answers.items() if r[5] == "True"] == [truth]
-    runs_at = next(i for i, r in enumerate(rows) if r and r[0] == "nickname")
-    assert [r[0] for r in rows[runs_at + 1:]] == ["'-Ada", "Bo"]     # the best first, '- as text
+    runs_at = next(i for i, r in enumerate(rows) if r and r[0] == "name" and "link" in r)
+    assert [r[0] for r in rows[runs_at + 1:]] == ["'-Ada", "Bo"]     # oldest first, '- as text
     assert rows[runs_at + 1][rows[runs_at].index("parameters")] == "97"
 
 
@@ -147,8 +154,6 @@ def test_spreadsheet_safe_neutralises_formulas_only():
     for plain in ("Ada", "a=b", "", "Zoë"):
         assert spreadsheet_safe(plain) == plain
     assert spreadsheet_safe(-2) == -2                    # numbers stay numbers
-    text = class_data_csv("ABC123", [], [{"nickname": "=1+1", "parameters": 3}])
-    assert "'=1+1,3" in text and "\n=1+1" not in text
 
 
 # --- the challenge's limit box ------------------------------------------------------------------
