@@ -19,11 +19,14 @@ import html
 import io
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from string import Template
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from workbench.classroom.class_data import spreadsheet_safe
 from workbench.classroom.store import ClassRecord, RunEntry
 from workbench.common.checks import Check
+from workbench.common.palette import (GREY_150, GREY_600, GREY_800, RIGHT_GREEN, TEXT_ON_LIGHT,
+                                      WHITE, WRONG_RED)
 
 
 @dataclass(frozen=True)
@@ -214,20 +217,21 @@ def report_csv(report: ClassReport, root: str = "", zone: str | None = None) -> 
 
 
 # --- HTML ------------------------------------------------------------------------------------------
-_STYLE = """
-body { font: 16px/1.45 system-ui, sans-serif; color: #1a1a1a; background: #fff; margin: 2rem auto;
+_STYLE = Template("""
+body { font: 16px/1.45 system-ui, sans-serif; color: $ink; background: $paper; margin: 2rem auto;
        max-width: 60rem; padding: 0 1rem; }
 h1 { font-size: 1.8rem; margin-bottom: 0.2rem; } h2 { margin-top: 2rem; font-size: 1.35rem; }
 h3 { font-size: 1.1rem; margin: 1.2rem 0 0.3rem; }
 table { border-collapse: collapse; margin: 0.4rem 0 1rem; width: 100%; }
 caption { text-align: left; font-weight: 600; padding: 0.2rem 0; }
-th, td { border: 1px solid #767676; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
-th { background: #f0f0f0; } td.number { text-align: right; font-variant-numeric: tabular-nums; }
-.right { color: #0b6b2b; font-weight: 600; } .wrong { color: #a4262c; font-weight: 600; }
-.muted { color: #4d4d4d; }
+th, td { border: 1px solid $rule; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
+th { background: $header; } td.number { text-align: right; font-variant-numeric: tabular-nums; }
+.right { color: $right; font-weight: 600; } .wrong { color: $wrong; font-weight: 600; }
+.muted { color: $muted; }
 @media print { body { margin: 0; max-width: none; } section.learner { break-inside: avoid; }
                a { color: inherit; } }
-"""
+""").substitute(ink=TEXT_ON_LIGHT, paper=WHITE, rule=GREY_600, header=GREY_150, right=RIGHT_GREEN,
+                wrong=WRONG_RED, muted=GREY_800)
 
 
 def _cell(value: object, number: bool = False) -> str:

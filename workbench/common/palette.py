@@ -39,6 +39,10 @@ INK_SOFT = "#1A1D23"
 TEXT_ON_LIGHT = "#111111"
 TRANSPARENT = "rgba(0,0,0,0)"
 
+# Text on white that says right or wrong (the class's printed report), 6.5:1 or more.
+RIGHT_GREEN = "#0B6B2B"
+WRONG_RED = "#A4262C"
+
 # Pale tints of the categorical colours: fills behind dark text.
 PALE_PEACH = "#FDE0C5"
 PALE_GREEN = "#B7E4C7"
