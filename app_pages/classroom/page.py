@@ -11,6 +11,7 @@ from app_pages.classroom.challenge_board import challenge_board, class_data_for
 from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
 from components.class_board import (CLASS_CSS, class_still_taught, end_class_panel,
                                     ended_message, join_panel, live_board, teacher_link_panel)
+from components.class_prediction import pose_panel, question_from_address
 from components.class_roster import roster_panel
 from components.class_session import (CLASS_PARAM, NICKNAME_HELP, TEACHER_PARAM, begin_teaching,
                                       class_store, join, seat, send_class, stop_teaching,
@@ -52,6 +53,7 @@ if key_in_link is not None:
 # teacher's message, rather than showing a board that answers "there is no class".
 if mine.teaching is not None and not class_still_taught(mine.teaching):
     stop_teaching()
+question_from_address()         # a question link from an earlier class (predict, then run)
 
 with st.container(key=CLASS_PAGE.main_key):
     if mine.teaching is not None:
@@ -62,6 +64,7 @@ with st.container(key=CLASS_PAGE.main_key):
         with board_column:
             live_board(started)
             roster_panel(started)
+        pose_panel(started)
         with st.form("class_send", border=True):
             st.markdown("**:material/near_me: Send the class** to a lesson step: every learner "
                         "who follows you opens it within a few seconds, their own work kept. "
