@@ -90,15 +90,21 @@ def _distribution_table(prediction: Prediction, truth: int | None, mine: int | N
             row["your vote"] = "✓" if index == mine else ""
         rows.append(row)
     st.table(pd.DataFrame(rows), hide_index=True)
-    st.markdown(md(reveal_sentence(prediction.question, votes, truth)))
 
 
-def _revealed_lines(prediction: Prediction, mine: int | None = None) -> None:
+def _revealed_lines(prediction: Prediction, mine: int | None = None, *, side_by_side: bool = False) -> None:
+    """The distribution, and beside it (on a projector) or under it what the experiment showed
+    and one sentence comparing the two, computed from the votes."""
     truth, said_by = _truth(prediction)
-    if truth is not None:
-        st.markdown(f"**The experiment showed:** {md(prediction.question.options[truth])} "
-                    f"({said_by}).")
-    _distribution_table(prediction, truth, mine)
+    table, words = st.columns([3, 2], gap="medium") if side_by_side else (st.container(),) * 2
+    with table:
+        _distribution_table(prediction, truth, mine)
+    with words:
+        if truth is not None:
+            st.markdown(f"**The experiment showed:** {md(prediction.question.options[truth])} "
+                        f"({said_by}).")
+        assert prediction.votes is not None
+        st.markdown(md(reveal_sentence(prediction.question, prediction.votes, truth)))
 
 
 # --- the teacher ------------------------------------------------------------------------------------
@@ -146,6 +152,9 @@ def _teacher_prediction(started: StartedClass, where: str) -> None:
             st.caption("No prediction is open. Pose one above; it appears on every learner's "
                        "page at once.")
         return
+    if where == "stage":        # clear of the sidebar's button (left) and the app menu (right)
+        st.html("<style>.st-key-class_prediction_teacher_stage { margin: 0 2.2rem; "
+                "width: calc(100% - 4.4rem) !important; }</style>")
     with st.container(border=True, key=f"class_prediction_teacher_{where}"):
         state = "revealed" if prediction.revealed else "votes hidden"
         st.markdown(f"**:material/how_to_vote: Predict, then run** ({state}): "
@@ -161,11 +170,10 @@ def _teacher_prediction(started: StartedClass, where: str) -> None:
             st.button("Take it down", key=f"class_prediction_close_{where}",
                       icon=":material/close:", on_click=_close, args=(started, prediction.id),
                       help="Learners' pages stop showing it; the votes are kept.")
+            if not prediction.revealed:
+                st.caption("Hidden, here and on every learner's screen, until you reveal them.")
         if prediction.revealed:
-            _revealed_lines(prediction)
-        else:
-            st.caption("The votes stay hidden, here and on every learner's screen, until you "
-                       "reveal them.")
+            _revealed_lines(prediction, side_by_side=where == "stage")
 
 
 @st.fragment(run_every=TEACHER_SECONDS)
