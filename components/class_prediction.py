@@ -305,6 +305,8 @@ def _own_question_form(started: StartedClass) -> None:
                 st.rerun()
             _pose(started, question)
             st.rerun()
+    if st.session_state.get(NOTICE) and st.session_state.get(PAGE_ON_SCREEN, "") != "class":
+        _notice()                     # in the sidebar, where the teacher typed it
 
 
 # --- the learner ------------------------------------------------------------------------------------
@@ -388,6 +390,10 @@ def prediction_banner() -> None:
     mine = seat()
     if mine.teaching is not None:
         if st.session_state.get(PAGE_ON_SCREEN, "") != "class":
+            # Posed from the sidebar too (one click opens it on a projector), so a teacher
+            # can ask before running the experiment on the page on screen.
+            with st.sidebar, st.expander("Pose a prediction", icon=":material/how_to_vote:"):
+                _own_question_form(mine.teaching)
             _teacher_fragment(mine.teaching, "stage" if presenting() else "page")
         return
     if mine.membership is not None:

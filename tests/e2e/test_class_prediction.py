@@ -115,6 +115,8 @@ def test_predict_then_run_with_a_teachers_question(browser, app_url):
         _pick(teacher, pose.get_by_role("combobox", name="The experiment will show"), "Option 2")
         pose.get_by_role("button", name="Pose to the class").click()
         expect(teacher.locator(".st-key-class_prediction_teacher_class")).to_contain_text("0 voted")
+        teacher.locator(".st-key-class_prediction_teacher_class").scroll_into_view_if_needed()
+        _shot(teacher, "class-1-posed")
         for page in (phone, hostile):
             panel = page.locator(".st-key-class_prediction_learner")
             expect(panel).to_contain_text(QUESTION)              # the text, as typed

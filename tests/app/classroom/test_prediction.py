@@ -165,3 +165,23 @@ def test_a_question_link_fills_a_teachers_form_and_a_learner_cannot_pose_it():
     damaged = open_page("app_pages/classroom/page.py", query={"question": "%%%"})
     assert_clean(damaged)
     assert "damaged" in shown_text(damaged) or "not JSON" in shown_text(damaged)
+
+
+def test_the_teacher_poses_and_reveals_on_a_tool_page():
+    teacher, code = _start_class()
+    learner = _learner(code)
+    teacher.switch_page("app_pages/tensor_inspector/page.py").run()
+    assert_clean(teacher)
+    _write_question(teacher, "Is x.t() contiguous?", ("Yes", "No"), "Option 2")
+    assert "**0** voted" in shown_text(teacher)
+    learner.run()
+    _vote(learner, 1)
+    teacher.run()
+    assert "**1** voted" in shown_text(teacher) and not _tables(teacher)
+    teacher.button(key="class_prediction_reveal_page").click().run()
+    assert_clean(teacher)
+    assert [r["votes"] for r in _tables(teacher)[0]] == [0, 1]
+    assert md("1 of 1 (100%) predicted it; most of the class predicted it.") in shown_text(teacher)
+    teacher.button(key="class_prediction_close_page").click().run()
+    learner.run()
+    assert "Your teacher asks you to predict" not in shown_text(learner)
