@@ -184,3 +184,47 @@ def _cookie(page: Page, name: str) -> str:
     """The seat a browser keeps (components/class_session.py): "<code>.<secret>"."""
     page.wait_for_function(f"() => document.cookie.includes('{name}=')")
     return next(c["value"] for c in page.context.cookies() if c["name"] == name)
+
+
+def test_a_question_is_exported_and_imported_into_the_next_class(browser, app_url, tmp_path):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        open_path(page, app_url, "/class")
+        page.get_by_role("button", name="Start a class").click()
+        pose = page.locator(".st-key-class_prediction_pose")
+        pose.get_by_role("textbox", name=re.compile("Your question")).fill("Is x.t() contiguous?")
+        pose.get_by_role("textbox", name=re.compile("^Option 1")).fill("Yes")
+        pose.get_by_role("textbox", name=re.compile("^Option 2")).fill("No")
+        _pick(page, pose.get_by_role("combobox", name="The experiment will show"), "Option 2")
+        pose.get_by_role("button", name="Pose to the class").click()
+        pose.get_by_text("Reuse the last question in your next class").click()
+        with page.expect_download() as download:
+            pose.get_by_role("button", name="Export the question (JSON)").click()
+        exported = tmp_path / "prediction.json"
+        download.value.save_as(exported)
+        assert b'"question": "Is x.t() contiguous?"' in exported.read_bytes()
+
+        # The next class: a fresh browser context (a new day), the file imported.
+        bad = tmp_path / "bad.json"
+        bad.write_bytes(b'{"format": "workbench-prediction", "version": 1, "question": "Q?!", '
+                        b'"options": ["a", "a"], "expected": null}')
+        context.close()
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        open_path(page, app_url, "/class")
+        page.get_by_role("button", name="Start a class").click()
+        pose = page.locator(".st-key-class_prediction_pose")
+        uploader = pose.locator("input[type=file]")
+        uploader.set_input_files(str(bad))
+        expect(pose).to_contain_text("bad.json: Options 1 and 2 are the same")
+        uploader.set_input_files(str(exported))
+        expect(pose).to_contain_text("The question from the file is in the form")
+        expect(pose.get_by_role("textbox", name=re.compile("Your question"))) \
+            .to_have_value("Is x.t() contiguous?")
+        expect(pose.get_by_role("textbox", name=re.compile("^Option 2"))).to_have_value("No")
+        assert_clean(page)
+    finally:
+        context.close()

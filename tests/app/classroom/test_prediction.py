@@ -153,6 +153,9 @@ def test_a_question_link_fills_a_teachers_form_and_a_learner_cannot_pose_it():
     assert_clean(outsider)
     assert "A learner cannot pose questions" in shown_text(outsider)
     assert not [t for t in outsider.text_area if t.key == "class_prediction_question"]
+    outsider.button(key="class_start").click().run()        # the link's question waits for it
+    assert_clean(outsider)
+    assert outsider.text_area(key="class_prediction_question").value == "Is x.t() contiguous?"
 
     teacher, code = _start_class()
     teacher.query_params["question"] = link["question"]
