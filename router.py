@@ -42,5 +42,5 @@ page = st.navigation(streamlit_pages())
 with SCRIPT_RUNS.run():       # a few page runs at a time: see workbench/common/jobs.py
     accessible_theme()
     draw_sidebar(page.url_path, {tool.url_path: tool.script for tool in all_pages()})
-    prediction_banner()       # the class's open prediction, on every page (predict, then run)
+    run_guarded(prediction_banner, "the class's prediction")   # on every page: predict, then run
     run_guarded(page.run, page.title)
