@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from workbench.classroom.catalog import all_checks
 from workbench.classroom.predictions import (Distribution, Question, QuestionRefused, distribution,
                                              validate_question)
 from workbench.classroom.schema import members, prediction_votes, predictions
-from workbench.classroom.store import (CHECK_KEY, MAX_ANSWERS_WRITTEN, ClassError, ClassStore,
+from workbench.classroom.store import (MAX_ANSWERS_WRITTEN, ClassError, ClassStore,
                                        _reachable)
 
 MAX_PREDICTIONS = 100                  # per class: a lesson poses a handful
@@ -40,13 +41,18 @@ def _question_of(row) -> Question:
 
 
 def _valid(question: Question) -> Question:
-    """The question validated again: a page's Question is not taken on trust."""
+    """The question validated again: a page's Question is not taken on trust. A built-in check
+    is posed as the workbench wrote it, or not at all."""
+    if question.check_key is not None:
+        check = all_checks().get(str(question.check_key))
+        if check is None or (question.text, tuple(question.options)) != (check.question,
+                                                                          tuple(check.options)):
+            raise ClassError("That is not a knowledge check of the workbench.")
+        return Question(check.question, tuple(check.options), None, check.key)
     try:
         checked = validate_question(question.text, list(question.options), question.expected)
     except QuestionRefused as exc:
         raise ClassError(str(exc)) from None
-    if question.check_key is not None and not CHECK_KEY.match(str(question.check_key)):
-        raise ClassError("That is not a knowledge check of the workbench.")
     if checked.options != tuple(question.options):
         raise ClassError("Each option must differ, and none may be empty.")
     return Question(checked.text, checked.options, checked.expected, question.check_key)
@@ -71,11 +77,15 @@ def _counts(connection, prediction_id: int) -> dict[int, int]:
     return {int(index): int(count) for index, count in found}
 
 
-@_reachable
 def pose(store: ClassStore, code: str, teacher_key: str, question: Question) -> int:
     """Pose `question` to the class; it becomes the current prediction (one posed before is
-    closed, its votes kept). Returns its id."""
-    question = _valid(question)
+    closed, its votes kept). Returns its id. Validated before the database's deadline starts:
+    the first look-up of the checks' catalog imports every tool's checks."""
+    return _pose(store, code, teacher_key, _valid(question))
+
+
+@_reachable
+def _pose(store: ClassStore, code: str, teacher_key: str, question: Question) -> int:
     with store._ready().begin() as connection:
         row = store._teacher_class(connection, code, teacher_key)
         posed = connection.execute(select(func.count()).select_from(predictions).where(

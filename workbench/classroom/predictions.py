@@ -2,11 +2,13 @@
 
 A teacher writes a question and 2 to MAX_OPTIONS options, and marks which option the experiment
 will show, or none (an opinion poll); or poses one of the workbench's knowledge checks, whose
-answer PyTorch computes at the reveal. What a teacher types is cleaned the way a nickname is
-(NFKC, controls, bidi overrides and other invisible characters dropped, whitespace collapsed),
-bounded in length, and its options must differ from each other after that cleaning and case
-folding ("Yes" and "ｙｅｓ " are one option twice). It is stored as typed-and-cleaned text and
-escaped wherever it is shown (components/plain_text.md), never rendered as Markdown or HTML.
+answer PyTorch computes at the reveal. What a teacher types is cleaned (Unicode NFC, so a letter
+and its combining accent are one character; controls, bidi overrides and other invisible
+characters dropped; whitespace collapsed), bounded in length, and its options must differ from
+each other after NFKC and case folding ("Yes" and "ｙｅｓ " are one option twice). NFC, not
+NFKC, for what is stored: NFKC would turn the "²" of "the mean of y²" into "2". It is stored
+as typed and cleaned, and escaped wherever it is shown (components/plain_text.md), never
+rendered as Markdown or HTML.
 
 A question travels to the teacher's next class as a small JSON file (export/import) or inside a
 link (`?question=<base64url JSON>` on the Class page). Both are read with `json.loads` only,
@@ -51,9 +53,9 @@ class Question:
 
 
 def clean_text(raw: object) -> str:
-    """`raw` as stored and shown: NFKC, control, format and invisible characters dropped (a bidi
+    """`raw` as stored and shown: NFC, control, format and invisible characters dropped (a bidi
     override could reorder what the projector shows), whitespace collapsed and trimmed."""
-    text = unicodedata.normalize("NFKC", str(raw))
+    text = unicodedata.normalize("NFC", str(raw))
     kept = "".join(" " if ch.isspace() else ch for ch in text
                    if ch.isspace() or not (unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn")
                                            or is_invisible(ch)))
@@ -61,7 +63,8 @@ def clean_text(raw: object) -> str:
 
 
 def _comparison_key(option: str) -> str:
-    return unicodedata.normalize("NFKC", option.casefold())
+    """Two options with one key read alike: fullwidth letters, ligatures and case folded."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", option).casefold())
 
 
 def validate_question(text: object, options: object, expected: object = None,

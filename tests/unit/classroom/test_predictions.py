@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import func, select
 
 from workbench.classroom import prediction_store as ps
+from workbench.classroom.catalog import all_checks
 from workbench.classroom.predictions import (MAX_FILE_BYTES, Question, QuestionRefused,
                                              clean_text, distribution, export_question,
                                              import_question, question_from_link,
@@ -34,7 +35,7 @@ def test_a_teachers_question_is_taken_cleaned_with_its_mark():
 
 
 def test_unicode_is_normalised_before_options_are_compared():
-    assert clean_text("ｌｒ\u200b = １") == "lr = 1"
+    assert clean_text("cafe\u0301\u200b = y²") == "caf\u00e9 = y²"       # NFC: ² stays ²
     with pytest.raises(QuestionRefused, match="Options 1 and 2 are the same"):
         validate_question("Which?", ["Yes", "ｙｅｓ "])
     with pytest.raises(QuestionRefused, match="Options 1 and 3 are the same"):
@@ -185,11 +186,22 @@ def test_the_store_validates_a_question_the_page_hands_it(store):
     started = store.start_class()
     for forged in (Question("Q1?", ("a", "a")), Question("Q1?", ("only",)),
                    Question("", ("a", "b")), Question("Q1?", ("a", "b"), 5),
-                   Question("Q1?", ("a", "b"), None, "not a key!")):
+                   Question("Q1?", ("a", "b"), None, "not a key!"),
+                   Question("Q1?", ("a", "b"), None, "home_device_mismatch")):
         with pytest.raises(ClassError):
             ps.pose(store, started.code, started.teacher_key, forged)
     with store.engine.connect() as connection:
         assert connection.execute(select(func.count()).select_from(predictions)).scalar_one() == 0
+
+
+def test_every_built_in_check_can_be_posed_as_written(store):
+    started = store.start_class()
+    for check in all_checks().values():
+        ps.pose(store, started.code, started.teacher_key,
+                Question(check.question, tuple(check.options), None, check.key))
+        posed = ps.current(store, started.code, teacher_key=started.teacher_key).question
+        assert (posed.text, posed.options, posed.check_key) == (check.question, tuple(check.options),
+                                                                 check.key)
 
 
 def test_a_new_question_closes_the_last_and_another_class_sees_neither(store):
