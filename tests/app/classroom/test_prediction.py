@@ -119,7 +119,7 @@ def test_a_bad_question_is_refused_with_its_reason_and_nothing_is_posed():
     teacher, code = _start_class()
     learner = _learner(code)
     _write_question(teacher, "Which one?", ("Same", "ｓａｍｅ"), "No right answer (an opinion poll)")
-    assert md("Options 1 and 2 are the same (“same”)") in shown_text(teacher)
+    assert md("Options 1 and 2 are the same (“ｓａｍｅ”)") in shown_text(teacher)
     assert "No prediction is open" in shown_text(teacher)
     learner.run()
     assert "Your teacher asks you to predict" not in shown_text(learner)
