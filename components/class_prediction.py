@@ -45,7 +45,9 @@ SHARED_MAX_AGE = 0.5
 NO_MARK = "No right answer (an opinion poll)"
 OWN, CHECK = "Write my own question", "A knowledge check of the workbench"
 NOTICE = "class_prediction_notice"
-MY_VOTES = "class_prediction_my_votes"          # prediction id -> option index (-1: not yet)
+# (member token, prediction id) -> option index (-1: not yet). The token too: a learner who
+# leaves and joins another class must not find a vote under a prediction id reused there.
+MY_VOTES = "class_prediction_my_votes"
 _CURRENT: SendCache[Prediction | None] = SendCache(SHARED_MAX_AGE)
 
 
@@ -319,10 +321,10 @@ def _my_vote(code: str, token: str, prediction_id: int) -> int | None:
     """This learner's vote, asked of the store once per prediction and session (a reload, or
     another tab, finds the vote it gave)."""
     known = st.session_state.setdefault(MY_VOTES, {})
-    if prediction_id not in known:
+    if (token, prediction_id) not in known:
         found = prediction_store.my_vote(class_store(), code, token, prediction_id)
-        known[prediction_id] = -1 if found is None else found
-    return None if known[prediction_id] < 0 else known[prediction_id]
+        known[token, prediction_id] = -1 if found is None else found
+    return None if known[token, prediction_id] < 0 else known[token, prediction_id]
 
 
 def _vote(code: str, token: str, prediction_id: int, choice_key: str) -> None:
@@ -331,10 +333,10 @@ def _vote(code: str, token: str, prediction_id: int, choice_key: str) -> None:
         return
     try:
         prediction_store.vote(class_store(), code, token, prediction_id, int(choice))
-        st.session_state.setdefault(MY_VOTES, {})[prediction_id] = int(choice)
+        st.session_state.setdefault(MY_VOTES, {})[token, prediction_id] = int(choice)
     except ClassError as exc:
         st.session_state[NOTICE] = str(exc)
-        st.session_state.setdefault(MY_VOTES, {}).pop(prediction_id, None)
+        st.session_state.setdefault(MY_VOTES, {}).pop((token, prediction_id), None)
 
 
 def _learner_prediction() -> None:
