@@ -18,7 +18,6 @@ from workbench.classroom.predictions import (MAX_FILE_BYTES, Question, QuestionR
                                              validate_question)
 from workbench.classroom.schema import (LATEST, METADATA, MIGRATIONS, migrate, prediction_votes,
                                         predictions, schema_version)
-from workbench.classroom.schema import _version_4 as add_predictions
 from workbench.classroom.store import ClassError
 
 LR_QUESTION = "What will the boundary look like with lr = 1?"
@@ -237,7 +236,8 @@ def test_a_removed_learners_vote_leaves_the_count_and_ending_deletes_all(store):
 
 def test_a_database_from_before_predictions_gains_them_and_keeps_its_classes(store):
     """The migration that adds predictions, run on a database the release before left (found by
-    the function, not its number: other branches add versions, and a merge renumbers them)."""
+    its docstring, not its number: other branches add versions, and a merge renumbers them)."""
+    add_predictions = next(m for m in MIGRATIONS if (m.__doc__ or "").startswith("Predict, then run"))
     before = MIGRATIONS.index(add_predictions)
     with store.engine.begin() as connection:
         METADATA.create_all(connection, tables=[schema_version])
