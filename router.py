@@ -8,6 +8,7 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from components.accessible_theme import accessible_theme
+from components.class_prediction import prediction_banner
 from components.guard import run_guarded
 from app_pages.navigation import HOME, all_pages, sections
 from components.figures import presenting
@@ -41,4 +42,5 @@ page = st.navigation(streamlit_pages())
 with SCRIPT_RUNS.run():       # a few page runs at a time: see workbench/common/jobs.py
     accessible_theme()
     draw_sidebar(page.url_path, {tool.url_path: tool.script for tool in all_pages()})
+    run_guarded(prediction_banner, "the class's prediction")   # on every page: predict, then run
     run_guarded(page.run, page.title)

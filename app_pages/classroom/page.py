@@ -13,6 +13,7 @@ from components.class_board import (CLASS_CSS, class_still_taught, join_panel, l
                                     teacher_link_panel)
 from components.class_pacing import pacing_panel
 from components.class_report import end_class_panel, ended_message, kept_report_view, report_panel
+from components.class_prediction import pose_panel, question_from_address
 from components.class_roster import roster_panel
 from components.class_session import (CLASS_PARAM, NICKNAME_HELP, TEACHER_PARAM, begin_teaching,
                                       class_store, join, open_teacher_link, seat, send_class,
@@ -52,6 +53,7 @@ if key_in_link is not None:
 # teacher's message, rather than showing a board that answers "there is no class".
 if mine.teaching is not None:
     class_still_taught(mine.teaching)      # ended: the teacher's message, and its kept report
+question_from_address()         # a question link from an earlier class (predict, then run)
 
 with st.container(key=CLASS_PAGE.main_key):
     if mine.teaching is not None:
@@ -63,6 +65,7 @@ with st.container(key=CLASS_PAGE.main_key):
             live_board(started)
             pacing_panel(started)
             roster_panel(started)
+        pose_panel(started)
         with st.form("class_send", border=True):
             st.markdown("**:material/near_me: Send the class** to a lesson step: every learner "
                         "who follows you opens it within a few seconds, their own work kept. "

@@ -139,9 +139,43 @@ check_states = Table(
     PrimaryKeyConstraint("class_code", "check_key"),
 )
 
+# Predict, then run (version 5): the questions the teacher poses, the class's current one the
+# last posed; `options` is a JSON list of texts; `expected` the index of the option the teacher
+# says the experiment will show (NULL: an opinion poll, or a built-in check, whose answer PyTorch
+# computes); `revealed_at` set once the teacher reveals (votes are then locked); `closed_at`
+# once the teacher takes it down or poses the next.
+predictions = Table(
+    "predictions", METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("class_code", String(12), ForeignKey("classes.code", ondelete="CASCADE"), nullable=False,
+           index=True),
+    Column("question", String(1200), nullable=False),
+    Column("options", String(4000), nullable=False),
+    Column("expected", Integer, nullable=True),
+    Column("check_key", String(80), nullable=True),
+    Column("posed_at", Float, nullable=False),
+    Column("revealed_at", Float, nullable=True),
+    Column("closed_at", Float, nullable=True),       # taken off learners' screens
+)
+
+# One vote per learner and prediction (the primary key refuses a second).
+prediction_votes = Table(
+    "prediction_votes", METADATA,
+    Column("prediction_id", Integer, ForeignKey("predictions.id", ondelete="CASCADE"),
+           nullable=False),
+    Column("class_code", String(12), ForeignKey("classes.code", ondelete="CASCADE"), nullable=False,
+           index=True),
+    Column("member_digest", String(64), ForeignKey("members.token_digest", ondelete="CASCADE"),
+           nullable=False),
+    Column("option_index", Integer, nullable=False),
+    Column("voted_at", Float, nullable=False),
+    PrimaryKeyConstraint("prediction_id", "member_digest"),
+)
+
 # Deleting a class deletes its rows in this order (children first), so it works whether or not
 # the database enforces the foreign keys' ON DELETE CASCADE (SQLite does only when asked).
-CLASS_TABLES = (posted_runs, answers, reveals, pinned_checks, check_states, members)
+CLASS_TABLES = (prediction_votes, predictions, posted_runs, answers, reveals, pinned_checks,
+                check_states, members)
 
 
 # The classes table as version 1 created it: version 2 added a column to it.
@@ -230,9 +264,14 @@ def _version_4(connection: Connection) -> None:
     check_states.create(connection)
 
 
+def _version_5(connection: Connection) -> None:
+    """Predict, then run: the questions a teacher poses and the class's votes."""
+    METADATA.create_all(connection, tables=[predictions, prediction_votes])
+
+
 # In order; a migration is never edited once released, only a new one appended.
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_version_1, _version_2, _version_3,
-                                                        _version_4)
+                                                        _version_4, _version_5)
 LATEST = len(MIGRATIONS)
 
 
