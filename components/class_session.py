@@ -40,6 +40,7 @@ from workbench.classroom.codes import NICKNAME_MAX
 from workbench.classroom.limits import (BEHIND_PROXY_SETTING, JOINS_PER_SESSION, TokenBucket,
                                         client_address, join_rate, wait_message)
 from workbench.classroom.send_cache import SendCache
+from workbench.classroom.sweep_store import destination as sweep_destination
 from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, URL_SETTING, ClassError, ClassStore,
                                        Membership, RemovedFromClass, ReplayedAnswer, Send, StartedClass,
                                        StoreUnavailable)
@@ -493,7 +494,9 @@ def _follow(pages: dict[str, str]) -> None:
     if not mine.following or send.number <= mine.send_seen or not send.link:
         return
     mine.send_seen = send.number
-    parts = urlsplit(send.link)
+    # A sweep's send opens each learner's own cell (workbench/classroom/sweep_store.py).
+    parts = urlsplit(sweep_destination(class_store(), mine.membership.code, mine.membership.token,
+                                       send.link))
     script = pages.get(parts.path.strip("/"))
     if script is None:
         return                                # not a page of this app (the store checks links too)

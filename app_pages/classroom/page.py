@@ -8,6 +8,7 @@ stays a teacher, never a learner of its own class.
 import streamlit as st
 
 from app_pages.classroom.challenge_board import challenge_board, class_data_for
+from app_pages.classroom.sweep_panel import sweep_panel
 from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
 from components.class_board import (CLASS_CSS, class_still_taught, end_class_panel,
                                     ended_message, join_panel, live_board, teacher_link_panel)
@@ -70,6 +71,7 @@ with st.container(key=CLASS_PAGE.main_key):
             step = st.selectbox("Lesson step", list(STEPS), key="class_send_step")
             if st.form_submit_button("Send the class there", icon=":material/near_me:"):
                 send_class(STEPS[step], step)
+        sweep_panel(started)             # the class as one experiment (sweep_panel.py)
         challenge_board(started.code, teacher_key=started.teacher_key)
         # The teacher's own panels, closed, at the end: a projector scrolled to the board shows
         # neither (and presenter mode never draws the private link).
