@@ -146,8 +146,9 @@ _DRAWN_LOCK = threading.Lock()
 def caption(board: SweepBoard) -> str:
     learners = sum(r.learners for r in board.results)
     names = " x ".join(a.label for a in board.grid.axes)
+    kept = sum(len(r.accuracies) for r in board.results)
     return (f"Sweep {board.number}: {names}, {board.grid.size} cells; {board.trained} of "
-            f"{board.grid.size} trained; {learners} learner(s) hold a cell.")
+            f"{board.grid.size} trained; {kept} run(s) kept; {learners} learner(s) hold a cell.")
 
 
 def drawn_sweep(code: str, board: SweepBoard) -> DrawnSweep:

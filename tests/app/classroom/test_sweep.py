@@ -44,7 +44,7 @@ def test_a_sweep_sends_each_learner_to_their_cell_and_the_heatmap_fills_in():
     learners = [open_page(query={"class": code}) for _ in range(2)]
     _start_sweep(teacher)
     text = shown_text(teacher)
-    assert md("Sweep 1: Learning rate x Hidden layers, 9 cells; 0 of 9 trained; 2 learner(s)") in text
+    assert md("Sweep 1: Learning rate x Hidden layers, 9 cells; 0 of 9 trained; 0 run(s) kept; 2 learner(s)") in text
     table = _table(teacher)
     assert len(table) == 9 and set(table["state"]) == {"not trained yet"}
     assert list(table["lr"][:4]) == ["0.01", "0.01", "0.01", "0.1"]
@@ -75,7 +75,7 @@ def test_a_sweep_sends_each_learner_to_their_cell_and_the_heatmap_fills_in():
     assert table["test accuracy %"][0] == round(100 * posted.test_accuracy, 2)
     assert table["experiment"][0].endswith(board.results[0].cell.link)
     assert list(table["state"][1:]) == ["not trained yet"] * 8
-    assert md("1 of 9 trained") in shown_text(teacher)
+    assert md("1 of 9 trained; 1 run(s) kept") in shown_text(teacher)
     heatmaps = [c for c in teacher.get("plotly_chart")]
     assert len(heatmaps) >= 2
 
