@@ -25,7 +25,7 @@ from plotly.subplots import make_subplots
 from components.accessible_chart import chart
 from components.class_session import class_store, read_class, send_class
 from components.classroom import app_root
-from components.figures import presenting, staged
+from components.figures import graph_scale, presenting, staged
 from components.plain_text import md
 from workbench.classroom import sweep_store
 from workbench.classroom.store import ClassError, StartedClass, StoreUnavailable
@@ -42,6 +42,9 @@ NONE = "(none)"
 SETTING_LABELS = {name: f"{TABLE[name].label} ({name})" for name in SWEEPABLE}
 DEFAULTS = (("lr", "0.003 0.03 0.3"), ("hidden", "4 16 64"))
 NOT_TRAINED = "not trained yet"
+# Both figures' height (presenter mode draws them 1.5x): the heading, the caption and the
+# heatmap fit one 1280x720 projector screen.
+HEIGHT = 320
 SWEEP_TITLE = "the class sweep: your cell"
 
 
@@ -69,11 +72,19 @@ def sweep_frame(board: SweepBoard, root: str = "") -> pd.DataFrame:
 
 
 def _labels(board: SweepBoard) -> tuple[list[str], list[str]]:
-    """The heatmap's row and column labels, e.g. "lr 0.03", "hidden 16"."""
-    first = [f"{board.grid.axes[0].name} {v or '(empty)'}" for v in board.grid.axes[0].values]
-    second = ([f"{board.grid.axes[1].name} {v or '(empty)'}" for v in board.grid.axes[1].values]
+    """The heatmap's row and column labels: the values as the link writes them (the axis
+    titles name the settings)."""
+    first = [v or "(empty)" for v in board.grid.axes[0].values]
+    second = ([v or "(empty)" for v in board.grid.axes[1].values]
               if len(board.grid.axes) > 1 else ["all"])
     return first, second
+
+
+def _axis_title(board: SweepBoard, number: int) -> str:
+    if number >= len(board.grid.axes):
+        return ""
+    axis = board.grid.axes[number]
+    return f"{axis.label} ({axis.name})"
 
 
 def heatmap(board: SweepBoard) -> go.Figure:
@@ -88,32 +99,36 @@ def heatmap(board: SweepBoard) -> go.Figure:
         accuracy = result.accuracy
         z[row][column] = None if accuracy is None else round(100 * accuracy, 2)
         text[row][column] = (f"#{result.cell.number}<br>" +
-                             (NOT_TRAINED if accuracy is None else f"{100 * accuracy:.1f}%"))
+                             ("not<br>trained" if accuracy is None else f"{100 * accuracy:.1f}%"))
+    # Positions, not the labels: Plotly reads labels such as "16" or "0.03" as numbers and
+    # spaces the cells by their values; the ticks carry the labels.
     fig = go.Figure(go.Heatmap(
-        z=z, x=column_labels, y=row_labels, colorscale="Viridis", zmin=50, zmax=100,
-        hoverongaps=False, xgap=3, ygap=3, colorbar={"title": {"text": "test acc. %"}},
-        hovertemplate="%{y}, %{x}: %{z:.2f}% test accuracy<extra></extra>"))
+        z=z, x=list(range(columns)), y=list(range(rows)), customdata=[
+            [[row_labels[row], column_labels[column]] for column in range(columns)]
+            for row in range(rows)], colorscale="Viridis", zmin=50, zmax=100,
+        hoverongaps=False, xgap=3, ygap=3, colorbar={"title": {"text": "%"}, "thickness": 12},
+        hovertemplate="%{customdata[0]}, %{customdata[1]}: %{z:.2f}% test accuracy<extra></extra>"))
     for row in range(rows):
         for column in range(columns):
             trained = z[row][column] is not None
-            fig.add_annotation(x=column_labels[column], y=row_labels[row], text=text[row][column],
+            fig.add_annotation(x=column, y=row, text=text[row][column],
                                showarrow=False,
                                font={"color": "white" if trained and z[row][column] < 80
                                      else "black"})
-    fig.update_layout(xaxis={"type": "category", "title": board.grid.axes[1].label
-                             if len(board.grid.axes) > 1 else ""},
-                      yaxis={"type": "category", "autorange": "reversed",
-                             "title": board.grid.axes[0].label},
+    fig.update_layout(xaxis={"title": _axis_title(board, 1), "tickvals": list(range(columns)),
+                             "ticktext": column_labels, "showgrid": False, "zeroline": False},
+                      yaxis={"autorange": "reversed", "title": _axis_title(board, 0),
+                             "tickvals": list(range(rows)), "ticktext": row_labels,
+                             "showgrid": False, "zeroline": False},
                       plot_bgcolor="#eeeeee")
-    return staged(fig, 420)
+    return staged(fig, HEIGHT)
 
 
 def loss_curves(board: SweepBoard) -> go.Figure:
     """Each cell's validation loss per epoch, in the cell's place of the grid (one small plot
     per cell, the same axes), every run the cell kept drawn."""
     rows, columns = board.grid.shape
-    row_labels, column_labels = _labels(board)
-    titles = [f"#{r.cell.number}" + ("" if r.trained else f" ({NOT_TRAINED})")
+    titles = [f"#{r.cell.number}" + ("" if r.trained else ": not trained")
               for r in board.results]
     fig = make_subplots(rows=rows, cols=columns, shared_xaxes=True, shared_yaxes=True,
                         subplot_titles=titles, horizontal_spacing=0.04, vertical_spacing=0.12)
@@ -123,12 +138,15 @@ def loss_curves(board: SweepBoard) -> go.Figure:
             fig.add_trace(go.Scatter(
                 x=list(range(1, len(curve) + 1)), y=list(curve), mode="lines", showlegend=False,
                 line={"color": OKABE_ITO[0]},
-                name=f"#{result.cell.number} {row_labels[row]}, {column_labels[column]}",
+                name=f"#{result.cell.number} " + ", ".join(
+                    f"{axis.name} {value}" for axis, value in zip(board.grid.axes,
+                                                                  result.cell.values, strict=True)),
                 hovertemplate="epoch %{x}: %{y:.4f}<extra>%{fullData.name}</extra>"),
                 row=row + 1, col=column + 1)
     fig.update_yaxes(rangemode="tozero")
-    fig.update_layout(title={"text": "validation loss per epoch, per cell"})
-    return staged(fig, 420)
+    staged(fig, HEIGHT)
+    # Room above the first row for its subplot titles (the template's top margin is 10 px).
+    return fig.update_layout(margin_t=round(30 * graph_scale()))
 
 
 @dataclass(frozen=True)
@@ -286,9 +304,11 @@ def _panel(started: StartedClass) -> None:
     st.markdown(f"**{md(drawn.caption)}**")
     left, right = st.columns(2)
     with left:
+        st.markdown("**Test accuracy over the grid**")
         chart(drawn.heatmap, key="sweep_heatmap",
               label="Class sweep: test accuracy over the grid", table=lambda: _table(drawn.frame))
     with right:
+        st.markdown("**Validation loss per epoch, each cell in its place**")
         chart(drawn.losses, key="sweep_losses", label="Class sweep: validation loss per cell",
               table=lambda: _table(drawn.frame), table_below=False)
     st.dataframe(drawn.frame, hide_index=True, key="sweep_table", column_config={
