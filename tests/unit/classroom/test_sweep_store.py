@@ -149,3 +149,18 @@ def test_a_new_sweep_starts_empty_and_no_sweep_keeps_nothing(store):
     sweep_store.end_sweep(store, started.code, started.teacher_key)
     assert sweep_store.sweep_board(store, started.code, teacher_key=started.teacher_key) is None
     store.end_class(started.code, started.teacher_key)               # deletes with the class
+
+
+def test_a_learner_who_leaves_or_is_removed_takes_their_cell_and_runs_along(store):
+    started, seats = _class_of(store, 3)
+    sweep_store.start_sweep(store, started.code, started.teacher_key,
+                            make_grid(BASE, [("opt", "SGD Adam")]))
+    for learner in seats[:2]:
+        cell = sweep_store.my_cell(store, started.code, learner.token).cell
+        sweep_store.keep_run(store, started.code, learner.token, cell.link, 0.8, [0.5])
+    board = sweep_store.sweep_board(store, started.code, teacher_key=started.teacher_key)
+    assert [r.learners for r in board.results] == [2, 1] and board.trained == 2
+    store.leave(started.code, seats[0].token)
+    store.remove_member(started.code, started.teacher_key, 2)
+    board = sweep_store.sweep_board(store, started.code, teacher_key=started.teacher_key)
+    assert [r.learners for r in board.results] == [1, 0] and board.trained == 0
