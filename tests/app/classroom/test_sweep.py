@@ -44,7 +44,8 @@ def test_a_sweep_sends_each_learner_to_their_cell_and_the_heatmap_fills_in():
     learners = [open_page(query={"class": code}) for _ in range(2)]
     _start_sweep(teacher)
     text = shown_text(teacher)
-    assert md("Sweep 1: Learning rate x Hidden layers, 9 cells; 0 of 9 trained; 0 run(s) kept; 2 learner(s)") in text
+    assert md("Sweep 1: Learning rate x Hidden layers, 9 cells; 0 of 9 trained; 0 run(s) kept; "
+              "2 learner(s)") in text
     table = _table(teacher)
     assert len(table) == 9 and set(table["state"]) == {"not trained yet"}
     assert list(table["lr"][:4]) == ["0.01", "0.01", "0.01", "0.1"]
@@ -118,3 +119,17 @@ def test_a_learner_sees_no_cell_without_a_sweep_and_a_teacher_ends_it():
     assert sweep_store.sweep_board(class_store(), code, teacher_key=key) is None
     learner.run()
     assert "Your cell" not in shown_text(learner)
+
+
+def test_the_projected_sweep_has_its_heatmap_and_a_data_table_for_a_screen_reader():
+    teacher, code, key = _start_class()
+    learner = class_store().join(code, "Ada")
+    _start_sweep(teacher)
+    cell = sweep_store.my_cell(class_store(), code, learner.token).cell
+    sweep_store.keep_run(class_store(), code, learner.token, cell.link, 0.8125, [0.6, 0.4])
+    projected = open_page(CLASS_PAGE.script, query={"class": code, "teacher": key, "present": "1"})
+    assert_clean(projected)
+    labels = [e.label for e in projected.expander]
+    assert f"Data table: {md('Class sweep: test accuracy over the grid')}" in labels, labels
+    table = _table(projected)
+    assert table["test accuracy %"][0] == 81.25 and table["state"][1] == "not trained yet"
