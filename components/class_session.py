@@ -40,11 +40,11 @@ from workbench.classroom.codes import NICKNAME_MAX
 from workbench.classroom.limits import (BEHIND_PROXY_SETTING, JOINS_PER_SESSION, TokenBucket,
                                         client_address, join_rate, wait_message)
 from workbench.classroom.send_cache import SendCache
-from workbench.classroom.sweep_store import destination as sweep_destination
 from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, URL_SETTING, ClassError, ClassStore,
                                        Membership, RemovedFromClass, ReplayedAnswer, Send, StartedClass,
                                        StoreUnavailable)
 from workbench.common.checks import Check
+from workbench.classroom.sweep_store import destination as sweep_destination
 
 CLASS_PARAM = "class"
 TEACHER_PARAM = "teacher"

@@ -8,7 +8,6 @@ stays a teacher, never a learner of its own class.
 import streamlit as st
 
 from app_pages.classroom.challenge_board import challenge_board, class_data_for
-from app_pages.classroom.sweep_panel import sweep_panel
 from app_pages.navigation import CLASS_PAGE, LESSONS_PAGE
 from components.class_board import (CLASS_CSS, class_still_taught, end_class_panel,
                                     ended_message, join_panel, live_board, teacher_link_panel)
@@ -18,6 +17,7 @@ from components.class_session import (CLASS_PARAM, NICKNAME_HELP, TEACHER_PARAM,
                                       write_cookies)
 from components.classroom import lesson_url
 from components.plain_text import md
+from app_pages.classroom.sweep_panel import sweep_panel
 from components.stage import page_header
 from workbench.classroom.store import ClassError, StartedClass
 from workbench.lessons.catalog import LESSONS
