@@ -44,7 +44,7 @@ from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, URL_SETTING, ClassEr
                                        Membership, RemovedFromClass, ReplayedAnswer, Send, StartedClass,
                                        StoreUnavailable)
 from workbench.common.checks import Check
-from workbench.classroom.sweep_store import destination as sweep_destination
+from workbench.classroom.sweep_store import destination as sweep_destination, is_sweep_send
 
 CLASS_PARAM = "class"
 TEACHER_PARAM = "teacher"
@@ -278,9 +278,18 @@ def join(code: str, nickname: str) -> bool:
         leave()
     mine.membership, mine.notice = joined, ""
     _remember(SEAT_COOKIE, seat_cookie_value(joined.code, joined.token))
-    # The link the learner opened wins over an older send; the next send moves them.
-    mine.send_seen, mine.following = _current_send_number(joined.code), True
+    # The link the learner opened wins over an older send; the next send moves them. A sweep's
+    # send is the exception: a late joiner is taken to their own cell (the least-filled one).
+    mine.send_seen, mine.following = _seen_on_joining(joined.code), True
     return True
+
+
+def _seen_on_joining(code: str) -> int:
+    try:
+        send = class_store().current_send(code)
+    except ClassError:
+        return 0
+    return send.number - 1 if is_sweep_send(send.link) else send.number
 
 
 def _current_send_number(code: str) -> int:

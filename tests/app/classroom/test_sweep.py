@@ -133,3 +133,14 @@ def test_the_projected_sweep_has_its_heatmap_and_a_data_table_for_a_screen_reade
     assert f"Data table: {md('Class sweep: test accuracy over the grid')}" in labels, labels
     table = _table(projected)
     assert table["test accuracy %"][0] == 81.25 and table["state"][1] == "not trained yet"
+
+
+def test_a_learner_who_joins_during_a_sweep_is_taken_to_the_least_filled_cell():
+    teacher, code, key = _start_class()
+    early = [class_store().join(code, name) for name in ("Ada", "Bo")]
+    _start_sweep(teacher, second=("(none)", ""))                  # 3 cells; cells 1, 2 taken
+    assert [sweep_store.my_cell(class_store(), code, m.token).cell.number for m in early] == [1, 2]
+    late = open_page(query={"class": code})
+    late.run()                                                    # the follow fragment's tick
+    assert_clean(late)
+    assert md("Your cell: lr 1 (3 of 3).") in shown_text(late)
