@@ -26,12 +26,14 @@ harness/postgres.py) is started for each database and class size.
 Run: .venv/bin/python -m bench.class [--learners 30 60] [--databases sqlite postgresql]
      [--follow-seconds 20] [--after 30] [--no-runs] [--aligned-timers] [--profile FOLDER]
      [--board-viewers 30] [--board-window 30] [--no-faults] [--fault-followers 20]
-     [--fault-probes 5]
+     [--fault-probes 5] [--sweep-learners 30]
      [--save]   (docs/figures/class.json)
 
 After the lessons, on servers of their own: the Class page's server cost with an empty and a
 full challenge board (bench/class_board_cost.py), and the p95 of an unrelated page while
-PostgreSQL is paused and while the SQLite file is locked (bench/class_faults.py).
+PostgreSQL is paused and while the SQLite file is locked (bench/class_faults.py); with
+`--sweep-learners N`, the class as one experiment: a 3 x 3 sweep of N learners, each run's way
+to the teacher's heatmap, the server's CPU and memory (bench/class_sweep.py).
 """
 from __future__ import annotations
 
@@ -51,6 +53,7 @@ from urllib.parse import parse_qsl
 
 from bench.class_board_cost import board_cost_rows
 from bench.class_faults import database_url, fault_rows
+from bench.class_sweep import sweep_rows
 from harness.app import Server, cpu_seconds
 from harness.figures import Run
 from harness.st_client import (
@@ -355,6 +358,9 @@ def main() -> None:
                         help="learners following while the database stalls")
     parser.add_argument("--fault-probes", type=int, default=5,
                         help="class members committing an answer during each fault")
+    parser.add_argument("--sweep-learners", type=int, nargs="*", default=[],
+                        help="learners in a 3 x 3 class sweep, on a server of its own per "
+                        "database (bench/class_sweep.py; none by default)")
     args = parser.parse_args()
     global ALIGNED
     ALIGNED = args.aligned_timers
@@ -381,6 +387,8 @@ def main() -> None:
         # An unrelated page's p95, and a class member's, while the database stalls
         # (bench/class_faults.py: PostgreSQL paused, the SQLite file locked).
         rows.extend(fault_rows(args.databases, args.fault_followers, args.fault_probes))
+    if args.sweep_learners:
+        rows.extend(sweep_rows(args.databases, args.sweep_learners))
     run.save(rows)
 
 

@@ -45,6 +45,7 @@ from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, URL_SETTING, CheckCl
                                        ClassStore, Membership, RemovedFromClass, ReplayedAnswer, Send,
                                        StartedClass, StoreUnavailable)
 from workbench.common.checks import Check
+from workbench.classroom.sweep_store import destination as sweep_destination, is_sweep_send
 
 CLASS_PARAM = "class"
 TEACHER_PARAM = "teacher"
@@ -329,9 +330,18 @@ def join(code: str, nickname: str) -> bool:
     mine.membership, mine.notice = joined, ""
     mine.pacing_seen, mine.refused = None, {}
     _remember(SEAT_COOKIE, seat_cookie_value(joined.code, joined.token))
-    # The link the learner opened wins over an older send; the next send moves them.
-    mine.send_seen, mine.following = _current_send_number(joined.code), True
+    # The link the learner opened wins over an older send; the next send moves them. A sweep's
+    # send is the exception: a late joiner is taken to their own cell (the least-filled one).
+    mine.send_seen, mine.following = _seen_on_joining(joined.code), True
     return True
+
+
+def _seen_on_joining(code: str) -> int:
+    try:
+        send = class_store().current_send(code)
+    except ClassError:
+        return 0
+    return send.number - 1 if is_sweep_send(send.link) else send.number
 
 
 def _current_send_number(code: str) -> int:
@@ -571,7 +581,9 @@ def _follow(pages: dict[str, str]) -> None:
     if not mine.following or send.number <= mine.send_seen or not send.link:
         return
     mine.send_seen = send.number
-    parts = urlsplit(send.link)
+    # A sweep's send opens each learner's own cell (workbench/classroom/sweep_store.py).
+    parts = urlsplit(sweep_destination(class_store(), mine.membership.code, mine.membership.token,
+                                       send.link))
     script = pages.get(parts.path.strip("/"))
     if script is None:
         return                                # not a page of this app (the store checks links too)

@@ -126,6 +126,7 @@ class RunResult:
     auto_reruns: dict[str, float] = field(default_factory=dict)
     stopped_fragments: list[str] = field(default_factory=list)
     error: str | None = None  # connection trouble, timeout
+    plotly_specs: list[str] = field(default_factory=list)  # each st.plotly_chart's figure JSON
 
     def has_text(self, needle: str) -> bool:
         return any(needle in text for text in self.texts)
@@ -517,6 +518,8 @@ class Session:
                 result.exceptions.append(text)
             if kind == "code" and result.guard_panel and "|" not in result.guard_text:
                 result.guard_text = f"{result.guard_text or GUARD_TITLE} | {text}"  # the error itself
+        if kind == "plotly_chart" and result is not None:
+            result.plotly_specs.append(element.plotly_chart.spec)
         if kind == "bidi_component":
             self.poll_url = _component_poll_url(element.bidi_component) or self.poll_url
         if kind in WIDGET_KINDS:

@@ -20,6 +20,7 @@ from components.class_session import (CLASS_PARAM, NICKNAME_HELP, TEACHER_PARAM,
                                       write_cookies)
 from components.classroom import lesson_url
 from components.plain_text import md
+from app_pages.classroom.sweep_panel import sweep_panel
 from components.stage import page_header
 from workbench.classroom.store import ClassError
 from workbench.lessons.catalog import LESSONS
@@ -74,6 +75,7 @@ with st.container(key=CLASS_PAGE.main_key):
             step = st.selectbox("Lesson step", list(STEPS), key="class_send_step")
             if st.form_submit_button("Send the class there", icon=":material/near_me:"):
                 send_class(STEPS[step], step)
+        sweep_panel(started)             # the class as one experiment (sweep_panel.py)
         challenge_board(started.code, teacher_key=started.teacher_key)
         # The teacher's own panels, closed, at the end: a projector scrolled to the board shows
         # neither (and presenter mode never draws the private link).

@@ -11,10 +11,11 @@ from __future__ import annotations
 import weakref
 
 from app_pages.moons_trainer.state import MoonsTrainerState
+from app_pages.moons_trainer.sweep_cell import offer_to_cell
 from components.class_session import class_store, seat
 from components.classroom import lesson_url
-from workbench.classroom.store import ClassError, RunEntry, StoreUnavailable
-from workbench.moons_trainer.challenge import finished_run, not_reproducible
+from workbench.classroom.store import ClassError, Membership, RunEntry, StoreUnavailable
+from workbench.moons_trainer.challenge import FinishedRun, finished_run, not_reproducible
 from workbench.moons_trainer.settings import TABLE, MoonsSettings
 from workbench.moons_trainer.training import TrainingSession
 from workbench.tools import MOONS_TRAINER
@@ -65,6 +66,16 @@ def post_finished_run(me: MoonsTrainerState, session: TrainingSession) -> None:
     entry = RunEntry(link=run_link(session.settings), optimizer=result.settings.opt,
                      learning_rate=result.settings.lr, test_accuracy=result.test_accuracy,
                      bayes_ceiling=result.bayes_ceiling, parameter_count=result.parameter_count)
+    # The class's sweep, if one runs, keeps the run for the learner's cell when it trained
+    # exactly the cell's settings (sweep_cell.py); said after the post's own note.
+    cell_note = offer_to_cell(session, entry)
+    _post(me, membership, entry, result, board)
+    if cell_note:
+        me.class_post_note = f"{me.class_post_note} {cell_note}"
+
+
+def _post(me: MoonsTrainerState, membership: Membership, entry: RunEntry, result: FinishedRun,
+          board: str) -> None:
     try:
         posted = class_store().post_run(membership.code, membership.token, entry)
     except StoreUnavailable:

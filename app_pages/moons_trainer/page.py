@@ -25,6 +25,7 @@ from app_pages.moons_trainer.model_panel import (
 from app_pages.moons_trainer.pitfalls import pitfall_lab
 from app_pages.moons_trainer.results import script_caption
 from app_pages.moons_trainer.state import KEY, current_session, state
+from app_pages.moons_trainer.sweep_cell import cell_notice
 from app_pages.moons_trainer.uploads import checkpoint_panel, process_upload
 from components.classroom import share_panel
 from components.code_panel import code_panel
@@ -93,6 +94,7 @@ script = comparison_code(me, session, str(device)) or moons_script(settings, str
 
 # Draw.
 with main_column:
+    cell_notice(settings)       # the class sweep's cell of this learner, if one runs
     notice_panel(me, form)
     if settings.drawn:
         drawing_help(settings)

@@ -172,10 +172,44 @@ prediction_votes = Table(
     PrimaryKeyConstraint("prediction_id", "member_digest"),
 )
 
+# The class as one experiment (version 6, workbench/classroom/sweep_store.py): the class's
+# sweep (one at a time: its grid as JSON, numbered so a new sweep starts empty), each learner's
+# cell, and the runs each cell kept (exactly the cell's settings), with a compact loss curve.
+sweeps = Table(
+    "sweeps", METADATA,
+    Column("class_code", String(12), ForeignKey("classes.code", ondelete="CASCADE"),
+           primary_key=True),
+    Column("number", Integer, nullable=False),
+    Column("grid", String(4000), nullable=False),
+    Column("started_at", Float, nullable=False),
+)
+
+sweep_seats = Table(
+    "sweep_seats", METADATA,
+    Column("member_digest", String(64), ForeignKey("members.token_digest", ondelete="CASCADE"),
+           primary_key=True),
+    Column("class_code", String(12), ForeignKey("classes.code", ondelete="CASCADE"), nullable=False,
+           index=True),
+    Column("cell", Integer, nullable=False),
+)
+
+sweep_runs = Table(
+    "sweep_runs", METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("class_code", String(12), ForeignKey("classes.code", ondelete="CASCADE"), nullable=False,
+           index=True),
+    Column("member_digest", String(64), ForeignKey("members.token_digest", ondelete="CASCADE"),
+           nullable=False),
+    Column("cell", Integer, nullable=False),
+    Column("test_accuracy", Float, nullable=False),
+    Column("losses", String(2000), nullable=False),     # JSON list of per-epoch validation losses
+    Column("posted_at", Float, nullable=False),
+)
+
 # Deleting a class deletes its rows in this order (children first), so it works whether or not
 # the database enforces the foreign keys' ON DELETE CASCADE (SQLite does only when asked).
-CLASS_TABLES = (prediction_votes, predictions, posted_runs, answers, reveals, pinned_checks,
-                check_states, members)
+CLASS_TABLES = (sweep_runs, sweep_seats, sweeps, prediction_votes, predictions, posted_runs, answers,
+                reveals, pinned_checks, check_states, members)
 
 
 # The classes table as version 1 created it: version 2 added a column to it.
@@ -269,9 +303,15 @@ def _version_5(connection: Connection) -> None:
     METADATA.create_all(connection, tables=[predictions, prediction_votes])
 
 
+def _version_6(connection: Connection) -> None:
+    """The class as one experiment: the sweep, each learner's cell, the runs each cell kept.
+    New tables only."""
+    METADATA.create_all(connection, tables=[sweeps, sweep_seats, sweep_runs])
+
+
 # In order; a migration is never edited once released, only a new one appended.
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_version_1, _version_2, _version_3,
-                                                        _version_4, _version_5)
+                                                        _version_4, _version_5, _version_6)
 LATEST = len(MIGRATIONS)
 
 
