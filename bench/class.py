@@ -31,9 +31,10 @@ Run: .venv/bin/python -m bench.class [--learners 30 60] [--databases sqlite post
 
 After the lessons, on servers of their own: the Class page's server cost with an empty and a
 full challenge board (bench/class_board_cost.py), and the p95 of an unrelated page while
-PostgreSQL is paused and while the SQLite file is locked (bench/class_faults.py); with
-`--sweep-learners N`, the class as one experiment: a 3 x 3 sweep of N learners, each run's way
-to the teacher's heatmap, the server's CPU and memory (bench/class_sweep.py).
+PostgreSQL is paused and while the SQLite file is locked (bench/class_faults.py); and the class as
+one experiment: a 3 x 3 sweep of 30 learners (`--sweep-learners N`; `--sweep-learners` alone
+leaves it out), each run's way to the teacher's heatmap, the server's CPU and memory
+(bench/class_sweep.py).
 """
 from __future__ import annotations
 
@@ -358,9 +359,9 @@ def main() -> None:
                         help="learners following while the database stalls")
     parser.add_argument("--fault-probes", type=int, default=5,
                         help="class members committing an answer during each fault")
-    parser.add_argument("--sweep-learners", type=int, nargs="*", default=[],
+    parser.add_argument("--sweep-learners", type=int, nargs="*", default=[30],
                         help="learners in a 3 x 3 class sweep, on a server of its own per "
-                        "database (bench/class_sweep.py; none by default)")
+                        "database (bench/class_sweep.py; none: leave the sweep out)")
     args = parser.parse_args()
     global ALIGNED
     ALIGNED = args.aligned_timers
