@@ -107,6 +107,13 @@ def _report_body(started: StartedClass) -> None:
             for check in report.checks]), hide_index=True, key="class_report_checks")
     else:
         st.caption("No learner has answered a check yet.")
+    if report.predictions:
+        st.markdown("**Predictions, revealed**")
+        st.dataframe(pd.DataFrame([{
+            "question": p.question, "voted": p.voted,
+            "predicted what the experiment showed": share_text(p.share_right) or "opinion poll",
+            "the experiment showed": p.options[p.shown] if p.shown is not None else ""}
+            for p in report.predictions]), hide_index=True, key="class_report_predictions")
     if report.learners:
         st.markdown("**Learners**")
         st.dataframe(pd.DataFrame([{

@@ -51,6 +51,37 @@ class CheckSummary:
 
 
 @dataclass(frozen=True)
+class PredictionSummary:
+    """A revealed prediction: the class's votes per option, and the option the experiment showed
+    (the teacher's mark, or PyTorch's answer for a built-in check; None: an opinion poll)."""
+    question: str
+    options: tuple[str, ...]
+    counts: tuple[int, ...]
+    shown: int | None
+
+    @property
+    def voted(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def share_right(self) -> float | None:
+        if self.shown is None or not self.voted:
+            return None
+        return self.counts[self.shown] / self.voted
+
+
+@dataclass(frozen=True)
+class LearnerVote:
+    question: str
+    option: str
+    shown: str | None
+
+    @property
+    def right(self) -> bool | None:
+        return None if self.shown is None else self.option == self.shown
+
+
+@dataclass(frozen=True)
 class LearnerAnswer:
     check_key: str
     question: str
@@ -69,6 +100,7 @@ class LearnerSummary:
     present: bool
     answers: tuple[LearnerAnswer, ...]
     runs: tuple[RunEntry, ...]
+    votes: tuple[LearnerVote, ...] = ()
 
     @property
     def right(self) -> int:
@@ -85,6 +117,7 @@ class ClassReport:
     checks: tuple[CheckSummary, ...]            # the most wrong first
     learners: tuple[LearnerSummary, ...]        # in seat order
     runs: tuple[tuple[str, RunEntry], ...] = field(default=())     # (name, run), oldest first
+    predictions: tuple[PredictionSummary, ...] = ()                # revealed, oldest first
 
     @property
     def answers(self) -> int:
@@ -134,16 +167,34 @@ def build_report(record: ClassRecord, checks: Mapping[str, Check], *, names: boo
         answers_of.setdefault(answer.seat, []).append(LearnerAnswer(
             answer.check_key, check.question if check is not None else answer.check_key,
             answer.option, truths[answer.check_key]))
+    summaries_of_predictions = []
+    votes_of: dict[int, list[LearnerVote]] = {}
+    for prediction in record.predictions:
+        check = checks.get(prediction.check_key) if prediction.check_key else None
+        shown = prediction.expected
+        if check is not None:
+            answer = truth(check)
+            shown = prediction.options.index(answer) if answer in prediction.options else None
+        counts = [0] * len(prediction.options)
+        for seat, index in prediction.votes:
+            if 0 <= index < len(counts):
+                counts[index] += 1
+                votes_of.setdefault(seat, []).append(LearnerVote(
+                    prediction.question, prediction.options[index],
+                    prediction.options[shown] if shown is not None else None))
+        summaries_of_predictions.append(PredictionSummary(prediction.question, prediction.options,
+                                                          tuple(counts), shown))
     runs_of: dict[int, list[RunEntry]] = {}
     for seat, run in record.runs:
         runs_of.setdefault(seat, []).append(run)
     learners = tuple(LearnerSummary(member.seat, name_of[member.seat], member.present,
                                     tuple(answers_of.get(member.seat, ())),
-                                    tuple(runs_of.get(member.seat, ())))
+                                    tuple(runs_of.get(member.seat, ())),
+                                    tuple(votes_of.get(member.seat, ())))
                      for member in record.members)
     runs = tuple((name_of.get(seat, seat_label(seat)), run) for seat, run in record.runs)
     return ClassReport(record.code, record.created_at, record.ended_at, record.keep_until, names,
-                       tuple(summaries), learners, runs)
+                       tuple(summaries), learners, runs, tuple(summaries_of_predictions))
 
 
 # --- times -----------------------------------------------------------------------------------------
@@ -183,6 +234,21 @@ def answer_rows(report: ClassReport) -> list[dict[str, object]]:
             for learner in report.learners for answer in learner.answers]
 
 
+def prediction_rows(report: ClassReport) -> list[dict[str, object]]:
+    """One row per revealed prediction and option."""
+    return [{"question": p.question, "option": option, "votes": p.counts[index], "voted": p.voted,
+             "the experiment showed": index == p.shown}
+            for p in report.predictions for index, option in enumerate(p.options)]
+
+
+def vote_rows(report: ClassReport) -> list[dict[str, object]]:
+    """One row per learner and vote on a revealed prediction."""
+    return [{"seat": learner.seat, "name": learner.name, "question": vote.question,
+             "vote": vote.option, "the experiment showed": vote.shown or "",
+             "right": "" if vote.right is None else vote.right}
+            for learner in report.learners for vote in learner.votes]
+
+
 def run_rows(report: ClassReport, root: str = "", zone: str | None = None) -> list[dict[str, object]]:
     """One row per posted run; `root`: the app's address, so a run's link opens it."""
     return [{"name": name, "link": root + run.link, "optimizer": run.optimizer,
@@ -204,6 +270,8 @@ def report_csv(report: ClassReport, root: str = "", zone: str | None = None) -> 
             (f"Checks, the most wrong first ({len(report.checks)} checks, {report.answers} answers)",
              check_rows(report)),
             (f"Answers per learner ({len(report.learners)} learners)", answer_rows(report)),
+            (f"Predictions, revealed ({len(report.predictions)})", prediction_rows(report)),
+            ("Votes per learner", vote_rows(report)),
             (f"Posted runs ({len(report.runs)})", run_rows(report, root, zone))):
         writer.writerow([])
         writer.writerow([title])
@@ -277,6 +345,21 @@ def report_html(report: ClassReport, root: str = "", zone: str | None = None) ->
         if check.answered_by:
             parts.append(f"<p><span class=\"muted\">Answered by:</span> "
                          f"{e(', '.join(check.answered_by))}</p>")
+    if report.predictions:
+        parts.append("<h2>Predictions, revealed</h2>")
+    for prediction in report.predictions:
+        share = share_text(prediction.share_right)
+        parts.append(f"<h3>{e(prediction.question)}</h3>")
+        parts.append(f"<p>{prediction.voted} voted" + (f"; {share} predicted what the experiment "
+                                                        "showed" if share else "; an opinion poll")
+                     + ".</p>")
+        parts.append("<table><caption>Votes on this prediction</caption><thead><tr>"
+                     '<th scope="col">Option</th><th scope="col">Votes</th>'
+                     '<th scope="col">The experiment showed</th></tr></thead><tbody>')
+        for index, option in enumerate(prediction.options):
+            parts.append("<tr>" + _cell(option) + _cell(prediction.counts[index], True)
+                         + _cell("yes" if index == prediction.shown else "") + "</tr>")
+        parts.append("</tbody></table>")
     parts.append("<h2>Learners</h2>")
     if not report.learners:
         parts.append("<p>No learner joined.</p>")
@@ -297,6 +380,11 @@ def report_html(report: ClassReport, root: str = "", zone: str | None = None) ->
             parts.append("</tbody></table>")
         else:
             parts.append("<p>No answer.</p>")
+        if learner.votes:
+            parts.append("<p>Predictions: " + "; ".join(
+                f"{e(vote.question)}: {e(vote.option)}"
+                + ("" if vote.right is None else " (right)" if vote.right else " (wrong)")
+                for vote in learner.votes) + ".</p>")
         if learner.runs:
             parts.append("<p>Posted runs: " + "; ".join(
                 f'<a href="{e(root + run.link, quote=True)}">{run.test_accuracy:.2%} test accuracy, '

@@ -17,6 +17,7 @@ Expired classes are deleted in batches of SWEEP_BATCH, each its own transaction.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import os
 import re
@@ -32,7 +33,8 @@ from workbench.classroom import codes, names
 from workbench.classroom.database import Database, DatabaseFault
 from workbench.classroom.pacing import MAX_TIMER_SECONDS, CheckPace, Pacing, closed_message
 from workbench.classroom.schema import (CLASS_TABLES, answers, check_states, classes, members,
-                                        migrate, pinned_checks, posted_runs, reveals)
+                                        migrate, pinned_checks, posted_runs, prediction_votes,
+                                        predictions, reveals)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_URL = f"sqlite:///{ROOT / 'data' / 'classroom.sqlite3'}"
@@ -164,6 +166,17 @@ class ReportAnswer:
 
 
 @dataclass(frozen=True)
+class ReportPrediction:
+    """A prediction the teacher revealed (one never revealed stays out of the report: its votes
+    were hidden from everyone, the teacher included), with each learner's vote by seat."""
+    question: str
+    options: tuple[str, ...]
+    expected: int | None               # the teacher's mark; None: an opinion poll or a check
+    check_key: str | None              # a built-in check, whose answer PyTorch computes
+    votes: tuple[tuple[int, int], ...]     # (seat, option index)
+
+
+@dataclass(frozen=True)
 class ClassRecord:
     """Everything the class's report is built from (workbench/classroom/report.py): its members
     (removed ones left out, with their answers and runs), every answer, every posted run with
@@ -176,6 +189,7 @@ class ClassRecord:
     members: list[ReportMember]
     answers: list[ReportAnswer]
     runs: list[tuple[int, RunEntry]]                # (seat, run), oldest first
+    predictions: list[ReportPrediction] = field(default_factory=list)   # revealed, oldest first
 
 
 @dataclass(frozen=True)
@@ -836,6 +850,14 @@ class ClassStore:
             posted = connection.execute(
                 select(posted_runs).where(posted_runs.c.class_code == row.code)
                 .order_by(posted_runs.c.id)).all()
+            revealed = connection.execute(
+                select(predictions).where(and_(predictions.c.class_code == row.code,
+                                               predictions.c.revealed_at.is_not(None)))
+                .order_by(predictions.c.id)).all()
+            voted = connection.execute(
+                select(prediction_votes.c.prediction_id, prediction_votes.c.member_digest,
+                       prediction_votes.c.option_index)
+                .where(prediction_votes.c.class_code == row.code)).all()
         names_now = {person.seat: person.nickname for person in people}
         return ClassRecord(
             row.code, row.created_at, row.ended_at, row.keep_until, bool(row.hide_names),
@@ -845,7 +867,11 @@ class ClassStore:
             [(seat_of[r.member_digest],
               RunEntry(r.link, r.optimizer, r.learning_rate, r.test_accuracy, r.bayes_ceiling,
                        r.parameter_count, names_now[seat_of[r.member_digest]], r.posted_at))
-             for r in posted if r.member_digest in seat_of])
+             for r in posted if r.member_digest in seat_of],
+            [ReportPrediction(p.question, tuple(json.loads(p.options)), p.expected, p.check_key,
+                              tuple(sorted((seat_of[v.member_digest], v.option_index) for v in voted
+                                           if v.prediction_id == p.id and v.member_digest in seat_of)))
+             for p in revealed])
 
     # --- the send -------------------------------------------------------------------------
     @_reachable

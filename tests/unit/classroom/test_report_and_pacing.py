@@ -253,3 +253,29 @@ def test_times_are_the_teachers_clock_or_say_utc():
     assert time_text(0.0, "Europe/Berlin") == "1970-01-01 01:00"
     assert time_text(0.0, None) == "1970-01-01 00:00 UTC"
     assert time_text(0.0, "Not/AZone") == "1970-01-01 00:00 UTC"
+
+
+def test_the_report_holds_revealed_predictions_only_with_each_learners_vote(store):
+    from workbench.classroom import prediction_store
+    from workbench.classroom.predictions import Question
+
+    started = store.start_class()
+    ada, bo = store.join(started.code, "Ada"), store.join(started.code, "Bo")
+    shown = prediction_store.pose(store, started.code, started.teacher_key,
+                                  Question("Is x.t() contiguous?", ("yes", "no"), expected=1))
+    prediction_store.vote(store, started.code, ada.token, shown, 1)
+    prediction_store.vote(store, started.code, bo.token, shown, 0)
+    prediction_store.reveal(store, started.code, started.teacher_key, shown)
+    hidden = prediction_store.pose(store, started.code, started.teacher_key,
+                                   Question("Will it diverge?", ("yes", "no")))
+    prediction_store.vote(store, started.code, ada.token, hidden, 0)      # never revealed
+    report = build_report(store.record(started.code, started.teacher_key), all_checks())
+    (prediction,) = report.predictions
+    assert prediction.question == "Is x.t() contiguous?" and prediction.counts == (1, 1)
+    assert prediction.shown == 1 and prediction.share_right == pytest.approx(0.5)
+    ada_row, bo_row = report.learners
+    assert [(v.option, v.right) for v in ada_row.votes] == [("no", True)]
+    assert [(v.option, v.right) for v in bo_row.votes] == [("yes", False)]
+    text = report_csv(report)
+    assert "Will it diverge?" not in text and "Is x.t() contiguous?" in text
+    assert "Will it diverge?" not in report_html(report)
