@@ -1,8 +1,12 @@
 """Cold start: from `streamlit run` to the first page rendered in headless Chromium.
 
-Prints seconds to a healthy server, and to the home page's main element being visible, for a
+Prints seconds to a healthy server, and to the page's first screen (what bench/page_open.py
+waits for: the page's title or main control shown, no loading skeleton in the window), for a
 fresh server process. Run: .venv/bin/python -m bench.cold_start [path] [--save]
 (--save: docs/figures/cold_start.json, or cold_start_<page>.json for another path)
+
+It waited for the first element with a `st-key-` class before, which became the theme's
+hidden repair container (components/accessible_theme.py): never visible, so every run timed out.
 """
 from __future__ import annotations
 
@@ -15,6 +19,16 @@ from playwright.sync_api import sync_playwright
 from harness.app import ROOT, command, free_port
 from harness.chromium import launch
 from harness.figures import Run, parser
+from bench.page_open import PAGES, _TIMES_JS
+
+HOME_FIRST_SCREEN = PAGES["home"][2]
+
+
+def first_screen(path: str) -> str:
+    """What the first screen of `path` must show: page_open's selector for the same page."""
+    page = path.split("?", 1)[0]
+    found = [first for (opened, _, first) in PAGES.values() if opened.split("?", 1)[0] == page]
+    return found[0] if found else HOME_FIRST_SCREEN
 
 
 def main() -> None:
@@ -44,9 +58,8 @@ def main() -> None:
                     time.sleep(0.05)
             healthy = time.perf_counter() - started
             page.goto(base + path)
-            page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]",
+            page.wait_for_function(_TIMES_JS, arg=first_screen(path), polling="raf",
                                    timeout=120_000)
-            page.wait_for_selector("[data-testid=stMain] [class*=st-key-]", timeout=60_000)
             rendered = time.perf_counter() - started
         finally:
             server.terminate()
