@@ -10,6 +10,7 @@ hidden repair container (components/accessible_theme.py): never visible, so ever
 """
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 import urllib.request
@@ -19,6 +20,7 @@ from playwright.sync_api import sync_playwright
 from harness.app import ROOT, command, free_port
 from harness.chromium import launch
 from harness.figures import Run, parser
+from app_pages.warm_up import SWITCH
 from bench.page_open import PAGES, _TIMES_JS
 
 HOME_FIRST_SCREEN = PAGES["home"][2]
@@ -35,7 +37,14 @@ def main() -> None:
     run = Run("cold_start", "Cold start: from `streamlit run` to the first page in Chromium")
     options = parser(__doc__)
     options.add_argument("path", nargs="?", default="/", help="the first page to open (default /)")
-    path = options.parse_args().path
+    options.add_argument("--no-warm-up", action="store_true",
+                         help="start the server without its warm-up (app_pages/warm_up.py), to "
+                              "compare")
+    parsed = options.parse_args()
+    path = parsed.path
+    if parsed.no_warm_up:
+        run.name += "_no_warm_up"
+        run.title += " (no warm-up)"
     if path != "/":
         run.name += "_" + "".join(c if c.isalnum() else "_" for c in path.strip("/"))
         run.title += f" ({path} as the first request)"
@@ -48,7 +57,8 @@ def main() -> None:
         # Not harness.app.serve: the time from the process's start to its first healthy answer
         # is what this measures.
         server = subprocess.Popen(command(port), cwd=ROOT, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
+                                  stderr=subprocess.DEVNULL,
+                                  env={**os.environ, SWITCH: "0" if parsed.no_warm_up else "1"})
         try:
             while True:
                 try:
