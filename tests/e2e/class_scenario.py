@@ -42,6 +42,8 @@ def answer(page: Page, option: str) -> None:
     check = page.locator(f".st-key-kc_{CHECK.key}")
     check.locator("[role=radiogroup] label").filter(has_text=option).click()
     check.locator(f".st-key-kc_{CHECK.key}_commit button").first.click()
+    if option != CHECK.answer().correct_option:     # a wrong answer: Try again first, then this
+        check.get_by_role("button", name="Show the answer").click()
     expect(check).to_contain_text("computed it with this function")
 
 
