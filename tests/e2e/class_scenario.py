@@ -98,7 +98,8 @@ def teach_a_class(new_page: NewPage, base_url: str, store: ClassStore) -> list[P
     for _ in range(3):
         learner = new_page(1400, 1000, "learner")
         learner.goto(join_link)
-        expect(learner.get_by_text(f"In class {code}")).to_be_visible()
+        # The sidebar's seat (Home also says "You are in class" on the page, before any send).
+        expect(learner.locator(".st-key-class_seat").get_by_text(f"In class {code}")).to_be_visible()
         learners.append(learner)
 
     # 2. Answers reach the board by themselves.
