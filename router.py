@@ -10,6 +10,7 @@ from streamlit.navigation.page import StreamlitPage
 from components.accessible_theme import accessible_theme
 from components.class_prediction import prediction_banner
 from components.guard import run_guarded
+from app_pages.lessons.way_back import back_to_lesson_link
 from app_pages.navigation import HOME, all_pages, sections
 from components.figures import presenting
 from components.sidebar import draw_sidebar, sync_presenter_from_url
@@ -42,5 +43,6 @@ page = st.navigation(streamlit_pages())
 with SCRIPT_RUNS.run():       # a few page runs at a time: see workbench/common/jobs.py
     accessible_theme()
     draw_sidebar(page.url_path, {tool.url_path: tool.script for tool in all_pages()})
+    back_to_lesson_link(page.url_path)      # a tool opened from a lesson step: the way back
     run_guarded(prediction_banner, "the class's prediction")   # on every page: predict, then run
     run_guarded(page.run, page.title)

@@ -130,6 +130,7 @@ class ClassSeat:
     heartbeat_at: float = -math.inf              # time.monotonic() of the last heartbeat
     pacing_seen: int | None = None               # the class's pacing number this page drew with
     refused: dict[str, str] = field(default_factory=dict)   # check key -> why its answer was not taken
+    landed_on: str | None = None                 # the page a join link landed on, before any send
 
 
 def seat() -> ClassSeat:
@@ -274,11 +275,16 @@ def open_teacher_link(code: str, teacher_key: str) -> str:
 
 
 # --- joining by link ------------------------------------------------------------------------------
-def join_from_url() -> None:
+def join_from_url(page_path: str = "", pages: dict[str, str] | None = None) -> None:
     """`class=<code>` on any page's link joins that class once per session and value (a rerun
     of the same page does not join twice). The private teacher link (`teacher=`) is the Class
     page's business, not a learner's join; and a session never joins a class it teaches (the
-    teacher would count as a learner and follow their own sends)."""
+    teacher would count as a learner and follow their own sends).
+
+    The class's join link opens Home (`/?class=CODE`), which is not where the class is: a
+    learner who joins late goes to the teacher's last send, and one who joins before any send
+    is told on the page that they are in the class (`landing_panel`). A link to another page
+    (a lesson link with `class=`) is where the teacher meant: it stays."""
     raw = st.query_params.get(CLASS_PARAM)
     mine = seat()
     if raw is None or raw == mine.url_code_seen or st.query_params.get(TEACHER_PARAM):
@@ -291,7 +297,39 @@ def join_from_url() -> None:
         return
     if mine.membership is not None and mine.membership.code == code:
         return
-    join(raw, "")
+    if join(raw, "") and page_path == "":
+        _go_where_the_class_is(mine, pages or {})
+
+
+def _go_where_the_class_is(mine: ClassSeat, pages: dict[str, str]) -> None:
+    assert mine.membership is not None
+    try:
+        send = class_store().current_send(mine.membership.code)
+    except ClassError:                  # the database away: the seat's poll says so
+        send = None
+    script = pages.get(urlsplit(send.link).path.strip("/")) if send and send.link else None
+    if send is None or script is None or send.number == 0:
+        mine.landed_on = ""
+        return
+    mine.send_seen = send.number
+    st.switch_page(script, query_params=dict(parse_qsl(urlsplit(send.link).query,
+                                                        keep_blank_values=True)))
+
+
+def landing_panel(page_path: str) -> None:
+    """On the page a join link landed on, before the teacher has sent the class anywhere: the
+    class on the page itself (a phone's sidebar is folded), and what happens next."""
+    mine = seat()
+    if mine.landed_on is None:
+        return
+    if mine.membership is None or mine.landed_on != page_path or mine.send_seen:
+        mine.landed_on = None           # moved on: the sidebar keeps the class's state
+        return
+    with st.container(border=True, key="class_landing"):
+        st.markdown(f"**:material/groups: You are in class {mine.membership.code}** as "
+                    f"{md(mine.membership.nickname)}. Your teacher has not sent the class to a "
+                    "page yet: this page opens what they send, within a few seconds. Until then, "
+                    "explore here.")
 
 
 def _client_address() -> str | None:

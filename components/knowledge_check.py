@@ -70,25 +70,34 @@ def _draw_check(check: Check, key: str, then: Callable[[Answer], None] | None) -
                       help="Pick an answer first: PyTorch then computes the real one.")
             return
         revealed = check.answer()
-        if choice == revealed.correct_option:
+        right = choice == revealed.correct_option
+        shown_key = f"kc_{key}_shown"
+        if not right and not st.session_state.get(shown_key, False):
+            # A wrong answer first gets a second try: showing the right one at once takes away
+            # the thinking the check is there for. The answer is one click further.
+            st.warning(f"You chose **{md(choice)}**: that is not what PyTorch computes. "
+                       "Think again, or see the answer.", icon=":material/lightbulb:")
+            _waiting_note(check)
+            with st.container(horizontal=True, vertical_alignment="center"):
+                st.button("Try again", key=f"kc_{key}_again", type="primary",
+                          on_click=_try_again,
+                          args=(committed_key, choice_key, attempt_key, shown_key))
+                st.button("Show the answer", key=f"kc_{key}_show", on_click=_show_answer,
+                          args=(shown_key,))
+            return
+        if right:
             st.success(f"Right: **{md(revealed.correct_option)}**.", icon=":material/check_circle:")
         else:
             st.warning(f"You chose **{md(choice)}**; PyTorch says **{md(revealed.correct_option)}**.",
                        icon=":material/lightbulb:")
-        refused = answer_refused(check.key)
-        if refused:
-            st.caption(f":material/lock: {md(refused)} Your answer stays yours; it is not on your "
-                       "teacher's board.")
-        if answer_waits(check.key):
-            st.caption(":material/cloud_off: Your answer waits for the class database; it is "
-                       "sent to your teacher's board when the database is back.")
+        _waiting_note(check)
         st.caption(f"{check.computed_by} computed it with this function, just now:")
         code_block(check.code + f"\n\n# {check.compute.__name__}() saw: {revealed.shown_value}",
                    language="python")
         if revealed.explanation:
             st.markdown(revealed.explanation)
         st.button("Try again", key=f"kc_{key}_again", on_click=_try_again,
-                  args=(committed_key, choice_key, attempt_key))
+                  args=(committed_key, choice_key, attempt_key, shown_key))
     if then is not None:
         then(revealed)
 
@@ -110,7 +119,7 @@ def _reset_by_teacher(check_key: str, key: str, round_now: int) -> bool:
         return False
     st.session_state[round_key] = round_now
     if st.session_state.get(f"kc_{key}_committed"):
-        _try_again(f"kc_{key}_committed", _choice_key(key), f"kc_{key}_attempt")
+        _try_again(f"kc_{key}_committed", _choice_key(key), f"kc_{key}_attempt", f"kc_{key}_shown")
     seat().refused.pop(check_key, None)
     return True
 
@@ -130,7 +139,24 @@ def _commit(check: Check, committed_key: str, choice_key: str, key: str, round_n
     record_answer(check, choice)                 # a learner in a class: to the teacher's board
 
 
-def _try_again(committed_key: str, choice_key: str, attempt_key: str) -> None:
+def _waiting_note(check: Check) -> None:
+    """Where the learner's answer is, when it is not on the teacher's board: refused (the
+    teacher closed the check meanwhile), or waiting for the class database."""
+    refused = answer_refused(check.key)
+    if refused:
+        st.caption(f":material/lock: {md(refused)} Your answer stays yours; it is not on your "
+                   "teacher's board.")
+    if answer_waits(check.key):
+        st.caption(":material/cloud_off: Your answer waits for the class database; it is "
+                   "sent to your teacher's board when the database is back.")
+
+
+def _show_answer(shown_key: str) -> None:
+    st.session_state[shown_key] = True
+
+
+def _try_again(committed_key: str, choice_key: str, attempt_key: str, shown_key: str) -> None:
     st.session_state[committed_key] = False
+    st.session_state.pop(shown_key, None)
     st.session_state.pop(choice_key, None)
     st.session_state[attempt_key] = st.session_state.get(attempt_key, 0) + 1

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.class_session import draw_class_sidebar, join_from_url, restore_from_browser
+from components.class_session import (draw_class_sidebar, join_from_url, landing_panel,
+                                      restore_from_browser)
 from components.device import learner_device, server_device
 from components.figures import PRESENTER_KEY, presenting
 from components.stage import presenter_styles
@@ -61,6 +62,7 @@ def draw_sidebar(page_path: str = "", pages: dict[str, str] | None = None) -> No
                   help="For a projector: larger text, thicker lines, bigger markers, a "
                   "colour-blind-safe palette. `present=1` in a link turns it on.")
     restore_from_browser()
-    join_from_url()
+    join_from_url(page_path, pages or {})
+    landing_panel(page_path)
     draw_class_sidebar(page_path, pages or {})
     presenter_styles()

@@ -20,7 +20,8 @@ MANUAL = "manual.md"
 # cold_start); any other saved file after these, by name.
 ORDER = ("threads", "moons_speed", "batching_cost", "tensor_inspector", "autograd_graph_bench",
          "cold_start", "rerun", "presenter_stage", "live_frame_cost", "live_frames",
-         "hostile_neighbour", "hostile_upload", "click_to_paint", "page_open", "load")
+         "hostile_neighbour", "hostile_upload", "click_to_paint", "layout_shift", "page_open",
+         "load")
 
 INTRO = """# Measured figures
 

@@ -1,6 +1,7 @@
 """Guided lessons: step by step through the tools, each step a lesson link and a check."""
 import streamlit as st
 
+from app_pages.lessons.way_back import origin_params
 from app_pages.navigation import LESSONS_PAGE, TOOLS
 from components.classroom import app_root, lesson_url
 from components.code_block import code_block, link_block
@@ -101,7 +102,7 @@ def step_link(step: Step) -> None:
     """The link that opens the step's experiment, and where on that page to look."""
     tool = SCRIPTS[step.tool]
     st.page_link(tool.script, label=f"Open this step in the {tool.title.lower()}",
-                 icon=tool.icon, query_params=step.params)
+                 icon=tool.icon, query_params={**step.params, **origin_params(lesson, number)})
     where = where_on_the_page(step)
     if where:
         st.markdown(where)

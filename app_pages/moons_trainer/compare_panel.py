@@ -86,6 +86,32 @@ def pin(me: MoonsTrainerState, stop: Callable[[MoonsTrainerState], None]) -> Non
     st.session_state[RERUN] = True
 
 
+def can_pin_previous(me: MoonsTrainerState) -> bool:
+    """Whether the run a new run set aside can be pinned beside it (both classification runs)."""
+    previous, session = me.previous, me.session
+    return (previous is not None and session is not None and has_trained(previous)
+            and not previous.settings.regression and not session.settings.regression)
+
+
+def pin_previous(me: MoonsTrainerState) -> None:
+    """The new-run notice's second way back: the run set aside becomes the pinned run, so the
+    fresh run trains beside it (a run pinned before goes back in memory, never dropped)."""
+    if not can_pin_previous(me):
+        return
+    previous = me.previous
+    assert previous is not None
+    replaced = me.pinned if me.pinned is not None and has_trained(me.pinned) else None
+    me.pinned, me.pinned_trains, me.previous = previous, False, replaced
+    me.compare_problems = []
+    me.replay = None
+    me.notice = (f"Pinned the run at {where(previous)} beside the new run: press Play to train "
+                 "the new one; the two runs are compared below.")
+    if replaced is not None:
+        me.notice += (f" The run pinned before (at {where(replaced)}) is kept in memory until "
+                      "the next new run.")
+    me.notice_kind = "new" if replaced is not None else "info"
+
+
 def unpin(me: MoonsTrainerState) -> None:
     """Leave the comparison; a trained pinned run stays in memory, with the notice's way back."""
     pinned = me.pinned

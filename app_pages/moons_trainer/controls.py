@@ -7,6 +7,7 @@ import dataclasses
 
 import streamlit as st
 
+from app_pages.moons_trainer.compare_panel import can_pin_previous, pin_previous
 from app_pages.moons_trainer.live import stop_training
 from app_pages.moons_trainer.state import (
     MoonsTrainerState,
@@ -119,6 +120,12 @@ def notice_panel(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]) -> No
         st.markdown(f":material/restart_alt: {me.notice}")
         previous = me.previous
         if previous is not None:
-            st.button(f"Back to the run at {where(previous)}", key="mt_back_to_previous",
-                      icon=":material/undo:", on_click=back_to_previous, args=(me, form.seed),
-                      help="Its settings come back too: " + previous.describe())
+            with st.container(horizontal=True, vertical_alignment="center"):
+                st.button(f"Back to the run at {where(previous)}", key="mt_back_to_previous",
+                          icon=":material/undo:", on_click=back_to_previous, args=(me, form.seed),
+                          help="Its settings come back too: " + previous.describe())
+                if can_pin_previous(me):
+                    st.button("Pin it beside this run", key="mt_pin_previous",
+                              icon=":material/push_pin:", on_click=pin_previous, args=(me,),
+                              help="Keep it on screen as the pinned run and train the new run "
+                                   "beside it: the two are compared below the view.")

@@ -49,8 +49,9 @@ def take_drawn_points(me: MoonsTrainerState, form: SettingsForm[MoonsSettings]) 
 
 
 def drawing_help(settings: MoonsSettings) -> None:
-    """Above the live view, the same while the learner draws (the plane must not move under the
-    pointer): how to draw. Not in presenter mode, where the plane needs the first screen's
+    """Under the live view, the same while the learner draws (the plane must not move under the
+    pointer, nor when *Draw on these points* starts the drawing): how to draw. Not in presenter
+    mode, where the plane needs the first screen's
     room (the tools above it and its description say how to draw as well)."""
     if presenting():
         return

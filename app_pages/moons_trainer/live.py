@@ -32,7 +32,6 @@ from app_pages.moons_trainer.live_canvas import (
 from app_pages.moons_trainer.results import divergence_panel, first_run_hint, results_panel
 from app_pages.moons_trainer.state import MoonsTrainerState, has_trained, publish_shared, state
 from components import frame_route
-from components.figures import presenting
 from components.frame_route import FrameSource
 from components.guard import run_guarded
 from components.keyboard import with_shortcut
@@ -226,9 +225,13 @@ def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
                              session.settings.regression else
                              "Drawn points have none: no known process drew them.")
             me.view[key] = st.toggle(label, key=key, help=help_text, disabled=no_bayes)
+
+
+def after_run_notes(me: MoonsTrainerState, session: TrainingSession) -> None:
+    """Under the view: why Play and Step are grey once a run has ended, and what to do next.
+    Not above it: a note that appears when a run ends moved the plane down (issue 43)."""
     ended = None if me.running else end_note(session)
     if ended is not None:
-        # Beside the buttons it greys out: why they are grey and what to do next.
         with st.container(key="mt_end_note"):
             st.markdown(ended)
 
@@ -405,9 +408,11 @@ def live_frame() -> None:
                 st.rerun(scope="app")   # the error's panel is above this fragment
     with controls:
         playback(me, session)           # after the check: a run that just ended enables Play
-    # A projected plane gets the first screen's height: in presenter mode the replay slider goes
-    # under the view (the view fits the room left above the fold, and a slider there took 80 px).
-    with below if presenting() else controls:
+    # What a run's end adds goes under the view, so the plane never moves when it appears: the
+    # end note and the replay slider (above the view, they moved it down 151 px when a run
+    # finished; bench/layout_shift.py). A projected plane also keeps the first screen's height.
+    with below:
+        after_run_notes(me, session)
         replayed = None if me.running else replay_control(me, session)
     poll = frame_source(me).url if me.running and not me.route_blocked else None
     # Paused here, still playing below: the view shows the pause first, then the browser asks

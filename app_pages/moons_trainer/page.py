@@ -76,9 +76,9 @@ if shortfall is not None:
         stop_training(me)       # the view shows no run now; the run stays, with its notice
     with main_column:
         notice_panel(me, form)
-        drawing_help(settings)
         with st.container(key="moons_trainer_main"):
             live_view(me)
+        drawing_help(settings)          # under the plane: Draw must not move it (issue 43)
         drawing_panel(settings, shortfall)
     share_panel(schema=TABLE, settings=settings, url_path="moons_trainer",
                 script=moons_script(settings, str(device)), title="Moons trainer", key="mt_share")
@@ -96,11 +96,10 @@ script = comparison_code(me, session, str(device)) or moons_script(settings, str
 with main_column:
     cell_notice(settings)       # the class sweep's cell of this learner, if one runs
     notice_panel(me, form)
-    if settings.drawn:
-        drawing_help(settings)
     with st.container(key="moons_trainer_main"):
         live_view(me)           # the playback row, the live view and the results below it
     if settings.drawn:
+        drawing_help(settings)  # under the plane: Draw must not move it (issue 43)
         drawing_panel(settings, None)
 
 st.divider()

@@ -144,8 +144,7 @@ def current_session(me: MoonsTrainerState, settings: MoonsSettings,
             if old.device != device:
                 reasons.append("the device changed")
             me.previous = old
-            announce(me, (f"A new run started from fresh weights: {'; '.join(reasons)}. The run "
-                          f"at {where(old)} is kept in memory until the next new run."), "new")
+            announce(me, set_aside_notice("; ".join(reasons), old), "new")
         me.session = new_session(settings, device)
         me.reload_check = None
         me.sent = SentToBrowser()
@@ -156,6 +155,15 @@ def current_session(me: MoonsTrainerState, settings: MoonsSettings,
             me.pinned = TrainingSession(me.pinned.settings, device)
     assert me.session is not None
     return me.session
+
+
+def set_aside_notice(reasons: str, old: TrainingSession) -> str:
+    """Which trained run a fresh one set aside, and the two ways back to it (notice_panel's
+    buttons): a learner who changed one setting should not think the trained run is lost."""
+    return (f"A new run started from fresh weights: {reasons}. The run at {where(old)} was set "
+            "aside, not lost: it is kept in memory until the next new run. *Back to the run* "
+            "brings it back with its settings; *Pin it beside this run* keeps it on screen to "
+            "compare with the new one.")
 
 
 def announce(me: MoonsTrainerState, notice: str, kind: str) -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.tensor_inspector.controls import apply_changes
-from app_pages.tensor_inspector.figures import broadcast_figure, shapes_table
-from components.accessible_chart import chart
+from app_pages.tensor_inspector.figures import shapes_table
+from app_pages.tensor_inspector.light_figures import shapes_html
+from components.accessible_chart import data_table
 from components.code_panel import code_panel
 from components.error_panel import error_panel
-from components.figures import graph_scale
 from components.settings_form import SettingsForm
 from workbench.tensor_inspector.broadcast import PRESETS, Combination
 from workbench.tensor_inspector.factory import shape_text
@@ -50,10 +50,11 @@ def result(combo: Combination) -> None:
     else:
         error_panel(RuntimeError(combo.error or "these shapes do not combine"), key="ti_combine_err")
     if combo.columns:
-        chart(broadcast_figure(combo.left, combo.right, combo.combine, graph_scale(), key="ti_shapes"),
-              key="ti_shapes", table=lambda: shapes_table(combo),
-              label=f"Shapes {shape_text(combo.left)} and {shape_text(combo.right)} aligned from "
-                    f"the right for {combo.expression}")
+        described = (f"Shapes {shape_text(combo.left)} and {shape_text(combo.right)} aligned "
+                     f"from the right for {combo.expression}")
+        with st.container(key="ti_shapes"):
+            st.html(shapes_html(combo, label=described))
+        data_table(lambda: shapes_table(combo), key="ti_shapes_table", label=described)
     if combo.expanded_strides is not None:
         left_strides, right_strides = combo.expanded_strides
         st.markdown(f"Broadcasting copies nothing: `a.expand{shape_text(combo.result)}` has "

@@ -12,11 +12,11 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from app_pages.tensor_inspector.controls import apply_changes
-from app_pages.tensor_inspector.figures import walk_figure
+from app_pages.tensor_inspector.light_figures import X_TITLE, Y_TITLE, walk_svg
 from app_pages.tensor_inspector.stage import STAGE_PICTURE, Stage, stage_pictures
 from app_pages.tensor_inspector.tables import grid_html, grid_label, strip_html, strip_label
 from components.error_panel import error_panel
-from components.accessible_chart import chart
+from components.accessible_chart import data_table
 from components.plain_text import code_span, md
 from components.settings_form import SettingsForm
 from components.state import learner_state
@@ -238,8 +238,11 @@ def _walk(picture: LayoutPicture, label: str) -> None:
     st.markdown("**Memory walk**: reading the tensor row by row, which storage position "
                 "does each element come from? A straight line (steps of 1) is "
                 "contiguous; jumps mean the view hops through memory.")
-    chart(walk_figure(picture, key="ti_walk"), key="ti_walk",
-          label=f"Memory walk of {label}: the storage position of each element, row by row")
+    described = f"Memory walk of {label}: the storage position of each element, row by row"
+    with st.container(key="ti_walk"):
+        st.image(walk_svg(picture.walk, label=described), alt=described, width="stretch")
+    data_table(lambda: pd.DataFrame({X_TITLE: range(len(picture.walk)), Y_TITLE: picture.walk}),
+               key="ti_walk_table", label=described)
 
 
 def pictures_section(report: Inspection, stage: Stage | None = None) -> None:

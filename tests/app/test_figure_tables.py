@@ -5,11 +5,14 @@ and strip are HTML tables, their own text alternative: their captions and cells 
 here too."""
 from __future__ import annotations
 
+import base64
 import json
+import re
 
 import pytest
 import torch
 
+from app_pages.tensor_inspector.light_figures import SHAPES_CLASS, WALK_CLASS
 from app_pages.tensor_inspector.tables import GRID_CLASS, STRIP_CLASS
 from tests.app.apptest import assert_clean, open_page
 from tests.html_tables import read_tables
@@ -50,20 +53,43 @@ def _labelled_with_tables(at) -> None:
     assert not built, f"closed data tables were built and sent: {built}"
 
 
+def _html_with(at, css_class: str) -> str:
+    return next(e.proto.body for e in at.get("html") if f'class="{css_class}"' in e.proto.body)
+
+
+def _walk_svg(at) -> str:
+    """The memory walk: an SVG document drawn by st.image (st.html drops <svg>)."""
+    urls = [img.url for image in at.get("image") for img in image.proto.imgs]
+    [svg] = [base64.b64decode(u.split(",", 1)[1]).decode() for u in urls
+             if u.startswith("data:image/svg+xml;base64,")]
+    assert f'class="{WALK_CLASS}"' in svg
+    return svg
+
+
 def _drawn_table(at, css_class: str) -> list:
     """The tables of the page's st.html block that draws `css_class` (grid or strip)."""
     return read_tables(next(e.proto.body for e in at.get("html") if css_class in e.proto.body))
 
 
 def test_every_tensor_inspector_chart_is_named_and_has_a_closed_table():
-    """The walk and the broadcasting chart are Plotly charts with their tables; the grid and
-    the strip are tables themselves, named by their captions, with no second table."""
+    """No Plotly chart on the page as it opens (its 4.7 MB bundle made the first screen 3-10x
+    slower than the other pages'): the walk is an SVG and the broadcasting shapes an HTML table,
+    each named, with its closed data table; the grid and the strip are tables themselves, named
+    by their captions, with no second table."""
     at = open_page(TENSORS, query={"shape": "4,6", "ops": "t()"})
     assert_clean(at)
-    assert "ti_walk" in _charts(at)
-    assert not {"ti_grid", "ti_strip"} & set(_charts(at))
-    _labelled_with_tables(at)
-    assert not {"ti_grid_table", "ti_strip_table"} & set(_table_expanders(at))
+    assert not _charts(at)
+    expanders = _table_expanders(at)
+    walk_label = "Memory walk of x.t(): the storage position of each element, row by row"
+    assert f'aria-label="{walk_label}"' in _walk_svg(at)
+    assert [image.proto.imgs[0].alt for image in at.get("image")] == [walk_label]
+    assert expanders["ti_walk_table"].label.removeprefix("Data table: ").replace("\\", "") == walk_label
+    shapes = _html_with(at, SHAPES_CLASS)
+    [shapes_table] = read_tables(shapes)
+    assert expanders["ti_shapes_table"].label.removeprefix("Data table: ").replace("\\", "") \
+        == shapes_table.caption
+    assert not [key for key, e in expanders.items() if e.get("table")], "closed tables were built"
+    assert not {"ti_grid_table", "ti_strip_table"} & set(expanders)
     [grid] = _drawn_table(at, GRID_CLASS)
     assert grid.caption == "Logical view of x.t(), shape (6, 4)"
     [strip] = _drawn_table(at, STRIP_CLASS)
@@ -100,9 +126,9 @@ def test_the_strip_table_names_the_index_that_reads_each_position():
 def test_the_walk_table_is_the_figures_line():
     at = open_page(TENSORS, query={"shape": "4,6", "ops": "t()"})
     table = _open_table(at, "ti_walk")
-    figure = json.loads(_charts(at)["ti_walk"].proto.spec)
+    drawn = re.search(r'data-walk="([0-9,]*)"', _walk_svg(at)).group(1)
     assert list(table.columns) == ["element number (row by row)", "storage position"]
-    assert list(table["storage position"]) == figure["data"][0]["y"]
+    assert list(table["storage position"]) == [int(p) for p in drawn.split(",")]
     view = torch.arange(24.0).reshape(4, 6).t()
     walk = torch.as_strided(torch.arange(24), view.shape, view.stride()).reshape(-1).tolist()
     assert list(table["storage position"]) == walk

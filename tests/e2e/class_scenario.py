@@ -42,6 +42,8 @@ def answer(page: Page, option: str) -> None:
     check = page.locator(f".st-key-kc_{CHECK.key}")
     check.locator("[role=radiogroup] label").filter(has_text=option).click()
     check.locator(f".st-key-kc_{CHECK.key}_commit button").first.click()
+    if option != CHECK.answer().correct_option:     # a wrong answer: Try again first, then this
+        check.get_by_role("button", name="Show the answer").click()
     expect(check).to_contain_text("computed it with this function")
 
 
@@ -96,7 +98,8 @@ def teach_a_class(new_page: NewPage, base_url: str, store: ClassStore) -> list[P
     for _ in range(3):
         learner = new_page(1400, 1000, "learner")
         learner.goto(join_link)
-        expect(learner.get_by_text(f"In class {code}")).to_be_visible()
+        # The sidebar's seat (Home also says "You are in class" on the page, before any send).
+        expect(learner.locator(".st-key-class_seat").get_by_text(f"In class {code}")).to_be_visible()
         learners.append(learner)
 
     # 2. Answers reach the board by themselves.

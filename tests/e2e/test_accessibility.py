@@ -131,6 +131,11 @@ def test_home_with_a_check_answered_and_revealed(browser, app_url, layout):
     check = page.locator(".st-key-kc_home_device_mismatch")
     check.locator("[role=radiogroup] label").first.click()
     check.locator(".st-key-kc_home_device_mismatch_commit button").first.click()
+    # The first option is a wrong answer: Try again and Show the answer come first.
+    show = check.get_by_role("button", name="Show the answer")
+    expect(check.get_by_role("button", name="Try again")).to_be_visible()
+    in_both_themes(page, f"home, a wrong answer committed ({layout})")
+    show.click()
     expect(check).to_contain_text("computed it with this function")
     in_both_themes(page, f"home, the check revealed ({layout})")
     page.context.close()

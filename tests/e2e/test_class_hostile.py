@@ -117,7 +117,7 @@ def test_the_teacher_keeps_a_class_with_a_hostile_learner(browser, hostile_url):
         hostile, *learners = pages = [new_page(1400, 1000) for _ in range(3)]
         for page in pages:
             open_path(page, hostile_url, f"/?class={code}")
-            expect(page.get_by_text(f"In class {code}")).to_be_visible()
+            expect(page.locator(".st-key-class_seat").get_by_text(f"In class {code}")).to_be_visible()
             assert "class=" not in page.url                   # a reload resumes, never re-joins
 
         # 2. A name that passes for the teacher's is refused, with the reason.

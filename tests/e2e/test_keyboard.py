@@ -208,9 +208,14 @@ def test_answer_a_lessons_knowledge_check(page, app_url):
     page.keyboard.press("Tab")
     expect(commit).to_be_focused()
     page.keyboard.press("Enter")
-    expect(check).to_contain_text("computed it with this function")
+    # Shift+Tab reached the last answer, a wrong one: Try again first, Show the answer second.
+    expect(check).to_contain_text("that is not what PyTorch computes")
     # Commit is gone: the focus went to the check's next action, not to the page's body.
     expect(check.get_by_role("button", name="Try again")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(check.get_by_role("button", name="Show the answer")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(check).to_contain_text("computed it with this function")
     assert_clean(page, "a lesson's check answered by keyboard")
 
 

@@ -179,7 +179,7 @@ def test_a_data_change_starts_a_new_run_says_so_and_offers_the_old_one_back(page
     points.press("Enter")
     notice = page.locator(".st-key-mt_new_run_notice")
     expect(notice).to_contain_text("A new run started from fresh weights", timeout=WAIT_MS)
-    expect(notice).to_contain_text("The run at epoch 1 is kept in memory")
+    expect(notice).to_contain_text("The run at epoch 1 was set aside, not lost")
     assert wait_live(page, "v.epoch === 0")["status"].startswith("Epoch 0 / 5")
     click(page, "mt_back_to_previous")
     back = wait_live(page, "v.epoch === 1")

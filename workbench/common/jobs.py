@@ -339,6 +339,12 @@ class RunSlots:
         self.capacity = capacity
         self._slots = threading.BoundedSemaphore(capacity)
         self._held = threading.local()
+        self._count_lock = threading.Lock()
+        self._running = 0               # runs inside `run` now, holding a slot or waiting for one
+
+    def running(self) -> int:
+        """How many page or fragment runs are under way (the warm-up yields to them)."""
+        return self._running
 
     @contextlib.contextmanager
     def stepped_out(self) -> Iterator[None]:
@@ -357,6 +363,8 @@ class RunSlots:
     def run(self) -> Iterator[None]:
         depth = getattr(self._held, "depth", 0)
         if depth == 0:
+            with self._count_lock:
+                self._running += 1
             self._slots.acquire()
         self._held.depth = depth + 1
         try:
@@ -365,6 +373,8 @@ class RunSlots:
             self._held.depth = depth
             if depth == 0:
                 self._slots.release()
+                with self._count_lock:
+                    self._running -= 1
 
 
 CORES = max(1, os.cpu_count() or 1)

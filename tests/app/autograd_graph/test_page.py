@@ -172,6 +172,9 @@ def test_no_grad_knowledge_check_shows_pytorchs_refusal():
     at.radio(key="kc_ag_no_grad_update_choice").set_value(options[0]).run()
     at.button(key="kc_ag_no_grad_update_commit").click().run()
     assert_clean(at)
+    assert "leaf Variable that requires grad" not in shown_text(at), "a wrong answer: try again first"
+    at.button(key="kc_ag_no_grad_update_show").click().run()
+    assert_clean(at)
     assert "leaf Variable that requires grad" in shown_text(at)
 
 

@@ -224,3 +224,38 @@ def test_step_waits_for_a_pinned_run_that_lags_without_training_on(monkeypatch):
     assert_clean(at)
     assert "behind" in slices and slices[-1] != "behind", slices
     assert _me(at).session.epoch == 1 and _me(at).pinned.epoch == 1
+
+
+def test_a_fresh_run_names_the_run_set_aside_and_pins_it_beside_the_new_one():
+    """Changing the input features must start a fresh run: the notice says which run was set
+    aside and offers both ways back, Back (swap it in) and Pin (keep it beside the new one)."""
+    at = open_page(PAGE, QUICK)
+    settle(at.button(key="mt_play").click().run())
+    old = _me(at).session
+    assert old.epoch == 3
+    at.button_group(key="mt_features").select("x1_x2").run()
+    assert_clean(at)
+    me = _me(at)
+    assert me.session is not old and me.session.epoch == 0 and me.previous is old
+    text = shown_text(at)
+    assert "the input features changed from x₁, x₂ to x₁, x₂, x₁x₂" in text
+    assert "The run at epoch 3 was set aside, not lost" in text
+    assert at.button(key="mt_back_to_previous").label == "Back to the run at epoch 3"
+    at.button(key="mt_pin_previous").click().run()
+    assert_clean(at)
+    assert me.pinned is old and me.previous is None and me.session.epoch == 0
+    assert "Pinned the run at epoch 3 beside the new run" in shown_text(at)
+    settle(at.button(key="mt_play").click().run())
+    assert_clean(at)
+    assert me.pinned is old and old.epoch == 3 and me.session.epoch == 3
+    text = shown_text(at)
+    assert "Two runs side by side" in text
+    assert "the input features changed from x₁, x₂ to x₁, x₂, x₁x₂" in text
+
+
+def test_an_untrained_run_replaced_offers_no_way_back():
+    at = open_page(PAGE, QUICK)
+    at.button_group(key="mt_features").select("x1_x2").run()
+    assert_clean(at)
+    assert "set aside" not in shown_text(at)
+    assert not [b for b in at.button if b.key in ("mt_back_to_previous", "mt_pin_previous")]

@@ -389,7 +389,8 @@ def test_a_data_change_starts_a_new_run_and_the_old_one_can_come_back():
     assert state.session is not old and state.session.epoch == 0
     assert "A new run started from fresh weights: the activation changed from ReLU to GELU" \
         in shown_text(at)
-    assert "The run at epoch 1 is kept in memory" in shown_text(at)
+    assert "The run at epoch 1 was set aside, not lost: it is kept in memory" in shown_text(at)
+    assert "*Back to the run* brings it back" in shown_text(at)
     at.button(key="mt_back_to_previous").click().run()
     assert_clean(at)
     assert state.session is old and at.selectbox(key="mt_act").value == "ReLU"
