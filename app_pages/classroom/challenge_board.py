@@ -82,6 +82,8 @@ def input_features(run: RunEntry) -> str:
 
 
 OTHER_DATA = "other data"       # the challenge column of a run on other data than the challenge's
+FRAME_COLUMNS = ["nickname", "test accuracy %", "best possible %", "parameters", "challenge", "data",
+                 "optimizer", "learning rate", "hidden layers", "inputs", "experiment"]
 
 
 def _status(run: RunEntry, board: ChallengeBoard, best: RunEntry | None) -> str:
@@ -114,10 +116,6 @@ def board_frame(board: ChallengeBoard, root: str | None = None) -> pd.DataFrame:
         "inputs": input_features(run),
         "experiment": f"{root}{run.link}",
     } for run in ranked], columns=FRAME_COLUMNS)
-
-
-FRAME_COLUMNS = ["nickname", "test accuracy %", "best possible %", "parameters", "challenge", "data",
-                 "optimizer", "learning rate", "hidden layers", "inputs", "experiment"]
 
 
 def split_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -96,5 +96,6 @@ def _post(me: MoonsTrainerState, membership: Membership, entry: RunEntry, result
                                                   "before, and they train the same run."), "info"
         return
     me.class_post_note = (f"Posted to {board}: {100 * result.test_accuracy:.2f}% test accuracy "
-                          f"with {result.parameter_count:,} parameters.")
+                          f"with {result.parameter_count:,} parameters, on {entry.data_settings} "
+                          "(only runs on the challenge's data compete).")
     me.class_post_kind = "success"

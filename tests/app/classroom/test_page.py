@@ -449,6 +449,7 @@ def test_a_run_finished_in_a_class_is_posted_from_the_servers_own_results():
     settle(learner.button(key="mt_step").click().run())
     assert_clean(learner)
     assert f"Posted to class {code}" in shown_text(learner)
+    assert md("on moons, 300 points, noise 0.25, seed 42, split 70/15/15") in shown_text(learner)
     session = learner.session_state["learner::moons_trainer"].session
     token = learner.session_state["learner::class_seat"].membership.token
     posted = class_store().challenge_board(code, token=token).runs
@@ -457,6 +458,7 @@ def test_a_run_finished_in_a_class_is_posted_from_the_servers_own_results():
     assert (posted[0].test_accuracy, posted[0].bayes_ceiling) == (report.accuracy, report.bayes_accuracy)
     assert posted[0].parameter_count == sum(p.numel() for p in session.model.parameters())
     assert posted[0].link == "/moons_trainer?n=300&hidden=6&epochs=1"
+    assert posted[0].data_settings == "moons, 300 points, noise 0.25, seed 42, split 70/15/15"
     learner.run()                                         # seen again: not posted twice
     assert len(class_store().challenge_board(code, token=token).runs) == 1
     settle(learner.button(key="mt_reset").click().run())  # a new run: no note until it finishes
