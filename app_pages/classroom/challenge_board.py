@@ -286,8 +286,8 @@ def _board(code: str, teacher_key: str, token: str) -> None:
                     "accuracy, by optimizer",
               table=lambda: _table_of(drawn.frame))
     if len(drawn.other):
-        st.markdown(md(f"**Runs on other data**, not ranked against the challenge's "
-                       f"({board.data_settings}): their accuracy answers another question."))
+        st.markdown(f"**Runs on other data**, not ranked against the challenge's "
+                    f"({md(board.data_settings)}): their accuracy answers another question.")
         st.dataframe(drawn.other, hide_index=True, key="challenge_other_table", column_config=_COLUMNS)
 
 

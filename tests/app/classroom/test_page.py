@@ -396,7 +396,8 @@ def test_runs_on_other_data_are_listed_apart_until_the_teacher_makes_theirs_the_
     text = shown_text(teacher)
     assert md(f"on {PRESET_DATA}: Ada, 93.00% with 97 parameters") in text
     assert md("1 run(s) on other data are listed apart, not ranked against it.") in text
-    assert "Runs on other data" in text
+    assert md("**Runs on other data**") not in text                # bold, not escaped
+    assert f"**Runs on other data**, not ranked against the challenge's ({md(PRESET_DATA)})" in text
 
     # A link the challenge cannot use changes nothing and says why.
     teacher.text_input(key="challenge_data_link").input("/moons_trainer?dataset=plane")
