@@ -219,7 +219,8 @@ def test_moons_trainer_drawing_your_own_points(browser, app_url, layout):
 
 def test_moons_trainer_regression_finished(browser, app_url, layout):
     """A regression run (dataset=multigauss) trained to its end: the output value's plane, the
-    MSE and R² curves and the test MSE and R² without a ceiling, in both themes."""
+    MSE and R² curves (the R² chart with the best possible predictor's dotted line) and the test
+    MSE and R² beside that ceiling, in both themes."""
     page = _open(browser, app_url, "/moons_trainer?dataset=multigauss&n=300&epochs=3&speed=max", layout)
     page.locator(".st-key-mt_play button").first.click()
     wait_live(page, "v.epoch === 3 && !v.status.includes('training')")
