@@ -156,16 +156,20 @@ def test_class_board_with_answers_revealed_and_a_learner_in_the_class(browser, a
         store.post_run(started.code, learner.token, RunEntry(
             f"/moons_trainer?hidden={8 * (number + 1)}&opt=Adam&lr=0.01", "Adam", 0.01,
             0.9 + number / 100, 0.955, 50 * (number + 1) ** 2))
+        if number == 0:             # and one on other data: the table of runs listed apart
+            store.post_run(started.code, learner.token, RunEntry(
+                "/moons_trainer?dataset=gaussians&hidden=&opt=SGD&lr=0.1", "SGD", 0.1, 0.99, 0.99, 3))
     store.set_revealed(started.code, started.teacher_key, DEVICE_MISMATCH.key, True)
     store.set_challenge(started.code, started.teacher_key, 200)
     page = _open(browser, app_url, f"/class?class={started.code}&teacher={started.teacher_key}", layout)
     expect(page.locator(f".st-key-class_board_{DEVICE_MISMATCH.key} table")).to_be_visible()
     expect(page.locator(".st-key-challenge_scatter")).to_be_visible()
     frames = page.locator("[data-testid=stDataFrame]")
-    expect(frames.filter(visible=True)).to_have_count(1)        # the challenge board's table
+    # The challenge board's two tables: the runs on its data, and those on other data.
+    expect(frames.filter(visible=True)).to_have_count(2)
     # The roster (closed by default) opened, so its table, switches and controls are checked too.
     page.get_by_text("Roster: who is in the class").click()
-    expect(frames.filter(visible=True)).to_have_count(2)
+    expect(frames.filter(visible=True)).to_have_count(3)
     in_both_themes(page, f"class board ({layout})")
     page.context.close()
     page = _open(browser, app_url, f"/?class={started.code}", layout)
