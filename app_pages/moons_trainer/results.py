@@ -28,20 +28,24 @@ def regression_verdict(report: TestReport, noise: float) -> str:
     assert report.mse is not None and report.r2 is not None
     assert report.best_mse is not None and report.best_r2 is not None
     r2, best = report.r2, report.best_r2
+    reach = ("the noise's share of the targets' variation is out of any model's reach" if noise > 0
+             else "without noise the target is a function of the point, so a perfect fit is possible")
     lines = [f"The best possible predictor, the mean target at each point of the process that drew "
              f"the data (it knows the noise, {noise:g}, but not each point's draw), has MSE "
              f"**{report.best_mse:.4f}** and R² **{best:.3f}** on these same {report.n} test "
-             "points: the noise's share of the targets' variation is out of any model's reach. "
-             "On average over fresh draws of the data no model beats it; on one finite split a "
-             "lucky one can.",
+             f"points: {reach}. On average over fresh draws of the data no model beats it; on one "
+             "finite split a lucky one can.",
              f"Your model has MSE **{report.mse:.4f}** and R² **{r2:.3f}**"]
-    gap = best - r2
+    # Judged on the gap as shown (three decimals), so the words agree with the numbers on screen.
+    gap = round(best - r2, 3)
     if r2 <= 0:
         lines[-1] += (": no better than predicting the targets' mean everywhere; there is room to "
                       "improve (more epochs, another learning rate, a wider network).")
     elif gap < 0:
         lines[-1] += (f", {-gap:.3f} above the ceiling on this finite sample: luck on these "
                       "points, not a better predictor.")
+    elif gap == 0:
+        lines[-1] += ": it is at the ceiling."
     elif gap <= NEAR_CEILING_R2:
         lines[-1] += (f", {gap:.3f} below it: about as good as any model can be on this data.")
     else:

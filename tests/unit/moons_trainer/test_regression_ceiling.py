@@ -88,9 +88,9 @@ def test_a_session_reports_the_ceiling_beside_its_own_numbers():
 
 # ---- the verdict, judged against the ceiling -------------------------------------------------------
 
-def words(r2: float, best_r2: float) -> str:
+def words(r2: float, best_r2: float, noise: float = 0.25) -> str:
     return regression_verdict(training.TestReport(math.nan, math.nan, None, 450, mse=0.04, r2=r2,
-                                         best_mse=0.03, best_r2=best_r2), 0.25)
+                                                  best_mse=0.03, best_r2=best_r2), noise)
 
 
 def test_the_regression_verdict_follows_the_r2_and_the_ceiling_every_way():
@@ -109,4 +109,11 @@ def test_the_regression_verdict_follows_the_r2_and_the_ceiling_every_way():
     # be as good as any model gets.
     assert "about as good as any model can be" in words(0.17, 0.179)
     edge = words(0.855 - NEAR_CEILING_R2 - 0.001, 0.855)
-    assert "room to improve" in edge
+    assert "0.021 below it: there is room to improve" in edge
+    # The words follow the gap as shown: 0.020 is near, whatever digits lie beyond the third.
+    assert "0.020 below it: about as good" in words(0.83502, 0.85500)
+    assert "R² **0.855**: it is at the ceiling." in words(0.8549, 0.8551)
+    # The noise's share is named only where there is noise.
+    assert "out of any model's reach" in near and "perfect fit is possible" not in near
+    clean = words(0.976, 1.0, noise=0.0)
+    assert "perfect fit is possible" in clean and "out of any model's reach" not in clean
