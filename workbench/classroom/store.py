@@ -873,7 +873,8 @@ class ClassStore:
              for a in given if a.member_digest in seat_of],
             [(seat_of[r.member_digest],
               RunEntry(r.link, r.optimizer, r.learning_rate, r.test_accuracy, r.bayes_ceiling,
-                       r.parameter_count, names_now[seat_of[r.member_digest]], r.posted_at))
+                       r.parameter_count, names_now[seat_of[r.member_digest]], r.posted_at,
+                       r.data_settings))
              for r in posted if r.member_digest in seat_of],
             [ReportPrediction(p.question, tuple(json.loads(p.options)), p.expected, p.check_key,
                               tuple(sorted((seat_of[v.member_digest], v.option_index) for v in voted
