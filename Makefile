@@ -75,12 +75,13 @@ test: $(STAMP) chromium nginx postgresql graphviz js axe
 unit: $(STAMP)
 	$(PY) -m pytest tests/unit
 
-# The quick benchmarks (ratios against a bare PyTorch loop, and a class beside a hostile
-# neighbour), each saving its figures (docs/figures/<name>.json), then docs/performance.md written
-# from every saved file (`python -m bench.report`); `bench-all` runs every benchmark with its
-# defaults and saves nothing (fuzz alone takes an hour). A benchmark is a module run from the
+# The quick benchmarks (ratios against a bare PyTorch loop, a class beside a hostile neighbour,
+# and the lesson links' figures that docs/lesson-links.md quotes), each saving its figures
+# (docs/figures/<name>.json), then docs/performance.md written from every saved file
+# (`python -m bench.report`); `bench-all` runs every benchmark with its defaults and saves
+# nothing (fuzz alone takes an hour). A benchmark is a module run from the
 # repository root, `python -m bench.<name>`, so that it imports harness/ and workbench/ as they are.
-BENCH_QUICK := threads moons_speed batching_cost hostile_neighbour
+BENCH_QUICK := threads moons_speed batching_cost hostile_neighbour lesson_links
 bench: $(STAMP)
 	for name in $(BENCH_QUICK); do $(PY) -m bench.$$name --save || exit 1; done
 	$(PY) -m bench.report

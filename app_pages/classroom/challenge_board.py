@@ -1,7 +1,9 @@
 """The class's moons challenge board, drawn on the Class page: every posted run as a table row
-with a link that opens its exact experiment, a scatter of learning rate against test accuracy
-coloured by optimizer, and the teacher's challenge (the best test accuracy with at most N
-parameters), named in a sentence computed from the rows.
+with a link that opens its exact experiment and the data it trained on, a scatter of learning
+rate against test accuracy coloured by optimizer, and the teacher's challenge (the best test
+accuracy with at most N parameters on the challenge's data), named in a sentence computed from
+the rows. A challenge is one problem: runs on other data are listed in a table of their own,
+never ranked against the challenge's.
 
 The teacher's board is read with the teacher key, a learner's with their member token (the store
 refuses a code alone). Runs posted on another replica must show up, so each viewer's page asks
@@ -38,10 +40,12 @@ from components.class_session import class_store, read_class
 from components.figures import presenting, staged
 from components.classroom import app_root
 from components.plain_text import md
-from workbench.classroom.challenge import board_digest, best_within, challenge_sentence, within
+from workbench.classroom.challenge import (best_within, board_digest, challenge_sentence, on_data,
+                                           within)
 from workbench.classroom.store import (MAX_CHALLENGE_PARAMETERS, ChallengeBoard, ClassError, RunEntry,
                                        StoreUnavailable)
 from workbench.common.palette import OKABE_ITO
+from workbench.moons_trainer.challenge import data_from_link
 from workbench.moons_trainer.settings import OPTIMIZERS, TABLE, MoonsSettings
 
 BOARD_SECONDS = 3.0              # runs take tens of seconds to finish: a few seconds' delay is fine
@@ -77,33 +81,57 @@ def input_features(run: RunEntry) -> str:
     return ", ".join(_settings(run).feature_labels)
 
 
+OTHER_DATA = "other data"       # the challenge column of a run on other data than the challenge's
+FRAME_COLUMNS = ["nickname", "test accuracy %", "best possible %", "parameters", "challenge", "data",
+                 "optimizer", "learning rate", "hidden layers", "inputs", "experiment"]
+
+
+def _status(run: RunEntry, board: ChallengeBoard, best: RunEntry | None) -> str:
+    if not on_data(run, board.data_settings):
+        return OTHER_DATA
+    if not within(run, board.max_parameters):
+        return "over the limit"
+    return "best" if run == best else "competes"
+
+
 def board_frame(board: ChallengeBoard, root: str | None = None) -> pd.DataFrame:
-    """One row per posted run, the best first (the table a teacher projects). `root`: the app's
-    address before each run's link (default: this page's, `app_root()`)."""
+    """One row per posted run: the runs on the challenge's data first, the best first (the
+    table a teacher projects), then the runs on other data, grouped by their data. `root`: the
+    app's address before each run's link (default: this page's, `app_root()`)."""
     root = app_root() if root is None else root
-    best = best_within(board.runs, board.max_parameters)
-    ranked = sorted(board.runs, key=lambda run: (-run.test_accuracy, run.parameter_count, run.posted_at))
+    best = best_within(board)
+    ranked = sorted(board.runs, key=lambda run: (
+        not on_data(run, board.data_settings), run.data_settings, -run.test_accuracy,
+        run.parameter_count, run.posted_at))
     return pd.DataFrame([{
         "nickname": run.nickname,
         "test accuracy %": round(100 * run.test_accuracy, 2),
         "best possible %": round(100 * run.bayes_ceiling, 2),
         "parameters": run.parameter_count,
-        "challenge": ("best" if run == best else "competes") if within(run, board.max_parameters)
-        else "over the limit",
+        "challenge": _status(run, board, best),
+        "data": run.data_settings,
         "optimizer": run.optimizer,
         "learning rate": run.learning_rate,
         "hidden layers": hidden_layers(run),
         "inputs": input_features(run),
         "experiment": f"{root}{run.link}",
-    } for run in ranked])
+    } for run in ranked], columns=FRAME_COLUMNS)
+
+
+def split_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The board's rows on the challenge's data, and those on other data (listed apart)."""
+    apart = frame["challenge"] == OTHER_DATA
+    return frame[~apart].reset_index(drop=True), frame[apart].reset_index(drop=True)
 
 
 def scatter(board: ChallengeBoard) -> go.Figure:
-    """Learning rate (log scale) against test accuracy, one trace per optimizer; runs over the
-    challenge's limit are hollow, so the colour still says the optimizer."""
+    """Learning rate (log scale) against test accuracy of the runs on the challenge's data, one
+    trace per optimizer; runs over the challenge's limit are hollow, so the colour still says
+    the optimizer. Runs on other data are left out: their accuracy answers another question."""
     fig = go.Figure()
-    for optimizer in sorted({run.optimizer for run in board.runs}, key=_optimizer_order):
-        runs = [run for run in board.runs if run.optimizer == optimizer]
+    mine = [run for run in board.runs if on_data(run, board.data_settings)]
+    for optimizer in sorted({run.optimizer for run in mine}, key=_optimizer_order):
+        runs = [run for run in mine if run.optimizer == optimizer]
         fig.add_trace(go.Scatter(
             x=[run.learning_rate for run in runs], y=[100 * run.test_accuracy for run in runs],
             mode="markers", name=optimizer,
@@ -126,16 +154,27 @@ def _set_challenge(code: str, teacher_key: str, limited: bool) -> None:
     """The form's callback: it runs before the board is read again, so the board shows the
     challenge just set."""
     typed = st.session_state.get("challenge_limit")
-    if limited and typed is None:
+    link = (st.session_state.get("challenge_data_link") or "").strip()
+    if limited and typed is None and not link:
         st.session_state["challenge_notice"] = (
-            f"Type the most parameters a run may have (1 to {MAX_CHALLENGE_PARAMETERS:,}), then "
-            "set the challenge.")
+            f"Type the most parameters a run may have (1 to {MAX_CHALLENGE_PARAMETERS:,}), or "
+            "the lesson link of the challenge's data, then set the challenge.")
         return
-    limit = int(typed) if limited else None
+    limit = int(typed) if limited and typed is not None else None
+    data = None                               # an empty box keeps the challenge's data
+    if link:
+        data, problem = data_from_link(link)
+        if data is None:
+            st.session_state["challenge_notice"] = (
+                f"The challenge was not changed: its data could not be read from that link "
+                f"({problem}).")
+            return
     try:
-        class_store().set_challenge(code, teacher_key, limit)
+        class_store().set_challenge(code, teacher_key, limit, data)
     except ClassError as exc:
         st.session_state["challenge_notice"] = str(exc)
+        return
+    st.session_state["challenge_data_link"] = ""
 
 
 def _challenge_form(code: str, teacher_key: str, board: ChallengeBoard) -> None:
@@ -150,6 +189,12 @@ def _challenge_form(code: str, teacher_key: str, board: ChallengeBoard) -> None:
                         placeholder=f"no limit yet (try {SUGGESTED_LIMIT:,})",
                         help="The best test accuracy among the runs with at most this many "
                         "parameters wins; bigger runs stay on the board, marked over the limit.")
+        st.text_input("Challenge data: the lesson link you gave the class", key="challenge_data_link",
+                      max_chars=4000, placeholder=f"empty: keep {board.data_settings}",
+                      help="Only runs on the same data (dataset, points, noise, seed and split, "
+                           "read from this link; a setting it leaves out takes its default) "
+                           "compete: a challenge is one problem. Runs on other data are listed "
+                           "apart, not ranked against it.")
         left, right = st.columns(2)
         left.form_submit_button("Set the challenge", icon=":material/flag:", on_click=_set_challenge,
                                 args=(code, teacher_key, True))
@@ -163,8 +208,9 @@ class DrawnBoard:
     """What every viewer of one class's board is sent, built once: the sentence, the table and
     the scatter (None without runs). Shared between sessions, so never changed after building."""
     sentence: str
-    frame: pd.DataFrame
-    figure: go.Figure | None
+    frame: pd.DataFrame           # the runs on the challenge's data, ranked
+    other: pd.DataFrame           # the runs on other data, listed apart
+    figure: go.Figure | None      # None: no run on the challenge's data
 
 
 _DRAWN: OrderedDict[tuple[str, str, str, bool], DrawnBoard] = OrderedDict()
@@ -183,8 +229,9 @@ def drawn_board(code: str, board: ChallengeBoard) -> DrawnBoard:
         if found is not None:
             _DRAWN.move_to_end(key)
             return found
-    built = DrawnBoard(md(challenge_sentence(board.runs, board.max_parameters)),
-                       board_frame(board, key[2]), scatter(board) if board.runs else None)
+    mine, other = split_frame(board_frame(board, key[2]))
+    built = DrawnBoard(md(challenge_sentence(board)), mine, other,
+                       scatter(board) if len(mine) else None)
     with _DRAWN_LOCK:
         _DRAWN[key] = built
         while len(_DRAWN) > MAX_DRAWN_BOARDS:
@@ -228,19 +275,30 @@ def _board(code: str, teacher_key: str, token: str) -> None:
             st.error(md(notice), icon=":material/error:")
     drawn = drawn_board(code, board)
     st.markdown(f"**{drawn.sentence}**")
-    if drawn.figure is None:
+    if not board.runs:
         st.caption("Every moons trainer run a learner in the class finishes is posted here with its "
-                   "settings, its test accuracy and its parameter count.")
+                   "settings, its data, its test accuracy and its parameter count.")
         return
-    st.dataframe(drawn.frame, hide_index=True, key="challenge_table", column_config={
-        "experiment": st.column_config.LinkColumn("experiment", display_text="Open",
-                                                  help="Opens this run's exact experiment"),
-        "learning rate": st.column_config.NumberColumn(format="%g"),
-        "parameters": st.column_config.NumberColumn(format="localized"),
-    })
-    chart(drawn.figure, key="challenge_scatter",
-          label="Posted runs: learning rate (log scale) against test accuracy, by optimizer",
-          table=lambda: _table_of(drawn.frame))
+    if drawn.figure is not None:
+        st.dataframe(drawn.frame, hide_index=True, key="challenge_table", column_config=_COLUMNS)
+        chart(drawn.figure, key="challenge_scatter",
+              label="Posted runs on the challenge's data: learning rate (log scale) against test "
+                    "accuracy, by optimizer",
+              table=lambda: _table_of(drawn.frame))
+    if len(drawn.other):
+        st.markdown(f"**Runs on other data**, not ranked against the challenge's "
+                    f"({md(board.data_settings)}): their accuracy answers another question.")
+        st.dataframe(drawn.other, hide_index=True, key="challenge_other_table", column_config=_COLUMNS)
+
+
+_COLUMNS = {
+    "experiment": st.column_config.LinkColumn("experiment", display_text="Open",
+                                              help="Opens this run's exact experiment"),
+    "learning rate": st.column_config.NumberColumn(format="%g"),
+    "parameters": st.column_config.NumberColumn(format="localized"),
+    "data": st.column_config.TextColumn("data", help="The data the run trained on: dataset, "
+                                        "points, noise, seed and train/validation/test split"),
+}
 
 
 _LATEST: dict[str, tuple[float, str]] = {}   # class code -> (when read, digest)
@@ -277,9 +335,10 @@ def _watch(code: str, teacher_key: str, token: str) -> None:
     if latest_digest(code, teacher_key, token) != st.session_state.get(SEEN):
         st.rerun(scope="app")
 def scatter_table(board: ChallengeBoard) -> pd.DataFrame:
-    """The scatter's numbers for its data table, an st.table, which renders Markdown: the
-    nicknames are escaped there (st.dataframe above shows text as it is)."""
-    return _table_of(board_frame(board))
+    """The scatter's numbers for its data table (the runs on the challenge's data), an st.table,
+    which renders Markdown: the nicknames are escaped there (st.dataframe above shows text as it
+    is)."""
+    return _table_of(split_frame(board_frame(board))[0])
 
 
 def _table_of(frame: pd.DataFrame) -> pd.DataFrame:

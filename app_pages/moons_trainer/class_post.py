@@ -15,7 +15,8 @@ from app_pages.moons_trainer.sweep_cell import offer_to_cell
 from components.class_session import class_store, seat
 from components.classroom import lesson_url
 from workbench.classroom.store import ClassError, Membership, RunEntry, StoreUnavailable
-from workbench.moons_trainer.challenge import FinishedRun, finished_run, not_reproducible
+from workbench.moons_trainer.challenge import (FinishedRun, data_settings, finished_run,
+                                               not_reproducible)
 from workbench.moons_trainer.settings import TABLE, MoonsSettings
 from workbench.moons_trainer.training import TrainingSession
 from workbench.tools import MOONS_TRAINER
@@ -65,7 +66,8 @@ def post_finished_run(me: MoonsTrainerState, session: TrainingSession) -> None:
         result = finished_run(session)
     entry = RunEntry(link=run_link(session.settings), optimizer=result.settings.opt,
                      learning_rate=result.settings.lr, test_accuracy=result.test_accuracy,
-                     bayes_ceiling=result.bayes_ceiling, parameter_count=result.parameter_count)
+                     bayes_ceiling=result.bayes_ceiling, parameter_count=result.parameter_count,
+                     data_settings=data_settings(result.settings))
     # The class's sweep, if one runs, keeps the run for the learner's cell when it trained
     # exactly the cell's settings (sweep_cell.py); said after the post's own note.
     cell_note = offer_to_cell(session, entry)
@@ -94,5 +96,6 @@ def _post(me: MoonsTrainerState, membership: Membership, entry: RunEntry, result
                                                   "before, and they train the same run."), "info"
         return
     me.class_post_note = (f"Posted to {board}: {100 * result.test_accuracy:.2f}% test accuracy "
-                          f"with {result.parameter_count:,} parameters.")
+                          f"with {result.parameter_count:,} parameters, on {entry.data_settings} "
+                          "(only runs on the challenge's data compete).")
     me.class_post_kind = "success"

@@ -121,6 +121,8 @@ def scene(session: TrainingSession, *, show_test: bool, show_bayes: bool,
         "groups": [{"name": n, "fill": fill, "size": size, "label": label}
                    for n, fill, size, _, _, label in groups],
         "bayes_accuracy": session.bayes_test_accuracy,
+        # Regression: the best possible predictor's test R², the R² chart's dotted ceiling.
+        "best_r2": session.best_test_r2,
         "network": network,
     })
     return _scene_id(header, blobs, session)

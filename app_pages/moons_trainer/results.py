@@ -16,24 +16,42 @@ UNKNOWN_CEILING = ("**Best possible: unknown.** You drew these points yourself, 
                    "accuracy, and by whether its boundary follows the shape you drew.")
 
 
-NO_CEILING = ("**No ceiling for regression.** A regression run predicts a number in [-1, 1] "
-              "for each point, so there is no class to get right and no best possible accuracy "
-              "to compare with. Judge it by its test MSE (0: every prediction exact) and R² (1: "
-              "a perfect fit; 0: no better than predicting the targets' mean everywhere).")
+# An R² this close below the best possible predictor's counts as reaching it: on a test split of a
+# few hundred points the two R² move by about this much between fresh draws of the data (the
+# classification verdict's 1.5 points of accuracy play the same part).
+NEAR_CEILING_R2 = 0.02
 
 
-def regression_verdict(report: TestReport) -> str:
-    """A regression run's test numbers in words, judged from the numbers themselves."""
+def regression_verdict(report: TestReport, noise: float) -> str:
+    """A regression run's test numbers in words, judged against the best possible predictor's R²
+    on the same test points (E[target | x] of the known process, `bayes.regression_ceiling`)."""
     assert report.mse is not None and report.r2 is not None
-    r2 = report.r2
-    if r2 >= 0.9:
-        judged = "the model explains most of the targets' variation"
-    elif r2 > 0:
-        judged = "the model explains part of the targets' variation; there is room to improve"
+    assert report.best_mse is not None and report.best_r2 is not None
+    r2, best = report.r2, report.best_r2
+    reach = ("the noise's share of the targets' variation is out of any model's reach" if noise > 0
+             else "without noise the target is a function of the point, so a perfect fit is possible")
+    lines = [f"The best possible predictor, the mean target at each point of the process that drew "
+             f"the data (it knows the noise, {noise:g}, but not each point's draw), has MSE "
+             f"**{report.best_mse:.4f}** and R² **{best:.3f}** on these same {report.n} test "
+             f"points: {reach}. On average over fresh draws of the data no model beats it; on one "
+             "finite split a lucky one can.",
+             f"Your model has MSE **{report.mse:.4f}** and R² **{r2:.3f}**"]
+    # Judged on the gap as shown (three decimals), so the words agree with the numbers on screen.
+    gap = round(best - r2, 3)
+    if r2 <= 0:
+        lines[-1] += (": no better than predicting the targets' mean everywhere; there is room to "
+                      "improve (more epochs, another learning rate, a wider network).")
+    elif gap < 0:
+        lines[-1] += (f", {-gap:.3f} above the ceiling on this finite sample: luck on these "
+                      "points, not a better predictor.")
+    elif gap == 0:
+        lines[-1] += ": it is at the ceiling."
+    elif gap <= NEAR_CEILING_R2:
+        lines[-1] += (f", {gap:.3f} below it: about as good as any model can be on this data.")
     else:
-        judged = "the model does no better than predicting the targets' mean everywhere"
-    return (f"{NO_CEILING} On these {report.n} test points the MSE is **{report.mse:.4f}** and R² "
-            f"is **{r2:.3f}**: {judged}.")
+        lines[-1] += (f", {gap:.3f} below it: there is room to improve (more epochs, another "
+                      "learning rate, a wider network).")
+    return " ".join(lines)
 
 
 def verdict(report: TestReport, noise: float) -> str:
@@ -103,9 +121,14 @@ def results_panel(session: TrainingSession, state: MoonsTrainerState) -> None:
         cols[1].metric("Test R²", f"{report.r2:.3f}",
                        help="1 - SSE / SST: 1 is a perfect fit, 0 predicts the targets' mean "
                             "everywhere, below 0 is worse than that.")
-        cols[2].metric("Best possible", "no ceiling", help="A regression run has no best possible "
-                       "accuracy: there are no classes.")
-        st.markdown(regression_verdict(report))
+        known = report.best_r2 is not None
+        cols[2].metric("Best possible", f"R² {report.best_r2:.3f}" if known else "unknown",
+                       help="R² of the best possible predictor on the same test points: the mean "
+                            "target at each point of the known process (its MSE: "
+                            + (f"{report.best_mse:.4f}" if known else "unknown") + "). On "
+                            "average over fresh data no model beats it; on one finite split a lucky "
+                            "one can.")
+        st.markdown(regression_verdict(report, session.settings.noise))
     else:
         _classification_metrics(report, session)
     _results_rest(session, state)
@@ -169,7 +192,8 @@ def first_run_hint(session: TrainingSession) -> None:
         st.info("Press **Play** to train, or **Step** for one epoch at a time. This is regression: "
                 "each point has a target value in [-1, 1] (its colour: orange at or above 0, blue "
                 "below), the loss is the mean squared error, and the shading is the model's "
-                "output value from -1 (blue) to 1 (orange). There is no ceiling to compare with.",
+                "output value from -1 (blue) to 1 (orange). The noise puts a ceiling on the fit: the best "
+                f"possible predictor's test R² is {session.best_test_r2:.3f}.",
                 icon=":material/play_circle:")
         return
     if session.bayes_test_accuracy is None:

@@ -165,10 +165,11 @@ export function regressionDescription(groups, labelsOf, classShapes, colourNames
 }
 
 // The two curve canvases' accessible names: [loss, accuracy].
-// `bayesAccuracy` null: unknown (drawn points). `regression`: MSE and R², no ceiling.
+// `bayesAccuracy` null: unknown (drawn points). `regression`: MSE and R², and `bayesAccuracy`
+// holds the best possible predictor's test R².
 export function curveLabels(metrics, bayesAccuracy, regression = false) {
   if (regression) {
-    const none = "; no ceiling for regression";
+    const none = `; best possible test R\u00b2 ${bayesAccuracy == null ? "unknown" : r2Text(bayesAccuracy)}`;
     if (!metrics) return ["MSE loss per epoch: no epoch trained yet", `R\u00b2 per epoch: no epoch trained yet${none}`];
     return [`MSE loss per epoch, at epoch ${metrics.epoch}: train ${lossText(metrics.train_loss)}, ` +
             `validation ${lossText(metrics.val_loss)}`,

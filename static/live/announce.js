@@ -47,7 +47,7 @@ export function describe(view) {
   if (!relabelNow(view.labelledAt, now, !!fr.playing)) return;
   view.labelledAt = now;
   const metrics = latest(view.history);
-  const [loss, accuracy] = curveLabels(metrics, sc.bayes_accuracy, !!sc.regression);
+  const [loss, accuracy] = curveLabels(metrics, sc.regression ? sc.best_r2 : sc.bayes_accuracy, !!sc.regression);
   const pinned = pinnedWords(view.pinned);
   setAttributeIfNew(view.lossCanvas, "aria-label", loss + pinned.loss);
   setAttributeIfNew(view.accuracyCanvas, "aria-label", accuracy + pinned.accuracy);

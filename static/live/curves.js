@@ -42,11 +42,13 @@ export function drawCurves(view, width, columnHeight) {
   const epochs = Math.max(fr.epochs, h.epoch.length ? h.epoch[h.epoch.length - 1] : 0, pinnedEpochs, 1);
   const loss = curveValues(h, pinned, ["train_loss", "val_loss"]);
   const lowAccuracy = Math.min(0.5, ...curveValues(h, pinned, ["train_acc", "val_acc"]));
-  // Regression: the loss is the MSE and the accuracy's place holds R² (1 at best, no ceiling).
+  // Regression: the loss is the MSE and the accuracy's place holds R²; its ceiling is the best
+  // possible predictor's test R² (E[target | x] of the known process, computed on the server).
   const panelSpecs = sc.regression ? [
     { title: "Loss (MSE)", fields: ["train_loss", "val_loss"], lo: 0,
       hi: Math.max(0.1, ...loss) * 1.05, percent: false },
     { title: "R\u00b2", fields: ["train_acc", "val_acc"], hi: 1.005, percent: false,
+      ceiling: Number.isFinite(sc.best_r2) ? sc.best_r2 : undefined,
       lo: Math.min(0, ...curveValues(h, pinned, ["train_acc", "val_acc"]).map((v) => Math.max(v, -1))) - 0.02 },
   ] : [
     { title: "Loss (BCE)", fields: ["train_loss", "val_loss"], lo: 0,

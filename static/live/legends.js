@@ -44,7 +44,9 @@ export function curvesLegendHtml(sc, pinned, text) {
     items.push(`<span class="pinned">${swatch(grey, "line")}${name} train</span>`,
                `<span class="pinned">${swatch(grey, "dashed")}${name} validation</span>`);
   }
-  items.push(sc.regression ? "<span>R\u00b2: 1 is a perfect fit; no ceiling for regression</span>"
+  items.push(sc.regression ? (Number.isFinite(sc.best_r2)
+    ? `<span>${swatch(sc.colours.bayes, "dotted")}best possible test R\u00b2 ${sc.best_r2.toFixed(3)}</span>`
+    : "<span>best possible test R\u00b2 unknown</span>")
     : Number.isFinite(sc.bayes_accuracy)
     ? `<span>${swatch(sc.colours.bayes, "dotted")}best possible test accuracy ${(100 * sc.bayes_accuracy).toFixed(2)}%</span>`
     : "<span>best possible test accuracy unknown (drawn points)</span>");

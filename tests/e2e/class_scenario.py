@@ -31,6 +31,7 @@ from workbench.classroom.codes import CODE_ALPHABET, CODE_LENGTH
 from workbench.classroom.store import ClassStore
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
 from workbench.lessons.catalog import LESSONS
+from workbench.moons_trainer.challenge import data_from_link
 
 # A browser context of its own, with a page in it: (width, height, who) -> page. `who` is
 # "teacher", "learner" or "outsider", so a caller can send each to a replica of its choice.
@@ -124,7 +125,9 @@ def teach_a_class(new_page: NewPage, base_url: str, store: ClassStore) -> list[P
     expect(board).to_contain_text("3 answered")
     expect(learners_metric).to_have_text("3")
 
-    # 4. A finished run reaches the challenge board, and its link reproduces it.
+    # 4. A finished run reaches the challenge board, and its link reproduces it. A challenge is
+    # one problem: the teacher sets its data to the runner's (300 points) first.
+    store.set_challenge(code, teacher_key, None, data_from_link("n=300")[0])
     runner = learners[1]
     open_path(runner, base_url, f"/moons_trainer?n=300&epochs={RUN_EPOCHS}&speed=max")
     expect(runner.get_by_text(f"In class {code}")).to_be_visible()

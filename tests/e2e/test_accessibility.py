@@ -161,16 +161,20 @@ def test_class_board_with_answers_revealed_and_a_learner_in_the_class(browser, a
         store.post_run(started.code, learner.token, RunEntry(
             f"/moons_trainer?hidden={8 * (number + 1)}&opt=Adam&lr=0.01", "Adam", 0.01,
             0.9 + number / 100, 0.955, 50 * (number + 1) ** 2))
+        if number == 0:             # and one on other data: the table of runs listed apart
+            store.post_run(started.code, learner.token, RunEntry(
+                "/moons_trainer?dataset=gaussians&hidden=&opt=SGD&lr=0.1", "SGD", 0.1, 0.99, 0.99, 3))
     store.set_revealed(started.code, started.teacher_key, DEVICE_MISMATCH.key, True)
     store.set_challenge(started.code, started.teacher_key, 200)
     page = _open(browser, app_url, f"/class?class={started.code}&teacher={started.teacher_key}", layout)
     expect(page.locator(f".st-key-class_board_{DEVICE_MISMATCH.key} table")).to_be_visible()
     expect(page.locator(".st-key-challenge_scatter")).to_be_visible()
     frames = page.locator("[data-testid=stDataFrame]")
-    expect(frames.filter(visible=True)).to_have_count(1)        # the challenge board's table
+    # The challenge board's two tables: the runs on its data, and those on other data.
+    expect(frames.filter(visible=True)).to_have_count(2)
     # The roster (closed by default) opened, so its table, switches and controls are checked too.
     page.get_by_text("Roster: who is in the class").click()
-    expect(frames.filter(visible=True)).to_have_count(2)
+    expect(frames.filter(visible=True)).to_have_count(3)
     in_both_themes(page, f"class board ({layout})")
     page.context.close()
     page = _open(browser, app_url, f"/?class={started.code}", layout)
@@ -224,7 +228,8 @@ def test_moons_trainer_drawing_your_own_points(browser, app_url, layout):
 
 def test_moons_trainer_regression_finished(browser, app_url, layout):
     """A regression run (dataset=multigauss) trained to its end: the output value's plane, the
-    MSE and R² curves and the test MSE and R² without a ceiling, in both themes."""
+    MSE and R² curves (the R² chart with the best possible predictor's dotted line) and the test
+    MSE and R² beside that ceiling, in both themes."""
     page = _open(browser, app_url, "/moons_trainer?dataset=multigauss&n=300&epochs=3&speed=max", layout)
     page.locator(".st-key-mt_play button").first.click()
     wait_live(page, "v.epoch === 3 && !v.status.includes('training')")

@@ -57,5 +57,9 @@ def test_a_regression_link_trains_and_the_plane_shows_the_output_value(page, app
     metrics = page.get_by_test_id("stMetricValue")
     expect(metrics.get_by_text(f"{report.mse:.4f}", exact=True)).to_be_visible()
     expect(metrics.get_by_text(f"{report.r2:.3f}", exact=True)).to_be_visible()
+    # The noise's ceiling (issue 44 item 7): the best possible predictor's R², on the metric and
+    # in the curves' legend beside its dotted line.
+    expect(metrics.get_by_text(f"R² {report.best_r2:.3f}", exact=True)).to_be_visible()
+    expect(page.locator(".st-key-mt_live")).to_contain_text(f"best possible test R² {report.best_r2:.3f}")
     expect(page.get_by_text("Test accuracy", exact=True)).to_have_count(0)
     assert_clean(page, "the moons trainer on a regression link")

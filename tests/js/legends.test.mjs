@@ -45,8 +45,8 @@ test("the curves' legend: train and validation, Bayes's accuracy, and a pinned r
   assert.deepEqual(spans(html), ["now: AdamW train", "now: AdamW validation", "pinned: &#60;SGD&#62; train",
                                  "pinned: &#60;SGD&#62; validation", "best possible test accuracy unknown (drawn points)"]);
   assert.ok(html.includes("--c:rgba(26,29,35,0.5)"), html);
-  assert.equal(spans(curvesLegendHtml({ ...SCENE, regression: true }, null, TEXT)).at(-1),
-               "R\u00b2: 1 is a perfect fit; no ceiling for regression");
+  assert.equal(spans(curvesLegendHtml({ ...SCENE, regression: true, best_r2: 0.8549 }, null, TEXT)).at(-1),
+               "best possible test R\u00b2 0.855");
 });
 
 test("drawLegends writes a figcaption only when its HTML changes", () => {

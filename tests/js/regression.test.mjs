@@ -80,10 +80,11 @@ test("the description counts each split's points by their target's sign", () => 
   assert.doesNotMatch(text, /class/);
 });
 
-test("the curves' names: MSE and R², no ceiling", () => {
-  const [loss, r2] = curveLabels(METRICS, null, true);
+test("the curves' names: MSE and R², and the best possible R²", () => {
+  const [loss, r2] = curveLabels(METRICS, 0.855, true);
   assert.equal(loss, "MSE loss per epoch, at epoch 4: train 0.031, validation 0.046");
-  assert.equal(r2, "R\u00b2 per epoch, at epoch 4: train 0.812, validation \u22120.250; no ceiling for regression");
+  assert.equal(r2, "R\u00b2 per epoch, at epoch 4: train 0.812, validation \u22120.250; best possible test R\u00b2 0.855");
+  assert.match(curveLabels(METRICS, null, true)[1], /best possible test R\u00b2 unknown$/);
   assert.deepEqual(curveLabels(null, null, true)[0], "MSE loss per epoch: no epoch trained yet");
 });
 

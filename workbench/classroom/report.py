@@ -254,7 +254,7 @@ def run_rows(report: ClassReport, root: str = "", zone: str | None = None) -> li
     return [{"name": name, "link": root + run.link, "optimizer": run.optimizer,
              "learning rate": run.learning_rate, "test accuracy": round(run.test_accuracy, 4),
              "best possible": round(run.bayes_ceiling, 4), "parameters": run.parameter_count,
-             "posted": time_text(run.posted_at, zone)}
+             "data": run.data_settings, "posted": time_text(run.posted_at, zone)}
             for name, run in report.runs]
 
 

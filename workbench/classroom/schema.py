@@ -17,6 +17,7 @@ import contextlib
 import fcntl
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 from sqlalchemy import (Boolean, Column, Connection, Engine, Float, ForeignKey, Index, Integer,
                         MetaData, PrimaryKeyConstraint, String, Table, select, text, update)
@@ -54,6 +55,10 @@ classes = Table(
     Column("ended_at", Float, nullable=True),
     Column("keep_until", Float, nullable=True),
     Column("pacing_number", Integer, nullable=False, default=0),
+    # Version 7: the challenge's data, in the words of `data_settings` (workbench/moons_trainer/
+    # challenge.py); NULL: the lesson's assignment data (store.DEFAULT_CHALLENGE_DATA). Only runs
+    # on these data compete: a challenge is one problem.
+    Column("challenge_data", String(200), nullable=True),
 )
 
 members = Table(
@@ -115,6 +120,9 @@ posted_runs = Table(
     Column("bayes_ceiling", Float, nullable=False),
     Column("parameter_count", Integer, nullable=False),
     Column("posted_at", Float, nullable=False),
+    # Version 7: the data the run trained on ("moons, 3000 points, noise 0.25, seed 42, split
+    # 70/15/15"), compared with the challenge's.
+    Column("data_settings", String(200), nullable=False, default=""),
 )
 
 # The checks the teacher pinned to the board (version 3), shown first whatever else is answered.
@@ -237,12 +245,32 @@ _members_version_1 = Table(
 )
 
 
+# The posted_runs table as version 1 created it: version 7 added a column to it.
+_posted_runs_version_1 = Table(
+    "posted_runs", _classes_version_1.metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("class_code", String(12), ForeignKey("classes.code", ondelete="CASCADE"), nullable=False,
+           index=True),
+    Column("member_digest", String(64), ForeignKey("members.token_digest", ondelete="CASCADE"),
+           nullable=False),
+    Column("nickname", String(64), nullable=False),
+    Column("link", String(2000), nullable=False),
+    Column("optimizer", String(40), nullable=False),
+    Column("learning_rate", Float, nullable=False),
+    Column("test_accuracy", Float, nullable=False),
+    Column("bayes_ceiling", Float, nullable=False),
+    Column("parameter_count", Integer, nullable=False),
+    Column("posted_at", Float, nullable=False),
+)
+
+
 def _version_1(connection: Connection) -> None:
     """The first schema: classes, members, answers, reveals, posted runs.
     (When a later migration changes one of these tables, its version-1 shape is copied here.)"""
     _classes_version_1.create(connection)
     _members_version_1.create(connection)
-    METADATA.create_all(connection, tables=[answers, reveals, posted_runs])
+    METADATA.create_all(connection, tables=[answers, reveals])
+    _posted_runs_version_1.create(connection)
 
 
 def _version_2(connection: Connection) -> None:
@@ -309,9 +337,41 @@ def _version_6(connection: Connection) -> None:
     METADATA.create_all(connection, tables=[sweeps, sweep_seats, sweep_runs])
 
 
+# The moons trainer's data settings and their defaults when version 7 was written: a run's link
+# carries a setting only where it differs from its default (the settings table's `write`).
+_DATA_DEFAULTS_VERSION_7 = {"dataset": "moons", "n": "3000", "noise": "0.25", "seed": "42",
+                            "split": "70/15/15"}
+
+
+def data_of_link_version_7(link: str) -> str:
+    """The data settings of a run posted before version 7, read from its link, in the words
+    `workbench.moons_trainer.challenge.data_settings` writes (a copy, frozen with this migration)."""
+    query = dict(parse_qsl(urlsplit(link).query, keep_blank_values=True))
+    value = {name: query.get(name, default) for name, default in _DATA_DEFAULTS_VERSION_7.items()}
+    try:
+        noise = f"{float(value['noise']):g}"
+    except ValueError:
+        noise = value["noise"]
+    return (f"{value['dataset'].lower()}, {value['n']} points, noise {noise}, seed {value['seed']}, "
+            f"split {value['split']}")
+
+
+def _version_7(connection: Connection) -> None:
+    """A challenge is one problem: each posted run records its data, and the class its
+    challenge's data (NULL: the lesson's assignment). Runs posted before get theirs from
+    their links."""
+    connection.execute(text("ALTER TABLE classes ADD COLUMN challenge_data VARCHAR(200)"))
+    connection.execute(text("ALTER TABLE posted_runs ADD COLUMN data_settings VARCHAR(200) "
+                            "NOT NULL DEFAULT ''"))
+    for row in connection.execute(select(posted_runs.c.id, posted_runs.c.link)).all():
+        connection.execute(update(posted_runs).where(posted_runs.c.id == row.id)
+                           .values(data_settings=data_of_link_version_7(row.link)[:200]))
+
+
 # In order; a migration is never edited once released, only a new one appended.
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_version_1, _version_2, _version_3,
-                                                        _version_4, _version_5, _version_6)
+                                                        _version_4, _version_5, _version_6,
+                                                        _version_7)
 LATEST = len(MIGRATIONS)
 
 

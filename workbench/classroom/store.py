@@ -32,9 +32,9 @@ from sqlalchemy.exc import IntegrityError
 from workbench.classroom import codes, names
 from workbench.classroom.database import Database, DatabaseFault
 from workbench.classroom.pacing import MAX_TIMER_SECONDS, CheckPace, Pacing, closed_message
-from workbench.classroom.schema import (CLASS_TABLES, answers, check_states, classes, members,
-                                        migrate, pinned_checks, posted_runs, prediction_votes,
-                                        predictions, reveals)
+from workbench.classroom.schema import (CLASS_TABLES, answers, check_states, classes,
+                                        data_of_link_version_7, members, migrate, pinned_checks,
+                                        posted_runs, prediction_votes, predictions, reveals)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_URL = f"sqlite:///{ROOT / 'data' / 'classroom.sqlite3'}"
@@ -60,6 +60,10 @@ MAX_ANSWERS_WRITTEN = 200              # per learner and class, replaced answers
 MAX_RUNS_PER_MEMBER = 10
 MAX_RUNS_PER_CLASS = 300
 MAX_CHALLENGE_PARAMETERS = 10**8       # above any model the moons trainer can build (4 x 256 wide)
+# The challenge's data until the teacher sets others: the lesson's assignment, in the words of
+# workbench/moons_trainer/challenge.py's `data_settings` (a test checks they agree).
+DEFAULT_CHALLENGE_DATA = "moons, 3000 points, noise 0.25, seed 42, split 70/15/15"
+MAX_DATA_SETTINGS = 200                 # the columns' width (schema.py)
 CHECK_KEY = re.compile(r"^[a-z0-9_]{1,80}$")
 # A posted run's link: a page of this app and its query, nothing a browser could read as another
 # site ("//host", "/\\host") or a script; the board puts it behind an "Open" link.
@@ -225,15 +229,18 @@ class RunEntry:
     parameter_count: int
     nickname: str = ""
     posted_at: float = 0.0
+    data_settings: str = ""     # the data it trained on (moons_trainer.challenge.data_settings)
 
 
 @dataclass(frozen=True)
 class ChallengeBoard:
     """A class's posted runs, oldest first, and the teacher's challenge: the best test accuracy
-    with at most `max_parameters` parameters (None: no limit set)."""
+    with at most `max_parameters` parameters (None: no limit set) on the data `data_settings`
+    (runs on other data are listed apart, never ranked against it)."""
     runs: list[RunEntry]
     max_parameters: int | None
     hide_names: bool = False           # the teacher keeps names off the projected boards
+    data_settings: str = DEFAULT_CHALLENGE_DATA
 
 
 def _reachable(method: Callable) -> Callable:
@@ -866,7 +873,8 @@ class ClassStore:
              for a in given if a.member_digest in seat_of],
             [(seat_of[r.member_digest],
               RunEntry(r.link, r.optimizer, r.learning_rate, r.test_accuracy, r.bayes_ceiling,
-                       r.parameter_count, names_now[seat_of[r.member_digest]], r.posted_at))
+                       r.parameter_count, names_now[seat_of[r.member_digest]], r.posted_at,
+                       r.data_settings))
              for r in posted if r.member_digest in seat_of],
             [ReportPrediction(p.question, tuple(json.loads(p.options)), p.expected, p.check_key,
                               tuple(sorted((seat_of[v.member_digest], v.option_index) for v in voted
@@ -919,7 +927,10 @@ class ClassStore:
                 class_code=row.code, member_digest=member.token_digest, nickname=member.nickname,
                 link=run.link, optimizer=run.optimizer, learning_rate=run.learning_rate,
                 test_accuracy=run.test_accuracy, bayes_ceiling=run.bayes_ceiling,
-                parameter_count=run.parameter_count, posted_at=self.clock()))
+                parameter_count=run.parameter_count, posted_at=self.clock(),
+                # A run posted without its data (an older caller): read from its link, as the
+                # migration to version 7 read the runs posted before it.
+                data_settings=run.data_settings or data_of_link_version_7(run.link)))
             self._touch(connection, row, force=False)
             return True
 
@@ -940,21 +951,30 @@ class ClassStore:
                 .where(and_(posted_runs.c.class_code == row.code, members.c.removed_at.is_(None)))
                 .order_by(posted_runs.c.id)).all()
         runs = [RunEntry(r.link, r.optimizer, r.learning_rate, r.test_accuracy, r.bayes_ceiling,
-                         r.parameter_count, r.current_name, r.posted_at) for r in found]
-        return ChallengeBoard(runs, row.challenge_max_parameters, bool(row.hide_names))
+                         r.parameter_count, r.current_name, r.posted_at, r.data_settings)
+                for r in found]
+        return ChallengeBoard(runs, row.challenge_max_parameters, bool(row.hide_names),
+                              row.challenge_data or DEFAULT_CHALLENGE_DATA)
 
     @_reachable
-    def set_challenge(self, code: str, teacher_key: str, max_parameters: int | None) -> None:
-        """The teacher sets the challenge's bound on parameters (None: no limit)."""
+    def set_challenge(self, code: str, teacher_key: str, max_parameters: int | None,
+                      data_settings: str | None = None) -> None:
+        """The teacher sets the challenge's bound on parameters (None: no limit) and, when
+        `data_settings` is given, the data every competing run must have trained on (the words
+        of moons_trainer.challenge.data_settings); None keeps the data as they are."""
         if max_parameters is not None and (
                 isinstance(max_parameters, bool) or not isinstance(max_parameters, int)
                 or not 0 < max_parameters <= MAX_CHALLENGE_PARAMETERS):
             raise ClassError(f"The challenge's parameter limit is a whole number from 1 to "
                              f"{MAX_CHALLENGE_PARAMETERS:,}.")
+        if data_settings is not None and not _valid_data_settings(data_settings):
+            raise ClassError("The challenge's data settings cannot be read.")
+        values: dict = {"challenge_max_parameters": max_parameters, "last_activity_at": self.clock()}
+        if data_settings is not None:
+            values["challenge_data"] = data_settings
         with self._ready().begin() as connection:
             row = self._teacher_class(connection, code, teacher_key)
-            connection.execute(update(classes).where(classes.c.code == row.code).values(
-                challenge_max_parameters=max_parameters, last_activity_at=self.clock()))
+            connection.execute(update(classes).where(classes.c.code == row.code).values(**values))
 
 
 OPEN_PACE = CheckPace()
@@ -998,6 +1018,11 @@ def _checked_name(raw: str | None, taken: set[str], word_filter: bool) -> str:
         raise ClassError(str(exc)) from None
 
 
+def _valid_data_settings(words: object) -> bool:
+    return (isinstance(words, str) and 0 < len(words) <= MAX_DATA_SETTINGS and words.isprintable()
+            and words == words.strip())
+
+
 def _valid_run(run: RunEntry) -> None:
     numbers = (run.learning_rate, run.test_accuracy, run.bayes_ceiling)
     if (not isinstance(run.link, str) or len(run.link) > MAX_LINK or not RUN_LINK.match(run.link)
@@ -1006,5 +1031,6 @@ def _valid_run(run: RunEntry) -> None:
             or not 0 <= run.test_accuracy <= 1 or not 0 <= run.bayes_ceiling <= 1
             or not 0 < run.learning_rate <= 10
             or isinstance(run.parameter_count, bool) or not isinstance(run.parameter_count, int)
-            or not 0 < run.parameter_count <= MAX_CHALLENGE_PARAMETERS):
+            or not 0 < run.parameter_count <= MAX_CHALLENGE_PARAMETERS
+            or not (run.data_settings == "" or _valid_data_settings(run.data_settings))):
         raise ClassError("That run cannot be posted: its numbers are out of range.")

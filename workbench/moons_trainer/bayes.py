@@ -13,6 +13,12 @@ lower one, shuffles, and adds Gaussian noise to each. So given n, a class's dens
 mixture of equal Gaussians centred on those points, and the Bayes classifier is computed exactly
 (in float64), with no integral to approximate. The spiral draws t uniformly, so its density is an
 integral along the arm (trapezoid rule, as a log-sum-exp); XOR and the Gaussians are closed form.
+
+The regression datasets (`plane`, `multigauss`) have a ceiling too. Their target is a known
+function read at the point moved by Gaussian noise, so under the squared error the best possible
+predictor is the target's mean given the point, E[target | x] (`bayes_regression_mean`): no
+model's test MSE beats its MSE on average over fresh draws, and its R² is the best possible.
+With noise 0 it is the target itself (MSE 0, R² 1).
 """
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ import math
 import numpy as np
 import torch
 
-from workbench.moons_trainer.data import CURVES, GAUSSIAN_CENTRES
+from workbench.moons_trainer.data import BUMP_RADIUS, CURVES, GAUSSIAN_CENTRES, MULTI_GAUSSIANS
 
 BAYES_CHUNK = 256      # points per (chunk, T) block of a log-sum-exp: 8 MB at T = 4001
 CIRCLES_FACTOR = 0.5   # data.py's make_circles(..., factor=0.5)
@@ -117,3 +123,73 @@ def bayes_predict(name: str, points: np.ndarray, noise: float, n: int) -> np.nda
 def bayes_accuracy(name: str, x: np.ndarray, y: np.ndarray, noise: float, n: int) -> float:
     """Accuracy of the Bayes-optimal classifier on these (raw, unscaled) points of a dataset of n."""
     return float((bayes_predict(name, x, noise, n) == y).mean())
+
+
+# ---- regression: the best possible predictor under the squared error --------------------------
+
+# Gauss-Hermite nodes per axis for multigauss's mean over the 2-D Gaussian noise. Its target has
+# kinks (a bump's rim, where the tallest bump changes), so the rule converges slowly: 48 nodes are
+# within 0.004 of 160 nodes for noise up to 0.5 and within 0.012 at noise 1, which moves the
+# ceiling's MSE by under 2e-4 (tests/unit/moons_trainer/test_regression_ceiling.py compares it
+# with a Monte Carlo mean).
+HERMITE_NODES = 48
+REGRESSION_CHUNK = 64    # points per block: 64 x 48^2 x 6 bumps in float64 is 7 MB
+
+
+def multigauss_height(read_at: torch.Tensor) -> torch.Tensor:
+    """data.py's multigauss target at these places (..., 2): the signed height of the tallest bump."""
+    bumps = torch.tensor(MULTI_GAUSSIANS, dtype=torch.float64)
+    distance = torch.linalg.vector_norm(read_at[..., None, :] - bumps[:, :2], dim=-1)
+    height = bumps[:, 2] * (1 - distance / BUMP_RADIUS).clamp(0.0, 1.0)
+    return height.gather(-1, height.abs().argmax(dim=-1, keepdim=True)).squeeze(-1)
+
+
+def _plane_mean(x: torch.Tensor, noise: float) -> torch.Tensor:
+    """E[clip((x1 + e1 + x2 + e2) / 2, -1, 1)] with e ~ N(0, noise^2 I): the sum's half is
+    m + Z with Z ~ N(0, noise^2 / 2), and the mean of a clipped normal is closed form."""
+    m = x.sum(dim=1) / 2
+    if noise == 0:
+        return m.clamp(-1.0, 1.0)
+    s = noise / math.sqrt(2)
+    normal = torch.distributions.Normal(torch.zeros((), dtype=torch.float64),
+                                        torch.ones((), dtype=torch.float64))
+    a, b = (-1 - m) / s, (1 - m) / s
+    below, above = normal.cdf(a), 1 - normal.cdf(b)
+    density = normal.log_prob(a).exp() - normal.log_prob(b).exp()
+    return -below + above + m * (1 - below - above) + s * density
+
+
+def _multigauss_mean(x: torch.Tensor, noise: float) -> torch.Tensor:
+    """E[height(x + e)], e ~ N(0, noise^2 I), by a tensor-product Gauss-Hermite rule."""
+    if noise == 0:
+        return multigauss_height(x)
+    nodes, weights = np.polynomial.hermite.hermgauss(HERMITE_NODES)
+    t = torch.from_numpy(nodes) * math.sqrt(2) * noise
+    w = torch.from_numpy(weights) / math.sqrt(math.pi)
+    offsets = torch.stack(torch.meshgrid(t, t, indexing="ij"), dim=-1).reshape(-1, 2)
+    offset_weights = (w[:, None] * w[None, :]).reshape(-1)
+    if not len(x):
+        return x.new_zeros(0)
+    return torch.cat([multigauss_height(chunk[:, None, :] + offsets) @ offset_weights
+                      for chunk in x.split(REGRESSION_CHUNK)])
+
+
+def bayes_regression_mean(name: str, points: np.ndarray, noise: float) -> torch.Tensor:
+    """E[target | x] of a regression dataset at these (raw) points, float64 (N,): the predictor
+    with the least expected squared error."""
+    x = torch.tensor(points, dtype=torch.float64).reshape(-1, 2)
+    noise = max(float(noise), 0.0)
+    if name == "plane":
+        return _plane_mean(x, noise)
+    if name == "multigauss":
+        return _multigauss_mean(x, noise)
+    raise ValueError(f"{name!r} is not a regression dataset")
+
+
+def regression_ceiling(name: str, x: np.ndarray, y: np.ndarray, noise: float) -> tuple[float, float]:
+    """(MSE, R²) of the best possible predictor on these (raw) points and their targets."""
+    best = bayes_regression_mean(name, x, noise)
+    target = torch.tensor(y, dtype=torch.float64)    # a copy: shared arrays are read-only
+    sse = float(((target - best) ** 2).sum())
+    sst = float(((target - target.mean()) ** 2).sum())
+    return sse / len(target), (1 - sse / sst) if sst > 0 else math.nan

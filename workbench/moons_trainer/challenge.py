@@ -8,9 +8,39 @@ exactly, so every board entry opens by its link and reproduces its accuracy.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlsplit
 
-from workbench.moons_trainer.settings import MoonsSettings
+from workbench.moons_trainer.settings import TABLE, MoonsSettings
 from workbench.moons_trainer.training import TrainingSession
+
+
+def data_settings(settings: MoonsSettings) -> str:
+    """The data a run trains on, in words that are also its key on the challenge board: two runs
+    compete in one challenge only when these are equal (the same points, split the same way).
+    The class store's migration to version 7 (workbench/classroom/schema.py) writes the same words
+    for runs posted before; tests/unit/classroom/test_challenge.py checks that the two agree."""
+    return (f"{settings.dataset}, {settings.n} points, noise {settings.noise:g}, "
+            f"seed {settings.seed}, split {settings.split}")
+
+
+DATA_PARAMETERS = ("dataset", "n", "noise", "seed", "split")
+
+
+def data_from_link(link: str) -> tuple[str | None, str]:
+    """The challenge's data read from a lesson link the teacher pastes (`/moons_trainer?...`, a
+    whole address, or just its query): (data_settings, "") or (None, why not). Only the data's
+    settings count; a setting the link leaves out takes its default, as opening the link does."""
+    text = link.strip()
+    query = urlsplit(text).query if ("?" in text or "://" in text) else text
+    given = dict(parse_qsl(query, keep_blank_values=True))
+    settings, problems = TABLE.read({k: v for k, v in given.items() if k in DATA_PARAMETERS})
+    if problems:
+        return None, "; ".join(f"`{p.param}={p.raw}`: {p.reason}" for p in problems)
+    if settings.drawn or settings.regression:
+        return None, ("The challenge ranks test accuracy against a known best possible accuracy: "
+                      "pick one of the generated classification datasets (moons, circles, xor, "
+                      "spiral, gaussians).")
+    return data_settings(settings), ""
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ or two Gaussians), 2-D features and 0/1 labels; because the process is known, `b
 compute the best possible accuracy too. Or the data are the learner's own points (`drawn`),
 clicked onto the plane: no process drew them, so no best possible accuracy is known. Two
 datasets are regression, as in TensorFlow Playground (`plane`, `multigauss`): each point has a
-float target in [-1, 1] instead of a class, and no ceiling.
+float target in [-1, 1] instead of a class; their ceiling is the best possible predictor's MSE and
+R² (`bayes.regression_ceiling`).
 `split_and_scale` makes a stratified train/val/test split and fits a StandardScaler on the
 training split only, so nothing about the val/test points leaks into training. This module
 never imports streamlit.

@@ -21,7 +21,7 @@ from torch import nn
 from torch.utils.data import DataLoader, Sampler, TensorDataset
 
 from workbench.common.modes import evaluating
-from workbench.moons_trainer.bayes import bayes_accuracy, bayes_log_densities
+from workbench.moons_trainer.bayes import bayes_accuracy, bayes_log_densities, regression_ceiling
 from workbench.moons_trainer.data import (
     Dataset,
     DrawnPoints,
@@ -140,6 +140,9 @@ class PreparedData:
     bayes_test_accuracy: float | None       # None: drawn data (no known process drew them) or
                                             # regression (no classes, no accuracy)
     bayes_val_accuracy: float | None
+    # Regression only: the best possible predictor's (E[target | x]) test MSE and R².
+    best_test_mse: float | None = None
+    best_test_r2: float | None = None
 
 
 @functools.lru_cache(maxsize=32)
@@ -149,10 +152,14 @@ def prepared_data(name: str, n: int, noise: float, seed: int,
     the same data settings: a class opening one link shares one copy instead of thirty, and a
     change of learning rate or width does not recompute the best possible accuracy. The arrays
     are made read-only, so no run can change what the others see. Drawn data (`points`) have
-    no Bayes accuracy: no known process drew them."""
+    no Bayes accuracy: no known process drew them; regression data have the best possible
+    predictor's test MSE and R² instead."""
     data = make_dataset(name, n, noise, seed, points)
     split = split_and_scale(data, fractions, seed)
-    if name == "drawn" or data.regression:
+    if data.regression:
+        prepared = PreparedData(data, split, None, None,
+                                *regression_ceiling(name, split.x_test, split.y_test, noise))
+    elif name == "drawn":
         prepared = PreparedData(data, split, None, None)
     else:
         prepared = PreparedData(data, split, bayes_accuracy(name, split.x_test, split.y_test, noise, n),
@@ -196,6 +203,8 @@ class TestReport:
     n: int
     mse: float | None = None        # regression only: the test split's mean squared error ...
     r2: float | None = None         # ... and its coefficient of determination
+    best_mse: float | None = None   # regression: the best possible predictor's test MSE ...
+    best_r2: float | None = None    # ... and R² (E[target | x] of the known process)
 
     @property
     def regression(self) -> bool:
@@ -395,6 +404,7 @@ class TrainingSession:
         self.data, self.split = prepared.data, prepared.split
         self.bayes_test_accuracy = prepared.bayes_test_accuracy
         self.bayes_val_accuracy = prepared.bayes_val_accuracy
+        self.best_test_mse, self.best_test_r2 = prepared.best_test_mse, prepared.best_test_r2
         s = self.split
         self.x_train, self.y_train = as_tensors(s.scaled(s.x_train), s.y_train, self.device)
         self.x_val, self.y_val = as_tensors(s.scaled(s.x_val), s.y_val, self.device)
@@ -630,7 +640,7 @@ class TrainingSession:
                 output = self.model(self.x_test)
                 mse = float(nn.functional.mse_loss(output, self.y_test))
             return TestReport(math.nan, math.nan, None, len(self.y_test), mse,
-                              r_squared(output, self.y_test))
+                              r_squared(output, self.y_test), self.best_test_mse, self.best_test_r2)
         predicted = predict_labels(self.model, self.x_test)
         # A count over n in double precision, so it compares exactly with the Bayes accuracy.
         accuracy = int((predicted == self.y_test.long()).sum()) / len(self.y_test)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import re
 
+from urllib.parse import parse_qsl
+
 import pytest
 
 from app_pages.navigation import CLASS_PAGE, HOME
@@ -22,6 +24,8 @@ from tests.app.apptest import code_blocks, assert_clean, open_page, settle, show
 from workbench.classroom import codes
 from workbench.classroom.store import ClassError, RunEntry, StoreUnavailable
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
+from workbench.moons_trainer.challenge import data_settings
+from workbench.moons_trainer.settings import TABLE
 
 
 def _start_class():
@@ -315,17 +319,25 @@ MOONS = "app_pages/moons_trainer/page.py"
 
 
 def _post(code: str, nickname: str, accuracy: float, parameters: int, optimizer: str, lr: float,
-          hidden: str, features: str = "") -> None:
+          hidden: str, features: str = "", data: str = "") -> None:
+    """A posted run; `data`: link settings of its data (e.g. `dataset=gaussians`), as its link
+    carries them, and its data in the trainer's words (`data_settings`)."""
     learner = class_store().join(code, nickname)
     inputs = f"&features={features}" if features else ""
+    settings = TABLE.read(dict(parse_qsl(data)))[0]
     class_store().post_run(code, learner.token, RunEntry(
-        f"/moons_trainer?hidden={hidden}&opt={optimizer}&lr={lr:g}{inputs}", optimizer, lr,
-        accuracy, 0.955, parameters))
+        f"/moons_trainer?{data + '&' if data else ''}hidden={hidden}&opt={optimizer}&lr={lr:g}{inputs}",
+        optimizer, lr, accuracy, 0.955, parameters, data_settings=data_settings(settings)))
+
+
+def _board_frames(at) -> list:
+    return [d.value for d in at.dataframe if "nickname" in d.value.columns]   # not the roster
 
 
 def _challenge_rows(at) -> list[dict]:
-    frames = [d.value for d in at.dataframe if "nickname" in d.value.columns]   # not the roster
-    assert len(frames) == 1, frames
+    """The rows of the board's first table: the runs on the challenge's data."""
+    frames = _board_frames(at)
+    assert frames and all((frames[0]["challenge"] != "other data").tolist()), frames
     return frames[0].to_dict("records")
 
 
@@ -347,20 +359,63 @@ def test_the_challenge_board_shows_posted_runs_and_names_the_best_within_the_lim
     assert (bo["inputs"], rows[2]["inputs"]) == ("x₁, x₂", "x₁², x₂²")
     assert teacher.get("plotly_chart"), "no scatter"
     # No limit yet: the most accurate run wins; the name is stored cleaned and shown escaped.
-    assert md("Best test accuracy with any number of parameters: Bo_b, 97.00%") in shown_text(teacher)
+    assert md(f"Best test accuracy with any number of parameters on {PRESET_DATA}: Bo_b, 97.00%") \
+        in shown_text(teacher)
+    assert {r["data"] for r in rows} == {PRESET_DATA} and len(_board_frames(teacher)) == 1
 
     teacher.number_input(key="challenge_limit").set_value(100)
     teacher.button(key="FormSubmitter:challenge_form-Set the challenge").click().run()
     assert_clean(teacher)
-    assert md("with at most 100 parameters: Ada, 93.00% with 97 parameters") in shown_text(teacher)
+    assert md(f"with at most 100 parameters on {PRESET_DATA}: Ada, 93.00% with 97 parameters") \
+        in shown_text(teacher)
     assert [r["challenge"] for r in _challenge_rows(teacher)] == ["over the limit", "best", "competes"]
 
     teacher.number_input(key="challenge_limit").set_value(2)
     teacher.button(key="FormSubmitter:challenge_form-Set the challenge").click().run()
     text = shown_text(teacher)
-    assert md("No posted run has at most 2 parameters yet: the smallest has 3") in text
+    assert md(f"No posted run on {PRESET_DATA} has at most 2 parameters yet: the smallest has 3") in text
     assert "best" not in {r["challenge"] for r in _challenge_rows(teacher)}
     assert "Best test accuracy" not in text
+
+
+PRESET_DATA = "moons, 3000 points, noise 0.25, seed 42, split 70/15/15"
+GAUSSIANS = "gaussians, 3000 points, noise 0.25, seed 42, split 70/15/15"
+
+
+def test_runs_on_other_data_are_listed_apart_until_the_teacher_makes_theirs_the_challenge():
+    """Issue 44 item 8: a 9-parameter Two Gaussians run at 99.33% does not beat the moons runs;
+    it sits in its own table, named by its data, until the teacher's challenge is on its data."""
+    teacher, code = _start_class()
+    _post(code, "Ada", 0.93, 97, "SGD", 0.1, "24")
+    _post(code, "Gus", 0.9933, 9, "SGD", 0.1, "", data="dataset=gaussians")
+    teacher.run()
+    assert_clean(teacher)
+    ranked, apart = (frame.to_dict("records") for frame in _board_frames(teacher))
+    assert [(r["nickname"], r["challenge"], r["data"]) for r in ranked] == [("Ada", "best", PRESET_DATA)]
+    assert [(r["nickname"], r["challenge"], r["data"]) for r in apart] == [("Gus", "other data", GAUSSIANS)]
+    text = shown_text(teacher)
+    assert md(f"on {PRESET_DATA}: Ada, 93.00% with 97 parameters") in text
+    assert md("1 run(s) on other data are listed apart, not ranked against it.") in text
+    assert md("**Runs on other data**") not in text                # bold, not escaped
+    assert f"**Runs on other data**, not ranked against the challenge's ({md(PRESET_DATA)})" in text
+
+    # A link the challenge cannot use changes nothing and says why.
+    teacher.text_input(key="challenge_data_link").input("/moons_trainer?dataset=plane")
+    teacher.button(key="FormSubmitter:challenge_form-Set the challenge").click().run()
+    assert_clean(teacher)
+    assert "its data could not be read from that link" in shown_text(teacher)
+    assert md(f"any number of parameters on {PRESET_DATA}: Ada") in shown_text(teacher)
+
+    teacher.text_input(key="challenge_data_link").input("/moons_trainer?dataset=gaussians&lr=0.3")
+    teacher.number_input(key="challenge_limit").set_value(50)
+    teacher.button(key="FormSubmitter:challenge_form-Set the challenge").click().run()
+    assert_clean(teacher)
+    ranked, apart = (frame.to_dict("records") for frame in _board_frames(teacher))
+    assert [(r["nickname"], r["challenge"]) for r in ranked] == [("Gus", "best")]
+    assert [(r["nickname"], r["challenge"], r["data"]) for r in apart] == [("Ada", "other data", PRESET_DATA)]
+    assert md(f"Best test accuracy with at most 50 parameters on {GAUSSIANS}: Gus, 99.33%") \
+        in shown_text(teacher)
+    assert teacher.text_input(key="challenge_data_link").value == ""
 
 
 def test_a_learner_sees_their_own_class_board_without_the_challenge_form():
@@ -395,6 +450,7 @@ def test_a_run_finished_in_a_class_is_posted_from_the_servers_own_results():
     settle(learner.button(key="mt_step").click().run())
     assert_clean(learner)
     assert f"Posted to class {code}" in shown_text(learner)
+    assert md("on moons, 300 points, noise 0.25, seed 42, split 70/15/15") in shown_text(learner)
     session = learner.session_state["learner::moons_trainer"].session
     token = learner.session_state["learner::class_seat"].membership.token
     posted = class_store().challenge_board(code, token=token).runs
@@ -403,6 +459,7 @@ def test_a_run_finished_in_a_class_is_posted_from_the_servers_own_results():
     assert (posted[0].test_accuracy, posted[0].bayes_ceiling) == (report.accuracy, report.bayes_accuracy)
     assert posted[0].parameter_count == sum(p.numel() for p in session.model.parameters())
     assert posted[0].link == "/moons_trainer?n=300&hidden=6&epochs=1"
+    assert posted[0].data_settings == "moons, 300 points, noise 0.25, seed 42, split 70/15/15"
     learner.run()                                         # seen again: not posted twice
     assert len(class_store().challenge_board(code, token=token).runs) == 1
     settle(learner.button(key="mt_reset").click().run())  # a new run: no note until it finishes

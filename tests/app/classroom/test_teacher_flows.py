@@ -146,6 +146,9 @@ def test_the_report_download_holds_answers_and_runs_with_formulas_made_text():
     runs_at = next(i for i, r in enumerate(rows) if r and r[0] == "name" and "link" in r)
     assert [r[0] for r in rows[runs_at + 1:]] == ["'-Ada", "Bo"]     # oldest first, '- as text
     assert rows[runs_at + 1][rows[runs_at].index("parameters")] == "97"
+    # Each run names its data (issue 44 item 8): read from its link when posted without them.
+    assert rows[runs_at + 1][rows[runs_at].index("data")] == ("moons, 3000 points, noise 0.25, seed 42, "
+                                                              "split 70/15/15")
 
 
 def test_spreadsheet_safe_neutralises_formulas_only():

@@ -708,7 +708,7 @@ def test_the_replay_slider_shows_a_finished_epoch_and_goes_back_to_now():
     assert np.array_equal(blobs["grid"], session.snapshot(live_canvas.RESOLUTION).grid)
 
 
-# ---- regression (dataset=plane, multigauss): MSE and R², the output value, no ceiling ----------
+# ---- regression (dataset=plane, multigauss): MSE and R², the output value, the noise's ceiling-------
 
 def test_a_regression_link_trains_with_mse_and_shows_r_squared_and_no_accuracy():
     at = open_page(PAGE, {"dataset": "plane", "epochs": "3"})
@@ -725,7 +725,10 @@ def test_a_regression_link_trains_with_mse_and_shows_r_squared_and_no_accuracy()
     text = shown_text(at)
     assert "Test MSE" in text and f"{report.mse:.4f}" in text
     assert "Test R²" in text and f"{report.r2:.3f}" in text
-    assert "no ceiling" in text.lower()
+    # The noise's ceiling (issue 44 item 7): the best possible predictor's R² on the same points.
+    assert f"R² {report.best_r2:.3f}" in text and f"MSE **{report.best_mse:.4f}**" in text
+    assert "no ceiling" not in text.lower() and report.best_r2 < 0.9
+    assert header["scene"]["best_r2"] == report.best_r2
     assert "Test accuracy" not in text and "Bayes-optimal" not in text and "Test F1" not in text
     assert "Test outputs are identical" in text
     # Points: their targets, and the sign as their colour; the grid: the output value.

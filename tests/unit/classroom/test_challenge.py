@@ -11,7 +11,8 @@ from app_pages.classroom.challenge_board import OPTIMIZER_COLOURS, scatter_table
 from app_pages.moons_trainer.class_post import run_link
 from components.plain_text import md
 from workbench.classroom.challenge import best_within, challenge_sentence, within
-from workbench.classroom.store import RUN_LINK, ChallengeBoard, ClassStore, RunEntry
+from workbench.classroom.store import (DEFAULT_CHALLENGE_DATA, RUN_LINK, ChallengeBoard, ClassStore,
+                                       RunEntry)
 from workbench.moons_trainer.challenge import finished_run, not_reproducible, train_again
 from workbench.moons_trainer.settings import PRESET, TABLE
 from workbench.moons_trainer.training import TrainingSession
@@ -21,7 +22,8 @@ SMALL = dataclasses.replace(PRESET, n=300, hidden=(6,), opt="SGD", lr=0.3, epoch
 
 
 def _entry(name: str, accuracy: float, parameters: int, posted_at: float = 0.0) -> RunEntry:
-    return RunEntry("/moons_trainer", "Adam", 0.01, accuracy, 0.95, parameters, name, posted_at)
+    return RunEntry("/moons_trainer", "Adam", 0.01, accuracy, 0.95, parameters, name, posted_at,
+                    DEFAULT_CHALLENGE_DATA)
 
 
 RUNS = [_entry("Ada", 0.97, 4_353), _entry("Bo", 0.93, 97), _entry("Cy", 0.91, 49),
@@ -30,20 +32,21 @@ RUNS = [_entry("Ada", 0.97, 4_353), _entry("Bo", 0.93, 97), _entry("Cy", 0.91, 4
 
 def test_the_best_run_within_the_limit_is_named():
     # Bo and Di tie at 93%: the smaller model wins; Ada's 97% is over the limit.
-    assert best_within(RUNS, 100).nickname == "Di"
-    assert best_within(RUNS, None).nickname == "Ada"
+    assert best_within(ChallengeBoard(RUNS, 100)).nickname == "Di"
+    assert best_within(ChallengeBoard(RUNS, None)).nickname == "Ada"
     assert [within(run, 100) for run in RUNS] == [False, True, True, True]
-    sentence = challenge_sentence(RUNS, 100)
-    assert sentence.startswith("Best test accuracy with at most 100 parameters: Di, 93.00% with 65 "
-                               "parameters")
-    assert "1 run(s) over the limit do not compete" in sentence
+    sentence = challenge_sentence(ChallengeBoard(RUNS, 100))
+    assert sentence.startswith(f"Best test accuracy with at most 100 parameters on {DEFAULT_CHALLENGE_DATA}: "
+                               "Di, 93.00% with 65 parameters")
+    assert "1 run(s) over the limit do not compete" in sentence and "other data" not in sentence
 
 
 def test_no_run_within_the_limit_says_so():
-    assert best_within(RUNS, 10) is None
-    assert challenge_sentence(RUNS, 10) == ("No posted run has at most 10 parameters yet: the "
-                                            "smallest has 49. Try fewer or narrower hidden layers.")
-    assert challenge_sentence([], 10).startswith("No runs posted yet.")
+    assert best_within(ChallengeBoard(RUNS, 10)) is None
+    assert challenge_sentence(ChallengeBoard(RUNS, 10)) == (
+        f"No posted run on {DEFAULT_CHALLENGE_DATA} has at most 10 parameters yet: the smallest has 49. "
+        "Try fewer or narrower hidden layers.")
+    assert challenge_sentence(ChallengeBoard([], 10)).startswith("No runs posted yet.")
 
 
 def test_a_posted_run_reopened_by_its_link_reproduces_its_accuracy(tmp_path):
@@ -105,9 +108,12 @@ def test_a_run_its_link_cannot_retrace_is_not_posted(spoil):
 
 
 def test_the_scatter_has_one_colour_per_optimizer_and_hollow_runs_over_the_limit():
-    board = ChallengeBoard([RunEntry("/moons_trainer?opt=SGD", "SGD", 0.1, 0.9, 0.95, 97, "_Bo_"),
-                            RunEntry("/moons_trainer", "AdamW", 0.003, 0.95, 0.95, 2_305, "Ada"),
-                            RunEntry("/moons_trainer?opt=SGD", "SGD", 0.3, 0.8, 0.95, 49, "Cy")], 100)
+    data = DEFAULT_CHALLENGE_DATA
+    board = ChallengeBoard([RunEntry("/moons_trainer?opt=SGD", "SGD", 0.1, 0.9, 0.95, 97, "_Bo_", 0, data),
+                            RunEntry("/moons_trainer", "AdamW", 0.003, 0.95, 0.95, 2_305, "Ada", 0, data),
+                            RunEntry("/moons_trainer?opt=SGD", "SGD", 0.3, 0.8, 0.95, 49, "Cy", 0, data),
+                            RunEntry("/moons_trainer?dataset=xor", "SGD", 0.3, 0.99, 0.99, 9, "Xo", 0,
+                                     "xor, 3000 points, noise 0.25, seed 42, split 70/15/15")], 100)
     fig = scatter(board)
     assert fig.layout.xaxis.type == "log"
     assert [trace.name for trace in fig.data] == ["AdamW", "SGD"]             # the table's order

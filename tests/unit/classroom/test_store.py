@@ -11,7 +11,8 @@ from sqlalchemy import func, select, text
 from workbench.classroom import codes, names
 from workbench.classroom.schema import (LATEST, METADATA, MIGRATIONS, answers, classes, members, migrate,
                                         schema_version)
-from workbench.classroom.store import (IDLE_EXPIRY_SECONDS, MAX_ANSWERS_WRITTEN, MAX_RUNS_PER_MEMBER,
+from workbench.classroom.store import (DEFAULT_CHALLENGE_DATA, IDLE_EXPIRY_SECONDS, MAX_ANSWERS_WRITTEN,
+                                       MAX_RUNS_PER_MEMBER,
                                        ChallengeBoard, ClassError, ClassStore, ReplayedAnswer, RunEntry,
                                        StoreUnavailable)
 
@@ -313,7 +314,8 @@ def test_posted_runs_are_bounded_per_learner_and_validated(store):
     posted = store.challenge_board(started.code, teacher_key=started.teacher_key).runs
     assert len(posted) == MAX_RUNS_PER_MEMBER and posted[0].nickname == "Ada"
     assert posted[0] == RunEntry(**{**_run().__dict__, "nickname": "Ada",
-                                    "posted_at": store.clock_for_test.now})
+                                    "posted_at": store.clock_for_test.now,
+                                    "data_settings": DEFAULT_CHALLENGE_DATA})
 
 
 def test_the_same_link_posted_again_by_a_learner_adds_no_row(store):

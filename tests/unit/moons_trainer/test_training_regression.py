@@ -1,5 +1,5 @@
 """The regression datasets (`plane`, `multigauss`, TensorFlow Playground's): their generators,
-the unstratified split, the MSE loss and R², and what a run says about its (absent) ceiling."""
+the unstratified split, the MSE loss and R², and what a run is not offered (no classes)."""
 from __future__ import annotations
 
 import dataclasses
@@ -125,7 +125,7 @@ def test_training_lowers_the_mse_on_plane():
     assert session.history.val_acc[-1] > before.accuracy
 
 
-def test_no_ceiling_no_bayes_boundary_and_not_posted():
+def test_no_bayes_accuracy_no_bayes_boundary_and_not_posted():
     session = TrainingSession(regression("multigauss"))
     assert session.bayes_test_accuracy is None and session.bayes_grid(20) is None
     session.run_to_end()
