@@ -53,7 +53,8 @@ from urllib.parse import parse_qsl
 
 
 from bench.class_board_cost import board_cost_rows
-from bench.class_faults import database_url, fault_rows
+from bench.class_faults import fault_rows
+from harness.postgres import database_url
 from bench.class_sweep import sweep_rows
 from harness.app import Server, cpu_seconds
 from harness.figures import Run

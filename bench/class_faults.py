@@ -30,7 +30,6 @@ import contextlib
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ from dataclasses import dataclass
 from harness.app import Server
 from harness.figures import Run
 from harness.figures import parser as figures_parser
-from harness.postgres import pause, resume, throwaway_postgres
+from harness.postgres import database_url, pause, resume
 from harness.st_client import RunResult, Session, percentile, string_state
 from workbench.classroom.store import URL_SETTING, ClassStore
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
@@ -57,18 +56,6 @@ print("locked", flush=True)
 sys.stdin.readline()
 connection.execute("ROLLBACK")
 """
-
-
-@contextlib.contextmanager
-def database_url(database: str) -> Iterator[str]:
-    """A throwaway database of the kind named (a PostgreSQL server, or a SQLite file in a
-    temporary folder), removed afterwards; bench/class.py uses it too."""
-    if database == "postgresql":
-        with throwaway_postgres() as url:
-            yield url
-        return
-    with tempfile.TemporaryDirectory(prefix="workbench-class-bench-") as folder:
-        yield f"sqlite:///{folder}/classroom.sqlite3"
 
 
 @contextlib.contextmanager

@@ -135,3 +135,15 @@ def throwaway_postgres() -> Iterator[str]:
         if started:
             run(str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def database_url(database: str) -> Iterator[str]:
+    """A throwaway database of the kind named (a PostgreSQL server, or a SQLite file in a
+    temporary folder), removed afterwards: the class benchmarks and tests share it."""
+    if database == "postgresql":
+        with throwaway_postgres() as url:
+            yield url
+        return
+    with tempfile.TemporaryDirectory(prefix="workbench-class-bench-") as folder:
+        yield f"sqlite:///{folder}/classroom.sqlite3"

@@ -30,7 +30,7 @@ from components.plain_text import md
 from workbench.classroom import sweep_store
 from workbench.classroom.store import ClassError, StartedClass, StoreUnavailable
 from workbench.classroom.sweep import SWEEPABLE, SweepBoard, SweepRefused, make_grid, sweep_digest
-from workbench.common.palette import OKABE_ITO
+from workbench.common.palette import GREY_200, OKABE_ITO
 from workbench.moons_trainer.settings import TABLE
 
 WATCH_SECONDS = 1.0              # a finished run reaches the heatmap within about 1-2 s
@@ -120,7 +120,7 @@ def heatmap(board: SweepBoard) -> go.Figure:
                       yaxis={"autorange": "reversed", "title": _axis_title(board, 0),
                              "tickvals": list(range(rows)), "ticktext": row_labels,
                              "showgrid": False, "zeroline": False},
-                      plot_bgcolor="#eeeeee")
+                      plot_bgcolor=GREY_200)
     return staged(fig, HEIGHT)
 
 

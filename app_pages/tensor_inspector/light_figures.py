@@ -21,7 +21,7 @@ from app_pages.tensor_inspector.figures import (
     RULE_COLOURS,
     STRETCH_COLOUR,
 )
-from workbench.common.palette import OKABE_ITO, TEXT_ON_LIGHT
+from workbench.common.palette import OKABE_ITO, TEXT_ON_LIGHT, WHITE
 from workbench.tensor_inspector.broadcast import EQUAL, INNER, MISMATCH, Combination
 
 WALK_CLASS, SHAPES_CLASS = "wb-walk", "wb-shapes"
@@ -106,7 +106,7 @@ def walk_svg(walk: list[int], *, label: str) -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="{WALK_CLASS}" '
             f'viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" '
             f'aria-label="{html.escape(label)}" data-walk="{walk_data}">{style}'
-            f'<rect width="{WIDTH}" height="{HEIGHT}" rx="6" fill="#ffffff"/>{"".join(parts)}</svg>')
+            f'<rect width="{WIDTH}" height="{HEIGHT}" rx="6" fill="{WHITE}"/>{"".join(parts)}</svg>')
 
 
 def _shape_colour(combo: Combination, index: int) -> str:

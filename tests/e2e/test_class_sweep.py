@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from bench.class_faults import database_url
-from bench.class_sweep import BASE, GRID, sweep_class
+from harness.class_sweep import BASE, GRID, sweep_class
+from harness.postgres import database_url
 from harness.app import Server
 from workbench.classroom.store import URL_SETTING, ClassStore
 from workbench.classroom.sweep import make_grid, settings_of_link
