@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.class_session import draw_class_sidebar, join_from_url, restore_from_browser
+from components.class_session import draw_class_state, join_from_url, restore_from_browser
 from components.device import learner_device, server_device
 from components.figures import PRESENTER_KEY, presenting
 from components.stage import presenter_styles
@@ -62,5 +62,5 @@ def draw_sidebar(page_path: str = "", pages: dict[str, str] | None = None) -> No
                   "colour-blind-safe palette. `present=1` in a link turns it on.")
     restore_from_browser()
     join_from_url()
-    draw_class_sidebar(page_path, pages or {})
+    draw_class_state(page_path, pages or {})
     presenter_styles()
