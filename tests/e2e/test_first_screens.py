@@ -50,9 +50,14 @@ def test_every_tool_leads_with_its_figure_and_control_on_the_first_screen(browse
                                 f"is on the {screen}'s first screen: {found}")
             control = page.locator(f".st-key-{tool.control_key}").first
             try:
-                assert_on_first_screen(page, control, f"{tool.name}'s {tool.control_key}")
+                placed = assert_on_first_screen(page, control, f"{tool.name}'s {tool.control_key}")
             except AssertionError as exc:
                 problems.append(str(exc))
+                continue
+            # What docs/presenter.md quotes (`pytest tests/e2e/test_first_screens.py -s`).
+            print(f"{screen} {width}x{height} {tool.name}: figure {share:.0%} on screen from "
+                  f"y={found['y']:.0f}, {tool.control_key} at y={placed['y']:.0f}-"
+                  f"{placed['y'] + placed['height']:.0f}")
     finally:
         context.close()
     assert not problems, f"{screen} ({width}x{height}):\n" + "\n".join(problems)
