@@ -18,8 +18,11 @@ in both themes (axe-core finds nothing: tests/e2e/test_accessibility.py; docs/ac
   (axe: `list`, `listitem`). Each section becomes the list (`role="list"` on its `<div>`, the
   outer `<ul>` and the section heading `role="none"`), which is also what a screen reader should
   announce: "Tools, list, 4 items".
-- **Code blocks and graph boxes that scroll** get `tabindex="0"` and a name, so that a keyboard reaches
-  their hidden part (axe: `scrollable-region-focusable`).
+- **Code blocks, graph boxes and tables that scroll** (a phone's 390 px cut the tensor inspector's
+  facts table and the batch iterator's epoch table) get `tabindex="0"` and a name, so that a
+  keyboard reaches their hidden part (axe: `scrollable-region-focusable`).
+- **Pointer targets of at least 24x24 CSS px** (WCAG 2.2's 2.5.8): toggles' and radios' rows,
+  help icons, headings' links, the tabs' scroll arrows, Plotly's toolbar (`TOUCH_TARGETS_CSS`).
 - **The focus ring**: Streamlit's is the primary colour at half strength, 2.3:1 on the light
   background; here every focused control gets a solid ring in `focus_ring` (at least 3:1 on both
   backgrounds), offset so that it sits on the background, not on a primary button's fill. The
@@ -99,7 +102,20 @@ _REPAIR = f"""<script>
       }}
     }}
   }};
-  const repair = () => {{ markTheme(); repairNav(); focusableCode(); focusableGraphs(); }};
+  // So does a table wider than a phone (st.table's box scrolls sideways): named by its
+  // caption, or the heading its section gives it.
+  const focusableTables = () => {{
+    for (const table of document.querySelectorAll('[data-testid="stTable"] table')) {{
+      const box = table.parentElement;
+      if (!box || box.hasAttribute("tabindex") || box.scrollWidth <= box.clientWidth + 1) continue;
+      const caption = table.querySelector("caption");
+      const name = caption ? caption.textContent.trim() : "Table";
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", name + " (scrolls sideways)");
+    }}
+  }};
+  const repair = () => {{ markTheme(); repairNav(); focusableCode(); focusableGraphs(); focusableTables(); }};
   repair();
   // At once when Streamlit draws (a revealed answer's code block is reachable before anything,
   // axe included, can look at it), and twice a second for what changes without a new element
@@ -151,6 +167,21 @@ SKIP_LINK_CSS = f"""
   font-family: "Source Sans", sans-serif; font-size: 1rem; font-weight: 600;
 }}
 #{SKIP_LINK_ID}:focus {{ transform: none; }}"""
+
+# WCAG 2.2's 2.5.8 (AA): every pointer target at least 24x24 CSS px, which a phone's finger needs
+# most (tests/e2e/test_phone.py measures every one on every page at 390x844). Streamlit 1.67
+# draws a toggle's and a radio's row 21-22 px tall, a help icon and a heading's link 16x16, the
+# tabs' scroll arrows 20 px wide and Plotly's toolbar buttons 22 px tall; each grows to 24 px,
+# its icon centred, without moving what is around it by more than those few pixels.
+TOUCH_TARGETS_CSS = """
+[data-testid="stCheckbox"] label, [data-testid="stRadio"] [role="radiogroup"] label {
+  min-height: 24px; align-items: center; }
+[data-testid="stTooltipIcon"] button, a[aria-label="Link to heading"] {
+  min-width: 24px; min-height: 24px; display: inline-flex; align-items: center;
+  justify-content: center; }
+[data-testid="stTabsScrollLeft"], [data-testid="stTabsScrollRight"] { min-width: 24px; }
+.modebar-btn { min-height: 24px; min-width: 24px; }
+[data-testid="stSlider"] [data-orientation="horizontal"][style*="touch-action"] { min-height: 24px; }"""
 
 # Prism's token classes (Streamlit's code blocks) and the hue each kind is drawn in; the
 # workbench's own blocks (components/code_block.py) name their tokens `tok-<kind>` with the
@@ -213,7 +244,7 @@ ACCESSIBLE_CSS = f"""<style>
 html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"]:not(:disabled),
 html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"]:not(:disabled) * {{
   color: {DARK.background};
-}}{SKIP_LINK_CSS}{CODE_BLOCK_CSS}{_theme_rules(LIGHT)}{_theme_rules(DARK)}
+}}{SKIP_LINK_CSS}{TOUCH_TARGETS_CSS}{CODE_BLOCK_CSS}{_theme_rules(LIGHT)}{_theme_rules(DARK)}
 </style>"""
 
 

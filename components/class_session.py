@@ -473,10 +473,12 @@ def send_pending() -> None:
 
 
 # --- the sidebar ---------------------------------------------------------------------------------
-def draw_class_sidebar(page_path: str, pages: dict[str, str]) -> None:
-    """"In class <code>" with the learner's name, following the teacher, a nickname box and
-    Leave; "Send the class here" for a teacher; or the message of a link that could not join.
-    `page_path` is the page on screen, `pages` each page's url_path -> script."""
+def draw_class_state(page_path: str, pages: dict[str, str]) -> None:
+    """The class on every page: for a learner, a bar at the top of the page itself (a phone's
+    sidebar is folded, and a class joins by phone): "In class <code>" with their name, following
+    the teacher, Leave and a nickname box, or the message of a link that could not join; for a
+    teacher, "Send the class here" in the sidebar (and on the presenter stage). `page_path` is
+    the page on screen, `pages` each page's url_path -> script."""
     mine = seat()
     write_cookies()
     send_pending()
@@ -489,36 +491,43 @@ def draw_class_sidebar(page_path: str, pages: dict[str, str]) -> None:
                 mine.notice = ""
     if mine.membership is None and not mine.notice:
         return
-    with st.sidebar, st.container(key="class_seat"):
+    with st.container(key="class_seat", border=True):
         if mine.notice:
             st.warning(md(mine.notice), icon=":material/groups:")
-            if mine.membership is None:       # removed, or the link could not join: a phone's
-                # sidebar is folded, so the message also stays on screen until it is closed.
+            if mine.membership is None:       # removed, or the link could not join: said where
+                # the learner looks, until it is closed.
                 st.toast(md(mine.notice), icon=":material/groups:", duration="infinite")
             mine.notice = ""
         if mine.membership is None:
             return
-        st.markdown(f"**:material/groups: In class {mine.membership.code}** as "
-                    f"{md(mine.membership.nickname)}")
+        # One row that wraps (two lines on a phone's 390 px): the seat, Follow, Leave, and the
+        # nickname one click away; a slim box, so that the page's figure still leads.
+        st.html("<style>.st-key-class_seat { padding: 0.35rem 0.75rem; gap: 0.35rem; }</style>")
+        with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+            st.markdown(f"**:material/groups: In class {mine.membership.code}** as "
+                        f"{md(mine.membership.nickname)}", width="content")
+            # The toggle shows the seat's own state, whatever changed it (a reload resumes it).
+            st.session_state["class_follow"] = mine.following
+            st.toggle("Follow the teacher", key="class_follow", on_change=_follow_changed,
+                      help="On: your page goes where the teacher sends the class. Off: explore "
+                      "on your own; turning it on again takes you back to the class.")
+            if st.button("Leave", key="class_leave", icon=":material/logout:",
+                         help="Leave the class: your answers leave the class's board too."):
+                leave()
+                st.rerun()
+            with st.popover("Nickname", icon=":material/badge:"), \
+                    st.form("class_nickname", border=False):
+                name = st.text_input("Nickname (optional)", key="class_nickname_input",
+                                     help=NICKNAME_HELP)
+                if st.form_submit_button("Set nickname"):
+                    rename(name or "")
+                    st.rerun()
+        if not mine.following:
+            st.caption("Exploring on your own.")
         if mine.pending:
             st.caption(f"{len(mine.pending)} answer(s) wait for the class database; they are sent "
                        "when it is back.")
-        st.toggle("Follow the teacher", value=mine.following, key="class_follow",
-                  on_change=_follow_changed,
-                  help="On: your page goes where the teacher sends the class. Off: explore on "
-                  "your own; turning it on again takes you back to the class.")
         _follow(pages)                # the heartbeat: also while exploring on one's own
-        if not mine.following:
-            st.caption("Exploring on your own.")
-        with st.form("class_nickname", border=False):
-            name = st.text_input("Nickname (optional)", key="class_nickname_input",
-                                 help=NICKNAME_HELP)
-            if st.form_submit_button("Set nickname"):
-                rename(name or "")
-                st.rerun()
-        if st.button("Leave the class", key="class_leave", icon=":material/logout:"):
-            leave()
-            st.rerun()
 
 
 def send_here_button(key: str) -> None:

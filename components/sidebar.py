@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.class_session import (draw_class_sidebar, join_from_url, landing_panel,
+from components.class_session import (draw_class_state, join_from_url, landing_panel,
                                       restore_from_browser)
 from components.device import learner_device, server_device
 from components.figures import PRESENTER_KEY, presenting
@@ -64,5 +64,5 @@ def draw_sidebar(page_path: str = "", pages: dict[str, str] | None = None) -> No
     restore_from_browser()
     join_from_url(page_path, pages or {})
     landing_panel(page_path)
-    draw_class_sidebar(page_path, pages or {})
+    draw_class_state(page_path, pages or {})
     presenter_styles()

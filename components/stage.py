@@ -1,8 +1,11 @@
-"""Presenter mode's stage: the first screen of a projected page given to its key figure.
+"""The stage: the first screen of a tool page given to its key figure, on a school laptop
+(1366x768), a projector (1280x720 with `present=1`) and a phone (390x844) alike.
 
-A projector shows 1280x720 or 1366x768. In presenter mode the sidebar starts collapsed (the
-router asks for it; a learner can still open it), the empty band above the title goes, the title
-shrinks to one line, and every text is 1.4x (`html` at 140%, so every `rem` grows with it). A page
+Every tool page opens with its title and a folded *About this page* on one line, then the key
+figure with the control that drives it; the settings and the explanations follow below. In
+presenter mode the sidebar also starts collapsed (the router asks for it; a learner can still
+open it), the empty band above the title goes, and every text is 1.4x (`html` at 140%, so every
+`rem` grows with it), the title included: it is never smaller than in the normal layout. A page
 puts its key figure inside `st.container(key=...)` and calls `fit_to_viewport` so that the
 figure's height follows the browser's viewport rather than a fixed number of pixels: the server
 never knows the size of the projector, the browser does.
@@ -30,9 +33,10 @@ html { font-size: 140% !important; }
 }
 [data-testid="stHeader"] { background: transparent; pointer-events: none; }
 [data-testid="stHeader"] button, [data-testid="stHeader"] a { pointer-events: auto; }
-/* The title: one line between the sidebar button (left) and the app menu (right). */
+/* The title: one line between the sidebar button (left) and the app menu (right), at least
+   as large as the normal layout's 2.75rem of 16 px (44 px): 2rem of 22.4 px is 44.8 px. */
 [data-testid="stMainBlockContainer"] h1 {
-  font-size: 1.45rem; line-height: 1.25; padding: 0.1rem 2.6rem 0 1.5rem;
+  font-size: 2rem; line-height: 1.2; padding: 0.1rem 2.6rem 0 1.5rem;
 }
 /* With the sidebar opened its button is no longer above the title: no room kept for it. */
 [data-testid="stAppViewContainer"]:has([data-testid="stSidebar"][data-collapsed="false"])
@@ -42,10 +46,21 @@ html { font-size: 140% !important; }
 """
 
 
+# The normal layout's first screen: Streamlit's 6rem band above the title shrinks to what its
+# header bar (the app menu, the sidebar's button) needs, and on a phone the page's sides narrow.
+NORMAL_CSS = """
+<style>
+[data-testid="stMainBlockContainer"] { padding-top: 3.75rem; }
+@media (max-width: 640px) {
+  [data-testid="stMainBlockContainer"] { padding-left: 0.75rem; padding-right: 0.75rem; }
+}
+</style>
+"""
+
+
 def presenter_styles() -> None:
-    """The page-wide presenter CSS; draws nothing outside presenter mode."""
-    if presenting():
-        st.html(PRESENTER_CSS)
+    """The page-wide CSS of the layout on screen: presenter mode's, or the normal one's."""
+    st.html(PRESENTER_CSS if presenting() else NORMAL_CSS)
 
 
 def fit_to_viewport(key: str, *, leave_px: int, min_px: int = 320, max_px: int | None = None) -> None:
@@ -67,26 +82,28 @@ def fit_to_viewport(key: str, *, leave_px: int, min_px: int = 320, max_px: int |
 </style>""")
 
 
-def page_header(title: str, about: str) -> DeltaGenerator | None:
-    """The page's title and what it is about. In presenter mode the explanation folds into an
-    expander on the title's line, so that the projected screen goes to the pictures and the
-    teacher does the explaining. When a link hides controls, returns the slot under the title
-    for the note that names what they fixed (`lesson_link.fixed_settings_note`)."""
-    if not presenting():
+def page_header(title: str, about: str, *, figure_first: bool = False) -> DeltaGenerator | None:
+    """The page's title and what it is about. On a tool's page (`figure_first`) and in
+    presenter mode the explanation folds into an expander on the title's line, so that the first
+    screen goes to the pictures (a laptop's 768 px, a phone's 844 px, a projector's 720 px) and,
+    on a projector, the teacher does the explaining. When a link hides controls, returns the
+    slot under the title for the note that names what they fixed
+    (`lesson_link.fixed_settings_note`)."""
+    if not (figure_first or presenting()):
         st.title(title, anchor=False)
         st.markdown(about)
+        return st.container(key="fixed_settings") if hidden_controls() else None
+    teaching = presenting() and seat().teaching is not None and \
+        st.session_state.get(PAGE_ON_SCREEN, "") != "class"
+    if teaching:       # the teacher's send, on the stage: the sidebar is folded on a projector
+        title_column, send_column, about_column = st.columns(
+            [5, 3, 3], vertical_alignment="center")
+        with send_column.container(key="stage_send"):
+            send_here_button("class_send_here_stage")
     else:
-        teaching = seat().teaching is not None and \
-            st.session_state.get(PAGE_ON_SCREEN, "") != "class"
-        if teaching:       # the teacher's send, on the stage: the sidebar is folded on a projector
-            title_column, send_column, about_column = st.columns(
-                [5, 3, 3], vertical_alignment="center")
-            with send_column.container(key="stage_send"):
-                send_here_button("class_send_here_stage")
-        else:
-            title_column, about_column = st.columns([3, 2], vertical_alignment="center")
-        title_column.title(title, anchor=False)
-        with about_column.container(key="page_about"), \
-                st.expander("About this page", icon=":material/info:"):
-            st.markdown(about)
+        title_column, about_column = st.columns([3, 2], vertical_alignment="center")
+    title_column.title(title, anchor=False)
+    with about_column.container(key="page_about"), \
+            st.expander("About this page", icon=":material/info:"):
+        st.markdown(about)
     return st.container(key="fixed_settings") if hidden_controls() else None

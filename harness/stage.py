@@ -16,6 +16,10 @@ from playwright.sync_api import Locator, Page, expect
 from harness.chromium import WAIT_MS, open_path, wait_drawn
 
 PROJECTORS = ((1280, 720), (1366, 768))
+# The first screens every tool page is laid out for (issue 43, tests/e2e/test_first_screens.py):
+# a school laptop (most are 1366x768 Chromebooks) in the normal layout, a projector in presenter
+# mode, and a phone that joined a class by its QR code (touch, 390x844).
+LAPTOP, PROJECTOR, PHONE = (1366, 768), (1280, 720), (390, 844)
 # The projectors and a full-HD screen: where a stage must also hold, and grow.
 SCREENS = (*PROJECTORS, (1920, 1080))
 
@@ -74,6 +78,19 @@ def assert_on_first_screen(page: Page, locator: Locator, what: str) -> dict:
     assert found["y"] + found["height"] <= size["height"] + 1, \
         f"{what} reaches below the first screen ({size['height']} px): {found}"
     return found
+
+
+def share_on_first_screen(page: Page, locator: Locator) -> tuple[float, dict]:
+    """The share of `locator`'s box that lies inside the viewport with the page scrolled to the
+    top (0 to 1, by area), and the box."""
+    page.evaluate("window.scrollTo(0, 0); "
+                  "document.querySelector('[data-testid=stMain]')?.scrollTo({top: 0, behavior: 'instant'})")
+    found = box(locator)
+    size = page.viewport_size
+    seen_w = max(0.0, min(found["x"] + found["width"], size["width"]) - max(found["x"], 0.0))
+    seen_h = max(0.0, min(found["y"] + found["height"], size["height"]) - max(found["y"], 0.0))
+    area = found["width"] * found["height"]
+    return (seen_w * seen_h / area if area else 0.0), found
 
 
 _CLIPPED_JS = """

@@ -73,7 +73,7 @@ AUTOGRAD_GRAPH = Tool(
     "autograd_graph", "Autograd graph", ":material/account_tree:",
     "The graph PyTorch records as you compute, with values and gradients, and the backward pass "
     "stepped node by node.",
-    AUTOGRAD_GRAPH_TABLE, widget_prefix="ag_", figure_key="autograd_graph_main",
+    AUTOGRAD_GRAPH_TABLE, widget_prefix="ag_", figure_key="autograd_stage_graph",
     control_key="ag_backward_controls")
 
 MOONS_TRAINER = Tool(
@@ -86,7 +86,7 @@ MOONS_TRAINER = Tool(
 BATCH_ITERATOR = Tool(
     "batch_iterator", "Batch iterator", ":material/view_module:",
     "Dataset, Sampler, BatchSampler, collate and DataLoader, one batch at a time.",
-    BATCH_ITERATOR_TABLE, widget_prefix="bi_", figure_key="bi_current_batch", control_key="bi_next")
+    BATCH_ITERATOR_TABLE, widget_prefix="bi_", figure_key="bi_index_grid", control_key="bi_next")
 
 # The sidebar's and the home page's order.
 TOOLS: tuple[Tool, ...] = (TENSOR_INSPECTOR, AUTOGRAD_GRAPH, MOONS_TRAINER, BATCH_ITERATOR)

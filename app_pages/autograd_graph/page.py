@@ -11,7 +11,7 @@ from app_pages.autograd_graph.view import (COLLAPSED_KEY, COLLAPSED_WORDS, accum
 from components.classroom import share_panel
 from components.code_panel import code_panel
 from components.device import learner_device
-from components.figures import graph_scale, presenting
+from components.figures import graph_scale
 from components.stage import page_header
 from components.keyboard import skip_to_controls
 from components.knowledge_check import knowledge_check
@@ -28,10 +28,11 @@ LINK_KEY = "autograd_graph"
 TOGGLE_KEYS = ("ag_retain", "ag_zero", "ag_saved", COLLAPSED_KEY)
 
 fixed_slot = page_header("Autograd graph",
-    "Type a small PyTorch program. PyTorch records a **graph** while it computes; below is that "
-    "graph, walked from the output through `grad_fn.next_functions`, with the values from your "
-    "program. Then **step through `backward()`** node by node, in the order PyTorch's engine runs "
-    "them, and watch the gradients arrive in each leaf's `.grad`."
+    "Type a small PyTorch program (under the graph). PyTorch records a **graph** while it "
+    "computes; the page draws that graph, walked from the output through "
+    "`grad_fn.next_functions`, with the values from your program. Then **step through "
+    "`backward()`** node by node, in the order PyTorch's engine runs them, and watch the "
+    "gradients arrive in each leaf's `.grad`.", figure_first=True
 )
 
 # ---- settings: the link (or this learner's own, back from another page), then the widgets
@@ -41,14 +42,12 @@ linked, fresh = link_settings(TABLE, LINK_KEY)
 note_link(mine, linked, from_link and fresh)
 form = SettingsForm(TABLE, linked, fresh, prefix="ag_")
 
-# Presenter mode: the first screen is the stage (the graph beside Next node and the step's
-# story); what the run said follows it, then the program and the settings. The stage is drawn
-# once the program has run, into this place at the top.
-stage = presenting()
-if stage:
-    stage_slot = st.container(key="autograd_stage")
-    below_stage = st.container()
-    st.subheader("Your program and the settings", divider="gray", anchor=False)
+# The first screen is the stage (the graph beside Next node and the step's story), on a laptop,
+# a phone and a projector alike; what the run said follows it, then the program and the
+# settings. The stage is drawn once the program has run, into this place at the top.
+stage_slot = st.container(key="autograd_stage")
+below_stage = st.container()
+st.subheader("Your program and the settings", divider="gray", anchor=False)
 editor, controls = st.columns([3, 2], gap="large")
 with editor:
     program_editor(form, mine)
@@ -88,9 +87,9 @@ script = program_script(settings, result.output_name, page_calls=result.page_cal
 
 # ---- draw: what the run said, the graph and its backward steps, the code, the checks
 def draw_graph() -> str | None:
-    """The graph and its walk (on the stage in presenter mode); the DOT text on screen."""
+    """The graph and its walk, on the stage; the DOT text on screen."""
     shown = dict(scale=graph_scale(), direction=settings.layout, show_saved=settings.saved,
-                 collapsed=mine.collapsed, stage=stage)
+                 collapsed=mine.collapsed, stage=True)
     if result.traces:
         # The step position survives layout and display changes, not a different run.
         run_key = (settings.code, settings.backward, settings.retain, settings.zero)
@@ -100,7 +99,7 @@ def draw_graph() -> str | None:
                             **shown)
     # No backward() to step through: the skip link goes to the setting that adds one.
     skip_to_controls(form.key("backward"))
-    where = "below" if stage else "above"
+    where = "below"
     stopped_at = result.error_line if result.error is not None else None
     # A program that stopped before recording any operation leaves at most one tensor: drawn
     # alone it would be a stray "output" box, not a graph.
@@ -125,31 +124,23 @@ def draw_graph() -> str | None:
     return None
 
 
-def what_the_run_said(*, with_problems: bool = True) -> None:
-    if with_problems:
-        run_problems(result, settings.code)
+def what_the_run_said() -> None:
     if result.program_calls_backward and settings.backward:
         controls.caption(":material/info: Your program calls `backward()` itself, so the page adds no "
-                         "calls of its own: pick one of your program's calls to step through below.")
+                         "calls of its own: pick one of your program's calls to step through above.")
     run_output(result)
     decisions_panel(result)
 
 
-if stage:
-    with stage_slot, st.container(key="autograd_graph_main"):    # the page's main picture
-        dot = draw_graph()
-    # Under the stage: the error it refers to, what the drawing means, what the program said.
-    with below_stage:
-        run_problems(result, settings.code)
-        if dot is not None:
-            legend(mine.collapsed, settings.saved,
-                   result.traces[0].graph if result.traces else result.final_graph)
-        what_the_run_said(with_problems=False)
-else:
+with stage_slot, st.container(key="autograd_graph_main"):    # the page's main picture
+    dot = draw_graph()
+# Under the stage: the error it refers to, what the drawing means, what the program said.
+with below_stage:
+    run_problems(result, settings.code)
+    if dot is not None:
+        legend(mine.collapsed, settings.saved,
+               result.traces[0].graph if result.traces else result.final_graph)
     what_the_run_said()
-    st.header("The graph, and backward() step by step", divider="gray")
-    with st.container(key="autograd_graph_main"):
-        dot = draw_graph()
 if result.final_graph is not None and result.final_graph.truncated:
     st.caption("The graph is large: only its first nodes are drawn.")
 

@@ -39,6 +39,9 @@ WIDE_GRAPH_NODES = 16
 # Presenter mode's stage: the graph's box, and the notice of a graph too big for it.
 STAGE_GRAPH_KEY = "autograd_stage_graph"
 TOO_BIG_KEY = "autograd_too_big"
+# A phone's screen under the graph's box: the title and About above it (about 205 px), the
+# graph-as-text line under it, and Back / Next node with the steps' slider (about 130 px).
+PHONE_AROUND_GRAPH_PX = 440
 COLLAPSED_KEY = "ag_collapsed"
 PLAN_MOMENTS = 4            # a walk's stage is planned from its pictures at 0, 1/4, ... 4/4 of it
 COLLAPSED_WORDS = (
@@ -187,7 +190,7 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
         graph, side, column = _stage(plan)
         with side:
             _pick_trace(traces, trace_key, signature, work)
-            _controls(key, upto, last, columns=(1, 3, 1), drawn=work.steps)
+            _controls(key, upto, last, drawn=work.steps)
         _stage_notice(side, plan, collapsed)
         with side:
             _story(trace, upto, errors_are="below")
@@ -210,7 +213,7 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
                  show_saved=show_saved, max_inches=GRAPH_INCHES_WIDE if wide else GRAPH_INCHES,
                  collapsed=collapsed, title=name)
     if wide:
-        _controls(key, upto, last, columns=(1, 3, 1, 6), drawn=work.steps)
+        _controls(key, upto, last, drawn=work.steps)
         _story(trace, upto)
         show_graph(dot, label=name)
         outline(walk_outline(trace, upto))
@@ -218,7 +221,7 @@ def step_through(traces: list[BackwardTrace], *, signature: str, default_trace: 
     else:
         picture_column, side = st.columns([3, 2], gap="medium")
         with side:
-            _controls(key, upto, last, columns=(1, 3, 1), drawn=work.steps)
+            _controls(key, upto, last, drawn=work.steps)
             _story(trace, upto)
             _order_list(trace, upto)
         with picture_column:
@@ -245,22 +248,26 @@ def _stage(plan: StagePlan):
 
 
 def _stage_css(plan: StagePlan) -> None:
-    """The graph as big as the screen leaves it, never past MAX_TEXT_PX text. When the side
-    along its ranks limits it (its height top to bottom, its width left to right: the side the
-    estimate knows well) it is sized by that side alone, and a graph a little bigger across than
-    planned scrolls that way instead of shrinking; otherwise it is fitted into the box. On a
-    screen smaller than `plan.min_viewport` its text would drop under MIN_TEXT_PX: there it is
-    drawn at its own size, zoomed to exactly SCROLL_TEXT_PX text, in a box as tall as the screen
-    allows, which scrolls; the notice that says so shows on those screens only."""
+    """The graph as big as the screen leaves it, never past MAX_TEXT_PX text, and fitted into
+    its box both ways, so that no node is cut at the bottom or the right (a box that scrolled
+    sideways cut the b leaf's `.grad None` at 1280x720, and its scrollbar the L node). When the
+    side along its ranks limits it (its height top to bottom, its width left to right: the side
+    the estimate knows well) it is sized by that side, within the box's other side. On a screen
+    smaller than `plan.min_viewport` its text would drop under MIN_TEXT_PX: there it is drawn
+    at its own size, zoomed to exactly SCROLL_TEXT_PX text, in a box as tall as the screen
+    allows, which scrolls (the keyboard reaches it: components/accessible_theme.py); the notice
+    that says so shows on those screens only. On a phone (at most 640 px wide, where the side
+    column goes under the graph) that box leaves PHONE_AROUND_GRAPH_PX of the screen to the
+    title above it and to Back / Next node under it."""
     leave = STAGE_TOP_PX + STAGE_BOTTOM_PX
     graph = f".st-key-{STAGE_GRAPH_KEY}"
     svg = f"{graph} {GRAPH_SVG}"
     tall = f"min({plan.max_height_px}px, max(240px, calc(100vh - {leave}px)))"
     if plan.along_bound and plan.direction == "TB":
-        fit = f"{svg} {{ height: {tall}; width: auto; max-width: none; }}\n{graph} {{ overflow-x: auto; }}"
+        fit = f"{svg} {{ height: {tall}; width: auto; max-width: 100%; }}"
     elif plan.along_bound:
-        fit = (f"{svg} {{ width: min({plan.max_width_px}px, 100%); height: auto; max-width: none; }}\n"
-               f"{graph} {{ max-height: calc(100vh - {leave}px); overflow-y: auto; }}")
+        fit = (f"{svg} {{ width: min({plan.max_width_px}px, 100%); height: auto; max-width: 100%; "
+               f"max-height: calc(100vh - {leave}px); }}")
     else:
         fit = f"{svg} {{ width: 100%; height: auto; max-width: {plan.max_width_px}px; max-height: {tall}; }}"
     width, height = plan.min_viewport
@@ -278,6 +285,10 @@ def _stage_css(plan: StagePlan) -> None:
 @media {small} {{
   {graph} {{ height: calc(100vh - {leave}px); overflow: auto; }}
   {svg} {{ width: auto; height: auto; max-width: none; max-height: none; zoom: {plan.scroll_zoom:.4f}; }}
+}}
+@media (max-width: 640px) {{
+  {graph} {{ height: max(200px, calc(100vh - {PHONE_AROUND_GRAPH_PX}px));
+    max-height: max(200px, calc(100vh - {PHONE_AROUND_GRAPH_PX}px)); overflow: auto; }}
 }}
 @media {large} {{ .st-key-{TOO_BIG_KEY} {{ display: none; }} }}
 </style>""")
@@ -335,7 +346,7 @@ def _stage_notice(side, plan: StagePlan, collapsed: bool) -> None:
                       type="primary", on_click=_set_collapsed, args=(True,), help=COLLAPSED_WORDS)
 
 
-def _controls(key: str, upto: int, last: int, columns: tuple[int, ...],
+def _controls(key: str, upto: int, last: int,
               drawn: dict[str, int]) -> None:
     """Back, Next node, to the end, and a slider over the engine's steps; the page's skip link
     goes to Next node (Back once at the end)."""
@@ -343,25 +354,26 @@ def _controls(key: str, upto: int, last: int, columns: tuple[int, ...],
     # One fixed key around them (the buttons' own keys name the backward call): the tool's main
     # control in workbench/tools.py, which the layout tests look for.
     with st.container(key="ag_backward_controls"):
-        _control_buttons(key, upto, last, columns, drawn)
+        _control_buttons(key, upto, last, drawn)
 
 
-def _control_buttons(key: str, upto: int, last: int, columns: tuple[int, ...],
+def _control_buttons(key: str, upto: int, last: int,
                      drawn: dict[str, int]) -> None:
-    cells = st.columns(list(columns), vertical_alignment="bottom")
-    cells[0].button("", icon=":material/skip_previous:", key=f"{key}_back", width="stretch",
-                    help=with_shortcut("Back one node", "B"), shortcut="B",
-                    on_click=_move, args=(key, -1, last, drawn), disabled=upto == 0)
-    cells[1].button("Next node", icon=":material/skip_next:", key=f"{key}_next", type="primary",
-                    width="stretch", on_click=_move, args=(key, 1, last, drawn), disabled=upto >= last,
-                    help=with_shortcut("Run the next node of the backward graph", "N"), shortcut="N")
-    cells[2].button("", icon=":material/fast_forward:", key=f"{key}_all", width="stretch",
-                    help="Run to the end", on_click=_set, args=(key, last), disabled=upto >= last)
+    # One row on a phone too: stacked columns took 236 px of a phone's 844, and columns that
+    # may not wrap keep a minimum width that cut the last button at 1280x720.
+    row = st.container(horizontal=True, gap="small", vertical_alignment="bottom", wrap=False)
+    row.button("", icon=":material/skip_previous:", key=f"{key}_back", width="content",
+               help=with_shortcut("Back one node", "B"), shortcut="B",
+               on_click=_move, args=(key, -1, last, drawn), disabled=upto == 0)
+    row.button("Next node", icon=":material/skip_next:", key=f"{key}_next", type="primary",
+               width="stretch", on_click=_move, args=(key, 1, last, drawn), disabled=upto >= last,
+               help=with_shortcut("Run the next node of the backward graph", "N"), shortcut="N")
+    row.button("", icon=":material/fast_forward:", key=f"{key}_all", width="content",
+               help="Run to the end", on_click=_set, args=(key, last), disabled=upto >= last)
     if last:
-        slot = cells[3] if len(cells) > 3 else st.container()
-        slot.slider("Nodes run by the engine", 0, last, key=key,
-                    help="0: only the starting gradient. Each step runs one node of the backward "
-                         "graph, in the order PyTorch's engine ran it.")
+        st.slider("Nodes run by the engine", 0, last, key=key,
+                  help="0: only the starting gradient. Each step runs one node of the backward "
+                       "graph, in the order PyTorch's engine ran it.")
 
 
 def _order_list(trace: BackwardTrace, upto: int, stage: bool = False) -> None:

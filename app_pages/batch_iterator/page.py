@@ -11,7 +11,6 @@ from app_pages.batch_iterator import panels, stepper
 from app_pages.batch_iterator.state import BatchPageState, Moons
 from components.classroom import share_panel
 from components.code_panel import code_panel
-from components.figures import presenting
 from components.stage import page_header
 from components.keyboard import skip_to_controls
 from components.knowledge_check import knowledge_check
@@ -28,7 +27,8 @@ fixed_slot = page_header("Batch iterator",
     "A real `torch.utils.data.DataLoader` runs on this server with your settings, and every "
     "batch it yields is shown: which samples it drew, in which order, built by which process. "
     "Change a setting and see why the **second epoch differs from the first**, **where "
-    "`drop_last` puts the short batch**, and **how `WeightedRandomSampler` balances the classes**."
+    "`drop_last` puts the short batch**, and **how `WeightedRandomSampler` balances the classes**.",
+    figure_first=True
 )
 
 # %% Settings: from the link (or the learner's own, coming back by the sidebar) and the widgets
@@ -44,7 +44,7 @@ if st.session_state[form.key("dataset")] not in datasets:
 
 def settings_panel(first, second) -> None:
     """The settings, in four groups: Dataset and Order in `first`, Batches and Processes in
-    `second` (the same column in normal mode)."""
+    `second`."""
     with first:
         st.subheader("Dataset", divider="gray")
         if form.value("dataset", options=datasets) == "moons":
@@ -94,18 +94,15 @@ def batch_view() -> None:
     with its figures (the epochs, the costs); a change that runs the DataLoader again (a
     setting drawn in here in presenter mode, a fix button, Run again) redraws the whole page."""
     form.reread()
-    if presenting():
-        # The projected first screen goes to the stage (the grid, Back/Next and the batch's
-        # indices); the settings fold away just below it, with the same widget keys, and the
-        # rest of the current batch follows them. The containers are placed now and filled in
-        # the order the settings need: settings first.
-        stage = st.container(key=f"{KEY}_main")
-        with st.expander("Settings: dataset, order, batches, processes", icon=":material/tune:",
-                         key="bi_settings_panel"):
-            settings_panel(*st.columns(2, gap="large"))
-        details = st.container()
-    else:
-        stage, details = st.container(key=f"{KEY}_main"), None
+    # The first screen goes to the stage (the grid, Back/Next and the batch's indices), on a
+    # laptop, a phone and a projector alike; the settings fold away just below it, with the
+    # same widget keys, and the rest of the current batch follows them. The containers are
+    # placed now and filled in the order the settings need: settings first.
+    stage = st.container(key=f"{KEY}_main")
+    with st.expander("Settings: dataset, order, batches, processes", icon=":material/tune:",
+                     key="bi_settings_panel"):
+        settings_panel(*st.columns(2, gap="large"))
+    details = st.container()
     settings, moons_data = compute()
     if page.loader_runs != page.drawn_for_run and fragment_rerun():
         st.rerun(scope="app")           # a new DataLoader run: every section below shows it
@@ -115,15 +112,9 @@ def batch_view() -> None:
         panels.pipeline_section(page.run, page.current, settings, moons_data)
 
 
-# %% Settings, compute and the batch view (in presenter mode the settings are in the view)
+# %% Settings, compute and the batch view (the settings are in the view, under its stage)
 skip_to_controls("bi_next", "bi_prev")         # the stepper's buttons (stepper.py)
-if presenting():
-    batch_view()
-else:
-    controls, main = st.columns([1, 2.6], gap="medium")
-    settings_panel(controls, controls)
-    with main:
-        batch_view()
+batch_view()
 settings, moons_data = compute()
 run = page.run
 fixed_settings_note(fixed_slot, TABLE, settings)

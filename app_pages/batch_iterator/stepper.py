@@ -1,9 +1,9 @@
 """The stepper: the loader's batches one by one (Next/Back, or the slider), or why there are none.
 
 Stepping only moves `page.position`; the batches themselves were recorded once, by the run.
-In presenter mode the stage (the index grid, Back/Next and the current batch's indices) fills
-the first screen and the rest (the grid's story, the slider, the batch's tensors and figures)
-goes to `details`, which the page places below the settings.
+The stage (the index grid, Back/Next and the current batch's indices) fills the first screen
+and the rest (the grid's story, the slider, the batch's tensors and figures) goes to `details`,
+which the page places below the settings.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from workbench.batch_iterator.runs import BatchRecord, LoaderRun
 from workbench.batch_iterator.settings import BatchSettings
 from workbench.batch_iterator.story import empty_loader_words, grid_story, short_list
 
-GRID_STAGE_KEY = "bi_grid_stage"
+GRID_STAGE_KEY = "bi_index_grid"        # the key figure (workbench/tools.py)
 # What sits above and below the grid on a projected first screen: the title row (about 90 px
 # at 1.4x type) and the Back/Next row beside the batch's position and indices (two lines, or
 # three when the teacher opens the sidebar: about 110 px), with the gaps between them.
@@ -62,7 +62,7 @@ def _grid(run: LoaderRun, current: BatchRecord | None) -> None:
     marked = "framed" if run.dataset_size <= MAX_CELL_TEXT else "filled with the text colour"
     caption = ("Which batch each dataset index landed in, epoch by epoch"
                + (f"; {marked}: the batch below." if current is not None else "."))
-    with st.container(key=GRID_STAGE_KEY if presenting() else "bi_index_grid"):
+    with st.container(key=GRID_STAGE_KEY):
         st.html(grid_html(run, current, caption))
     rows = run.settings.epochs + 1
     fit_to_viewport(GRID_STAGE_KEY, leave_px=GRID_LEAVE_PX, min_px=90 + 40 * rows,
@@ -153,30 +153,21 @@ def _current_batch(page: BatchPageState, s: BatchSettings, moons: Moons | None,
         " Cell numbers are batch numbers." if run.dataset_size <= MAX_CELL_TEXT else
         f" Each colour is a batch (they repeat every {len(BATCH_COLOURS)}); every batch's "
         "indices are listed as text under this.")
-    if presenting():
-        # One row: the buttons as wide as their labels (columns would cut "Next" to "N…" with
-        # the sidebar open), the batch's position and indices in the rest.
-        with st.container(horizontal=True, vertical_alignment="center", gap="medium",
-                          key="bi_stage_row"):
-            _step_buttons(page, len(records) - 1, st, st, width="content")
-            with st.container(key="bi_stage_indices"):
-                st.markdown(f"**Epoch {current.epoch}, batch {current.number}** of "
-                            f"{summary.batches} · {page.position + 1} of {len(records)} in the "
-                            f"run  \nSample indices ({current.size}): "
-                            f"`{short_list(current.indices, STAGE_INDICES)}`")
-        with details if details is not None else st.container():
-            st.caption(story)
-            _batch_list(run)
-            _jump_slider(page, len(records))
-            _batch_details(page, s, moons)
-        return
-    st.caption(story)
-    _batch_list(run)
-    st.markdown(f"**Epoch {current.epoch}, batch {current.number}** of {summary.batches} "
-                f"in this epoch · {page.position + 1} of {len(records)} batches in the run")
-    _step_buttons(page, len(records) - 1, *st.columns(2))
-    _jump_slider(page, len(records))
-    _batch_details(page, s, moons)
+    # One row: the buttons as wide as their labels (columns would cut "Next" to "N…" with
+    # the sidebar open), the batch's position and indices in the rest.
+    with st.container(horizontal=True, vertical_alignment="center", gap="medium",
+                      key="bi_stage_row"):
+        _step_buttons(page, len(records) - 1, st, st, width="content")
+        with st.container(key="bi_stage_indices"):
+            st.markdown(f"**Epoch {current.epoch}, batch {current.number}** of "
+                        f"{summary.batches} · {page.position + 1} of {len(records)} in the "
+                        f"run  \nSample indices ({current.size}): "
+                        f"`{short_list(current.indices, STAGE_INDICES)}`")
+    with details if details is not None else st.container():
+        st.caption(story)
+        _batch_list(run)
+        _jump_slider(page, len(records))
+        _batch_details(page, s, moons)
 
 
 def _batch_details(page: BatchPageState, s: BatchSettings, moons: Moons | None) -> None:

@@ -43,7 +43,7 @@ from workbench.moons_trainer.settings import TABLE
 fixed_slot = page_header("Moons trainer",
             "A real `nn.Module` trained with `BCEWithLogitsLoss` (`MSELoss` on the regression "
             "datasets), a seeded `DataLoader` and a real optimizer, live. Every number is computed "
-            "by PyTorch while you watch.")
+            "by PyTorch while you watch.", figure_first=True)
 skip_to_controls("mt_play", PAUSE_KEY, "mt_step", "mt_reset")   # the playback row, live.py
 
 # Settings: from the link, the learner's own (back from another page), or the widgets.
@@ -59,7 +59,8 @@ if presenting():
     main_column = st.container(key="moons_trainer_stage")
     settings_area = st.container(key="moons_trainer_settings")
 else:
-    settings_area, main_column = st.columns([1, 3.2], gap="medium")
+    # The live view leads (a phone stacks the columns in this order); the settings sit aside.
+    main_column, settings_area = st.columns([3.2, 1], gap="medium")
 with settings_area:
     if presenting():
         st.subheader("Settings", anchor=False)

@@ -21,7 +21,6 @@ from app_pages.tensor_inspector.stage import stage_slots
 from components.classroom import share_panel
 from components.code_panel import code_panel
 from components.device import learner_device
-from components.figures import presenting
 from components.guard import run_guarded
 from components.stage import page_header
 from components.keyboard import skip_to_controls
@@ -48,7 +47,7 @@ fixed_slot = page_header("Tensor inspector",
     "A tensor is a **view over flat memory**: `shape` says how many indices each dimension has, "
     "`stride` how many storage elements one step along each dimension skips, and the "
     "**storage offset** where element `[0, 0, ...]` lives. Build a tensor, apply ops, and watch "
-    "what PyTorch does to memory. Every number here comes from PyTorch."
+    "what PyTorch does to memory. Every number here comes from PyTorch.", figure_first=True
 )
 # The skip link goes to the op chain (the builder's Op where a link fixed the chain's text).
 skip_to_controls(form.key("ops"), "ti_add_method")
@@ -76,17 +75,17 @@ def chain_view() -> None:
     """Build x, apply ops, what PyTorch reports and the step's pictures, the code and the share
     panel: settings -> compute -> draw, for what the chain changes."""
     form.reread()          # a fragment's rerun: the tabs' widgets are not drawn again
-    # Presenter mode: the chain, the step picker and the step's pictures come first (stage.py).
-    stage = stage_slots() if presenting() else None
-    if stage is not None:
-        with stage.chain:
-            controls.chain_text(form)
+    # The chain, the step picker and the step's pictures come first (stage.py), on a laptop, a
+    # phone and a projector alike.
+    stage = stage_slots()
+    with stage.chain:
+        controls.chain_text(form)
     preset_slot = st.container()
     build_col, chain_col = st.columns([1, 1.25], gap="large")
     with build_col:
         controls.build_x(form)
     with chain_col:
-        chain_problem_slot = controls.op_chain(form, typed_on_stage=stage is not None)
+        chain_problem_slot = controls.op_chain(form, typed_on_stage=True)
     settings = form.settings()
     if fragment_rerun() and tabs_inputs(settings) != st.session_state.get(TABS_DRAWN_FOR):
         st.rerun(scope="app")      # x changed under an open tab: the whole page shows it
@@ -99,7 +98,7 @@ def chain_view() -> None:
 
     with preset_slot:
         controls.preset_picker(form, settings)
-    inspector.facts_section(report, form, stage_slot=stage.failure if stage is not None else None,
+    inspector.facts_section(report, form, stage_slot=stage.failure,
                             chain_slot=chain_problem_slot)
     inspector.pictures_section(report, stage)
     code_panel(script, filename="tensor_inspector.py", key="ti_code",

@@ -1,11 +1,11 @@
-"""Presenter mode's first screen of the Tensor inspector: the op chain, the step picker, and the
-logical grid and storage strip of the drawn step, sized from the browser's viewport.
+"""The Tensor inspector's first screen: the op chain, the step picker, and the logical grid and
+storage strip of the drawn step, sized from the browser's viewport.
 
-Normal mode keeps the page's sections in order (build x, apply ops, what PyTorch reports). On
-a projector the teacher needs the pictures and the two controls that change them, so the page
-opens with one compact row (the chain as typed, the step drawn, how cells are labelled), then
-the grid with the step's strides beside it, then the storage strip across the page; everything
-else follows below.
+On a school laptop, a phone and a projector alike a learner (or the teacher) needs the
+pictures and the two controls that change them first, so the page opens with one compact row
+(the chain as typed, the step drawn, how cells are labelled), then the grid with the step's
+strides beside it (under it on a phone), then the storage strip across the page; building x,
+the op builder and what PyTorch reports follow below.
 
 The server never knows the projector's size: the grid's box is `100vh` tall less what sits
 above and below it (CSS), clamped so that its rows neither squeeze their labels nor grow into
@@ -157,6 +157,10 @@ def stage_pictures(stage: Stage, drawn: StepView, picture: LayoutPicture, *, sho
   flex: 0 1 auto; width: {grid_width_rem(picture, n_cols):.3f}rem;
   max-width: {MAX_GRID_SHARE * 100:.0f}%; }}
 [data-testid=stLayoutWrapper]:has(> .st-key-ti_stage_facts) {{ flex: 1 1 0; min-width: 0; }}
+@media (max-width: 640px) {{    /* a phone: the facts go under the grid, which takes the width */
+  [data-testid=stLayoutWrapper]:has(> .st-key-ti_stage_grid) {{ max-width: 100%; }}
+  [data-testid=stLayoutWrapper]:has(> .st-key-ti_stage_facts) {{ flex-basis: 100%; }}
+}}
 .st-key-ti_grid div.{GRID_CLASS} {{ height: {fit.height_css()}; }}
 .st-key-ti_grid div.{GRID_CLASS} > table.{GRID_CLASS} {{ height: 100%; }}
 .st-key-ti_grid table.{GRID_CLASS} td {{ height: auto; }}

@@ -40,12 +40,18 @@ def test_present_in_the_url_turns_presenter_mode_on():
     assert any("present=perhaps" in str(getattr(e, "value", "")) for e in at.sidebar)
 
 
-def test_presenter_mode_folds_the_explanations_on_every_page():
+def test_the_explanations_fold_on_every_tool_page_and_in_presenter_mode_everywhere():
+    """A tool page's first screen goes to its figure in every layout (issue 43): its
+    explanation folds beside the title; the other pages fold it only on a projector."""
     from app_pages.navigation import all_pages
+    from workbench.tools import TOOLS
 
-    for tool in all_pages():
-        at = open_page(tool.script, query={"present": "1"})
-        assert_clean(at, tool.script)
-        assert "About this page" in [e.label for e in at.expander], tool.script
-        normal = open_page(tool.script)
-        assert "About this page" not in [e.label for e in normal.expander], tool.script
+    tool_scripts = {tool.script for tool in TOOLS}
+    for page in all_pages():
+        at = open_page(page.script, query={"present": "1"})
+        assert_clean(at, page.script)
+        assert "About this page" in [e.label for e in at.expander], page.script
+        normal = open_page(page.script)
+        assert_clean(normal, page.script)
+        folded = "About this page" in [e.label for e in normal.expander]
+        assert folded == (page.script in tool_scripts), page.script

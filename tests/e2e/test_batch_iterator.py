@@ -72,10 +72,9 @@ def test_next_reruns_only_the_batch_view_not_the_whole_page(page, app_url, prese
         expect(_current(page)).to_contain_text(line)
     assert_clean(page, query)
     # A setting change still runs the whole page: the DataLoader runs again and every section
-    # shows the new run (in presenter mode the settings sit inside the batch view).
-    panel = page.locator(".st-key-bi_settings_panel") if present == "1" else page
-    if present == "1":
-        panel.get_by_text("Settings: dataset, order, batches, processes").click()
+    # shows the new run (the settings sit inside the batch view, folded under its stage).
+    panel = page.locator(".st-key-bi_settings_panel")
+    panel.get_by_text("Settings: dataset, order, batches, processes").click()
     shuffle = panel.locator(".st-key-bi_shuffle")
     expect(shuffle).to_be_visible(timeout=WAIT_MS)
     # Waited for on the page, not on the socket: a socket Streamlit reconnects on a loaded

@@ -147,3 +147,48 @@ def test_the_zero_the_gradients_label_is_whole_with_the_sidebar_open(browser, ap
         assert clipped_texts(toggle) == [], key
     expect(page.locator(".st-key-ag_zero")).to_contain_text("Zero the gradients before each call")
     page.context.close()
+
+
+# Nodes of the graph cut by the screen, by the drawing's own box, or by a box around it that
+# clips (a box that scrolls: its client area, without its scrollbar, is what shows), as
+# "title: its box in the box that cuts it".
+_NODES_CUT_JS = """
+(key) => {
+  const svg = document.querySelector(`.st-key-${key} svg`);
+  const clips = [[0, 0, innerWidth, innerHeight]];
+  const s = svg.getBoundingClientRect();
+  clips.push([s.left, s.top, s.right, s.bottom]);
+  for (let box = svg.parentElement; box && !box.matches('[data-testid=stMain]'); box = box.parentElement) {
+    const style = getComputedStyle(box);
+    if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+    const b = box.getBoundingClientRect();
+    clips.push([b.left + box.clientLeft, b.top + box.clientTop,
+                b.left + box.clientLeft + box.clientWidth, b.top + box.clientTop + box.clientHeight]);
+  }
+  const cut = [];
+  for (const node of svg.querySelectorAll('g.node')) {
+    const n = node.getBoundingClientRect();
+    const by = clips.find(([l, t, r, b]) => n.left < l - 1 || n.top < t - 1 || n.right > r + 1
+                                            || n.bottom > b + 1);
+    if (by) cut.push(`${node.querySelector('title')?.textContent}: `
+                     + `${[n.left, n.top, n.right, n.bottom].map(Math.round)} in ${by.map(Math.round)}`);
+  }
+  return cut;
+}
+"""
+
+
+def test_the_first_example_fits_the_1280x720_stage_with_no_node_cut(browser, app_url):
+    """Issue 43: at 1280x720 the L node was cut at the bottom and the b leaf's `.grad None` at
+    the right (the graph's box scrolled sideways, and its scrollbar took the bottom rows)."""
+    page = first_screen(browser, app_url, PATH, PROJECTORS[0])
+    graph = _graph(page)
+    expect(graph.locator("g.node").first).to_be_visible(timeout=WAIT_MS)
+    assert page.evaluate(_NODES_CUT_JS, "autograd_stage_graph") == []
+    assert clipped_texts(graph) == []
+    _controls(page)["to the end"].click()
+    expect(page.get_by_role("button", name=NEXT_NODE)).to_be_disabled(timeout=WAIT_MS)
+    wait_settled(page)
+    graph = _graph(page)
+    assert page.evaluate(_NODES_CUT_JS, "autograd_stage_graph") == []
+    page.context.close()

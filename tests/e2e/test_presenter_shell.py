@@ -97,6 +97,60 @@ def test_a_presenter_can_open_the_folded_sidebar_and_the_normal_view_keeps_it_op
     normal = first_screen(browser, app_url, "/", PROJECTORS[0], present=False)
     try:
         expect(normal.locator("[data-testid=stSidebar]")).to_have_attribute("data-collapsed", "false")
-        assert _title_top(normal) > 60, "the normal view keeps Streamlit's own header band"
+        # The normal view keeps the room Streamlit's header bar (the app menu, the sidebar's
+        # button) takes, no more: issue 43 gave the rest of its 6rem band to the first screen.
+        header = normal.locator("[data-testid=stHeader]").bounding_box()
+        assert header is not None
+        assert header["y"] + header["height"] - 1 <= _title_top(normal) < 96, \
+            f"title at y={_title_top(normal)}, header bar {header}"
     finally:
         normal.context.close()
+
+
+# The computed size of each kind of text in the main area, the most common one of each: body
+# text (a paragraph that is not a caption, a label, a button's or an expander's title), widget
+# labels, buttons, and the page's title.
+_TEXT_SIZES_JS = """
+() => {
+  const kinds = {body: [], label: [], button: []};
+  for (const p of document.querySelectorAll('[data-testid=stMain] p')) {
+    if (!p.getBoundingClientRect().width) continue;
+    const kind = p.closest('[data-testid=stWidgetLabel]') ? 'label'
+      : p.closest('button') ? 'button'
+      : p.closest('summary, [data-testid=stCaptionContainer]') ? null : 'body';
+    if (kind) kinds[kind].push(parseFloat(getComputedStyle(p).fontSize));
+  }
+  const common = (sizes) => {
+    const counts = new Map();
+    for (const s of sizes) counts.set(s, (counts.get(s) || 0) + 1);
+    return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
+  };
+  const title = document.querySelector('[data-testid=stMainBlockContainer] h1');
+  return {body: common(kinds.body), label: common(kinds.label), button: common(kinds.button),
+          title: parseFloat(getComputedStyle(title).fontSize)};
+}
+"""
+
+
+def test_presenter_text_is_1_4x_and_the_title_never_smaller(browser, app_url):
+    """docs/presenter.md: every text 1.4x on the stage; the title, which once shrank from 44 to
+    32.5 px to fit one line, at least as large as in the normal layout (issue 43)."""
+    page = first_screen(browser, app_url, "/", PROJECTORS[0], present=False)
+    found = {}
+    try:
+        for tool in all_pages():
+            sizes = []
+            for query in ("", "?present=1"):
+                open_path(page, app_url, f"/{tool.url_path}{query}")
+                expect(page.locator(f".st-key-{tool.main_key}")).to_be_visible(timeout=WAIT_MS)
+                wait_drawn(page)
+                sizes.append(page.evaluate(_TEXT_SIZES_JS))
+            normal, presenting = sizes
+            found[tool.title] = (normal, presenting)
+            for kind in ("body", "label", "button"):
+                if normal[kind] and presenting[kind]:
+                    assert presenting[kind] >= 1.4 * normal[kind] - 0.01, (tool.title, kind, sizes)
+            assert presenting["title"] >= normal["title"], (tool.title, sizes)
+    finally:
+        page.context.close()
+    assert all(normal["body"] for normal, _ in found.values()), found

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
 from tests.e2e.script_runs import collect_sockets, run_finished
-from harness.chromium import open_path, wait_settled
+from harness.chromium import open_path, wait_drawn, wait_settled
 from tests.e2e.waiting import WAIT_MS
 
 pytestmark = pytest.mark.e2e
@@ -43,10 +43,13 @@ def test_lesson_link_strides_are_on_the_page(page, app_url):
 def test_one_click_fix_in_the_browser(page, app_url):
     open_path(page, app_url, "/tensor_inspector?ops=t().view(-1)")
     x = torch.arange(24.0).reshape(4, 6)
+    # PyTorch's message is one click away from the failed step's line, on the first screen.
+    page.get_by_role("button", name="PyTorch's message").click()
     try:
         x.t().view(-1)
     except RuntimeError as exc:
         expect(page.get_by_text(str(exc)).first).to_be_visible(timeout=WAIT_MS)
+    page.keyboard.press("Escape")
     page.get_by_role("button", name="Use reshape(-1)").click()
     wait_settled(page)
     expect(page.locator("[data-testid=stMetric]").filter(has_text="memory")
@@ -59,19 +62,21 @@ def test_one_click_fix_in_the_browser(page, app_url):
 
 def test_a_failing_chain_says_so_under_the_chain_with_its_fixes(page, app_url):
     """The learner's eyes are on the chain they typed: the failed step, in one line, and its
-    one-click fixes are right under it on the first screen (PyTorch's message is in section 3)."""
-    page.set_viewport_size({"width": 1400, "height": 1000})
+    one-click fixes are right under it on the first screen (PyTorch's message one click away,
+    beside the line), above the grid that a fix changes (issue 43)."""
+    page.set_viewport_size({"width": 1366, "height": 768})
     open_path(page, app_url, "/tensor_inspector?shape=2,3&ops=t().view(-1)")
-    under_chain = page.locator(".st-key-ti_chain_problem")
+    under_chain = page.locator(".st-key-ti_stage")
     expect(under_chain.locator("[data-testid=stAlert]")).to_contain_text(
         "Step 2: x.t().view(-1) failed", timeout=WAIT_MS)
-    chain_box = page.locator(".st-key-ti_ops").bounding_box()
     fix = under_chain.get_by_role("button", name="Use reshape(-1)")
     expect(fix).to_be_visible(timeout=WAIT_MS)
+    wait_drawn(page)            # the layout is the page's last: the boxes are read from it
+    chain_box = page.locator(".st-key-ti_ops").bounding_box()
     for what, locator in {"the error line": under_chain.locator("[data-testid=stAlert]"),
                           "the fix": fix}.items():
         found = locator.bounding_box()
-        assert chain_box["y"] < found["y"] < 1000 - found["height"], (what, chain_box, found)
+        assert chain_box["y"] < found["y"] < 768 - found["height"], (what, chain_box, found)
     assert_clean(page)
     fix.click()
     wait_settled(page)

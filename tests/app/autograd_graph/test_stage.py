@@ -66,13 +66,18 @@ def test_presenter_mode_draws_the_graph_and_next_node_before_the_program():
     assert "too big" not in shown_text(at)          # the first example fits 1280x720
 
 
-def test_normal_mode_keeps_the_program_first_and_the_graph_below_its_header():
+def test_normal_mode_also_leads_with_the_graph_and_next_node():
+    """A school laptop's and a phone's first screen go to the graph and its controls too
+    (issue 43): the program and the settings follow them, in the normal text size."""
     at = open_page(PAGE)
     assert_clean(at)
     order = _in_order(at.main)
-    assert _position(order, key="ag_code") < _position(order, key="autograd_graph_main")
-    assert "The graph, and backward() step by step" in shown_text(at)
-    assert "grad —" not in _dot(at)
+    graph = _position(order, key="autograd_stage_graph")
+    next_node = _position(order, kind="Button", label="Next node")
+    program = _position(order, key="ag_code")
+    assert graph < program and next_node < program
+    assert "The graph, and backward() step by step" not in shown_text(at)
+    assert 'point-size="16"' not in _dot(at) and "grad —" in _dot(at)
 
 
 def test_a_graph_too_big_for_the_stage_says_so_and_offers_the_collapsed_view():

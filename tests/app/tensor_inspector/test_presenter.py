@@ -57,10 +57,12 @@ def test_presenter_mode_opens_with_the_chain_the_step_picker_and_the_pictures():
     assert at.text_input(key="ti_shape").value == "4,6"
     assert at.button(key="ti_append")
 
+    # The normal layout leads with the same stage (issue 43: a laptop's and a phone's first
+    # screen go to the grid and the chain too).
     normal = open_page(PAGE, query=LESSON)
-    assert [t.key for t in normal.text_input][0] == "ti_shape"
-    assert normal.text_input(key="ti_ops").label.startswith("Op chain applied to x")
-    assert normal.radio(key="ti_draw").label == "Draw"
+    assert [t.key for t in normal.text_input][0] == "ti_ops"
+    assert normal.text_input(key="ti_ops").label == "Op chain on x"
+    assert normal.radio(key="ti_draw").label == "Step drawn"
 
 
 def test_a_failing_step_is_one_line_and_its_fix_is_one_click_on_the_stage():
