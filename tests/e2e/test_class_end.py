@@ -114,7 +114,7 @@ def test_a_learners_open_page_sees_the_check_closed_without_a_reload(browser, ap
         expect(commit).to_have_count(0)
         class_store().pace_check(code, key, CHECK.key, closed=False, timer_seconds=90)
         expect(check.get_by_role("timer")).to_contain_text(re.compile(r"answers close in 1:[23]\d"))
-        check.get_by_text(CHECK.options[0], exact=True).click()
+        check.get_by_text(CHECK.answer().correct_option, exact=True).click()
         check.get_by_role("button", name="Commit and reveal").click()
         expect(check.get_by_text("computed it with this function")).to_be_visible()
         assert class_store().tallies(code, key)[0].answered == 1

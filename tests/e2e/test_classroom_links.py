@@ -15,6 +15,9 @@ FONT_SIZE = "parseFloat(getComputedStyle(document.documentElement).fontSize)"
 def test_a_link_with_hidden_controls_hides_them_and_keeps_their_values(page, app_url):
     open_path(page, app_url, "/batch_iterator?n=12&batch=5&shuffle=0&hide=batch,shuffle")
     expect(page.locator(".st-key-batch_iterator_main")).to_be_visible()
+    # The settings fold under the figure: opened, the hidden ones are absent, the rest there.
+    page.locator(".st-key-bi_settings_panel").get_by_text(
+        "Settings: dataset, order, batches, processes").click()
     expect(page.locator(".st-key-bi_n")).to_be_visible()
     expect(page.locator(".st-key-bi_drop_last")).to_be_visible()
     expect(page.locator(".st-key-bi_batch")).to_have_count(0)      # once their neighbours are drawn
