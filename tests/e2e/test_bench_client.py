@@ -57,18 +57,22 @@ def test_the_bench_client_opens_a_page_trains_and_follows_the_frames():
 def test_the_class_benchmark_runs_a_small_class_end_to_end():
     """`python -m bench.class` with three learners on SQLite: every answer counted by the board, every
     follower arrived at both sends, every learner's run posted, no error; then, small, the Class
-    page's cost with an empty and a full board and the unrelated page while SQLite is locked."""
+    page's cost with an empty and a full board, the unrelated page while SQLite is locked, and
+    a 3 x 3 sweep of the three learners, each run kept for its cell."""
     import subprocess
 
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-m", "bench.class", "--learners", "3", "--databases",
                            "sqlite", "--follow-seconds", "2", "--after", "0",
                            "--board-viewers", "2", "--board-window", "2",
-                           "--fault-followers", "2", "--fault-probes", "2"], cwd=root,
+                           "--fault-followers", "2", "--fault-probes", "2",
+                           "--sweep-learners", "3"], cwd=root,
                           capture_output=True, text=True, timeout=400)
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
     assert "== class of 3 learners, sqlite" in out, out
+    sweep = out.split("== a sweep of 3 learners, sqlite", 1)
+    assert len(sweep) == 2 and "runs kept: 3;" in sweep[1] and "errors: 0" in sweep[1], out
     assert "runs posted: 3 learners told, 3 on the board" in out, out
     # The choice and the commit rerun the check's fragment, not the page, as in a browser.
     assert "answering ran the check's fragment alone: 6 of 6 clicks" in out, out
