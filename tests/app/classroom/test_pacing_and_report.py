@@ -12,19 +12,13 @@ from __future__ import annotations
 
 from components.class_session import class_store
 from components.plain_text import md
-from tests.app.apptest import assert_clean, open_page, shown_text
+from tests.app.apptest import assert_clean, shown_text
+from tests.app.classroom.test_roster import _learner
 from tests.app.classroom.test_teacher_flows import _start_class
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
 
 COMMIT = f"kc_{CHECK.key}_commit"
 CHOICE = f"kc_{CHECK.key}_choice"
-
-
-def _learner(code: str):
-    learner = open_page(query={"class": code})
-    assert_clean(learner)
-    assert f"In class {code}" in shown_text(learner)
-    return learner
 
 
 def _keys(at) -> set[str]:
