@@ -47,6 +47,9 @@ from workbench.common.theme import DARK, LIGHT, focus_ring, muted_text, readable
 
 THEME_ATTRIBUTE = "data-wb-theme"
 NAV_LIST = '[data-testid="stSidebarNavItems"]'
+# A box around a wide HTML table of the page's own (st.html): it scrolls sideways on a phone
+# instead of the page, and the repair script below makes it reachable by keyboard when it does.
+SCROLL_X_CLASS = "wb-scroll-x"
 
 _REPAIR = f"""<script>
 (() => {{
@@ -105,7 +108,8 @@ _REPAIR = f"""<script>
   // So does a table wider than a phone (st.table's box scrolls sideways): named by its
   // caption, or the heading its section gives it.
   const focusableTables = () => {{
-    for (const table of document.querySelectorAll('[data-testid="stTable"] table')) {{
+    const tables = '[data-testid="stTable"] table, .{SCROLL_X_CLASS} > table';
+    for (const table of document.querySelectorAll(tables)) {{
       const box = table.parentElement;
       if (!box || box.hasAttribute("tabindex") || box.scrollWidth <= box.clientWidth + 1) continue;
       const caption = table.querySelector("caption");
@@ -244,7 +248,9 @@ ACCESSIBLE_CSS = f"""<style>
 html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"]:not(:disabled),
 html[{THEME_ATTRIBUTE}="dark"] [data-testid="stBaseButton-primary"]:not(:disabled) * {{
   color: {DARK.background};
-}}{SKIP_LINK_CSS}{TOUCH_TARGETS_CSS}{CODE_BLOCK_CSS}{_theme_rules(LIGHT)}{_theme_rules(DARK)}
+}}
+.{SCROLL_X_CLASS} {{ overflow-x: auto; max-width: 100%; }}
+{SKIP_LINK_CSS}{TOUCH_TARGETS_CSS}{CODE_BLOCK_CSS}{_theme_rules(LIGHT)}{_theme_rules(DARK)}
 </style>"""
 
 

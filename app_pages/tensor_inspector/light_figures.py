@@ -21,6 +21,7 @@ from app_pages.tensor_inspector.figures import (
     RULE_COLOURS,
     STRETCH_COLOUR,
 )
+from components.accessible_theme import SCROLL_X_CLASS
 from workbench.common.palette import OKABE_ITO, TEXT_ON_LIGHT, WHITE
 from workbench.tensor_inspector.broadcast import EQUAL, INNER, MISMATCH, Combination
 
@@ -29,6 +30,7 @@ X_TITLE, Y_TITLE = "element number (row by row)", "storage position"
 # The walk's drawing, in SVG user units (it scales to the column's width).
 WIDTH, HEIGHT = 640, 240
 LEFT, RIGHT, TOP, BOTTOM = 84, 14, 14, 60
+FONT_PX = 18
 MARKERS_UP_TO = 160             # dots on the points while they stay apart
 
 
@@ -81,8 +83,11 @@ def walk_svg(walk: list[int], *, label: str) -> str:
              f'y2="{HEIGHT - BOTTOM}"/>',
              f'<line class="axis" x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{HEIGHT - BOTTOM}"/>']
     for value in _ticks(n - 1):
-        parts.append(f'<text x="{x(value):.1f}" y="{HEIGHT - BOTTOM + 22}" '
-                     f'text-anchor="middle">{value:,}</text>')
+        # A long last label (99,999) centred on its tick would run past the right edge.
+        half = 0.6 * FONT_PX * len(f"{value:,}") / 2
+        anchor, at = ("end", WIDTH - 2) if x(value) + half > WIDTH - 2 else ("middle", x(value))
+        parts.append(f'<text x="{at:.1f}" y="{HEIGHT - BOTTOM + 22}" '
+                     f'text-anchor="{anchor}">{value:,}</text>')
     for value in _ticks(top):
         parts.append(f'<line class="grid" x1="{LEFT}" y1="{y(value):.1f}" x2="{WIDTH - RIGHT}" '
                      f'y2="{y(value):.1f}"/>')
@@ -99,7 +104,7 @@ def walk_svg(walk: list[int], *, label: str) -> str:
                      for i, p in enumerate(walk))
     # An image of its own (st.html drops <svg>): on a white card, so the dark text reads in
     # both themes, as the QR code's does.
-    style = (f"<style>text {{ font: 18px sans-serif; fill: {TEXT_ON_LIGHT}; }}"
+    style = (f"<style>text {{ font: {FONT_PX}px sans-serif; fill: {TEXT_ON_LIGHT}; }}"
              f".axis {{ stroke: {TEXT_ON_LIGHT}; stroke-width: 1; }}"
              f".grid {{ stroke: {TEXT_ON_LIGHT}; stroke-opacity: 0.15; }}</style>")
     walk_data = ",".join(map(str, walk)) if n <= 4096 else ""
@@ -143,7 +148,12 @@ def shapes_html(combo: Combination, *, label: str) -> str:
              f"padding: 0.35rem 0.9rem; text-align: center; min-width: 3.5rem; }}"
              f"table.{SHAPES_CLASS} tbody td {{ font-size: 1.05rem; }}"
              f"table.{SHAPES_CLASS} tfoot td {{ font-size: 0.75rem; padding-top: 0.1rem; }}"
-             f"table.{SHAPES_CLASS} th {{ font-weight: normal; text-align: right; }}</style>")
-    return (f'{style}<table class="{SHAPES_CLASS}"><caption>{html.escape(label)}</caption>'
+             f"table.{SHAPES_CLASS} th {{ font-weight: normal; text-align: right; }}"
+             # A phone's column (about 360 px) holds four sizes and the row names.
+             f"@media (max-width: 640px) {{ table.{SHAPES_CLASS} td, table.{SHAPES_CLASS} th "
+             f"{{ padding: 0.3rem 0.4rem; min-width: 2.4rem; }} }}</style>")
+    # Six or more sizes are still wider than a phone: the box scrolls, not the page.
+    return (f'{style}<div class="{SCROLL_X_CLASS}"><table class="{SHAPES_CLASS}">'
+            f'<caption>{html.escape(label)}</caption>'
             f'<tbody>{"".join(body)}</tbody><tfoot><tr><th scope="row">rule</th>{foot}</tr>'
-            f"</tfoot></table>")
+            f"</tfoot></table></div>")

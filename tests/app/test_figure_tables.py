@@ -8,11 +8,19 @@ from __future__ import annotations
 import base64
 import json
 import re
+from xml.etree import ElementTree
 
 import pytest
 import torch
 
-from app_pages.tensor_inspector.light_figures import SHAPES_CLASS, WALK_CLASS
+from app_pages.tensor_inspector.light_figures import (
+    FONT_PX,
+    HEIGHT,
+    SHAPES_CLASS,
+    WALK_CLASS,
+    WIDTH,
+    walk_svg,
+)
 from app_pages.tensor_inspector.tables import GRID_CLASS, STRIP_CLASS
 from tests.app.apptest import assert_clean, open_page
 from tests.html_tables import read_tables
@@ -200,3 +208,24 @@ def test_the_weights_and_gradients_charts_are_named_with_each_epoch_in_a_table()
     assert list(table["epoch"]) == figure["data"][0]["x"] == [1, 2]
     first = at.session_state["learner::moons_trainer"].session.model.net[0]
     assert table["mean |gradient|"].iloc[-1] == f"{float(first.weight.grad.abs().mean()):.2e}"
+
+
+@pytest.mark.parametrize("walk", [[0], list(range(24)), [0, 6, 12, 18, 1, 7, 13, 19],
+                                  list(range(99_999, -1, -1))])
+def test_every_walk_text_lies_inside_the_drawing(walk):
+    """The walk's axis titles were cut in presenter mode (issue 12): as an image, a text is cut
+    only if it runs past the SVG's own viewBox. Each text's extent is estimated at 0.6 em per
+    character (wider than the sans-serif's digits and lower-case letters)."""
+    em = FONT_PX
+    svg = ElementTree.fromstring(walk_svg(walk, label="Memory walk of x"))
+    texts = [t for t in svg.iter() if t.tag.endswith("}text")]
+    assert {"element number (row by row)", "storage position"} <= {t.text for t in texts}
+    for text in texts:
+        length = 0.6 * em * len(text.text)
+        if "transform" in text.attrib:          # the y title, turned a quarter round
+            x, y = map(float, re.findall(r"[\d.]+", text.attrib["transform"])[:2])
+            assert x - em >= 0 and y - length / 2 >= 0 and y + length / 2 <= HEIGHT, text.text
+            continue
+        x, y = float(text.attrib["x"]), float(text.attrib["y"])
+        left = {"middle": x - length / 2, "end": x - length}.get(text.attrib.get("text-anchor"), x)
+        assert left >= 0 and left + length <= WIDTH and y - em >= 0 and y <= HEIGHT, text.text

@@ -96,7 +96,8 @@ _SIDEBAR_OVER_JS = """
   const bar = document.querySelector('[data-testid=stSidebar]');
   if (!bar || bar.hasAttribute('inert')) return false;
   const b = bar.getBoundingClientRect();
-  return b.left >= -1 && b.width > 150;
+  // and has stopped sliding: mid-slide its buttons measure a fraction of a pixel short.
+  return b.left >= -1 && b.width > 150 && bar.getAnimations({subtree: true}).length === 0;
 }
 """
 
