@@ -57,22 +57,22 @@ def test_the_bench_client_opens_a_page_trains_and_follows_the_frames():
 def test_the_class_benchmark_runs_a_small_class_end_to_end():
     """`python -m bench.class` with three learners on SQLite: every answer counted by the board, every
     follower arrived at both sends, every learner's run posted, no error; then, small, the Class
-    page's cost with an empty and a full board, the unrelated page while SQLite is locked, and
-    a 3 x 3 sweep of the three learners, each run kept for its cell."""
+    page's cost with an empty and a full board. Its other two phases each start servers of their
+    own and are left out here (about a minute of a loaded suite's time): the sweep is
+    harness/class_sweep.py's scenario, which tests/e2e/test_class_sweep.py runs with nine
+    learners, and the locked-SQLite probe runs in `make bench-all`."""
     import subprocess
 
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-m", "bench.class", "--learners", "3", "--databases",
                            "sqlite", "--follow-seconds", "2", "--after", "0",
                            "--board-viewers", "2", "--board-window", "2",
-                           "--fault-followers", "2", "--fault-probes", "2",
-                           "--sweep-learners", "3"], cwd=root,
+                           "--no-faults", "--sweep-learners"], cwd=root,
                           capture_output=True, text=True, timeout=400)
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
     assert "== class of 3 learners, sqlite" in out, out
-    sweep = out.split("== a sweep of 3 learners, sqlite", 1)
-    assert len(sweep) == 2 and "runs kept: 3;" in sweep[1] and "errors: 0" in sweep[1], out
+    assert "== a sweep" not in out and "followers, load average" not in out, out
     assert "runs posted: 3 learners told, 3 on the board" in out, out
     # The choice and the commit rerun the check's fragment, not the page, as in a browser.
     assert "answering ran the check's fragment alone: 6 of 6 clicks" in out, out
@@ -81,4 +81,3 @@ def test_the_class_benchmark_runs_a_small_class_end_to_end():
     assert re.search(r"full / empty server CPU: [\d.]+x", out), out
     assert re.search(r"full board \(300 runs\), 2 viewers: server CPU [\d.]+% of a core; "
                      r"board tick p50 \d+ ms.*; 0 errors", out), out
-    assert "== sqlite, 2 followers" in out, out

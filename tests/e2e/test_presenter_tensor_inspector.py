@@ -118,7 +118,7 @@ def test_a_failing_chain_shows_the_error_and_its_fix_on_the_first_screen(browser
     page.context.close()
 
 
-@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", PROJECTORS, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_the_readmes_failing_chain_keeps_the_grid_and_the_strip_on_the_first_screen(browser,
                                                                                     app_url, size):
     """The README's own example: x.t() is drawn (the last step that worked) while its
