@@ -57,20 +57,61 @@ CASES = {
 }
 
 
+# Each case's script runs as `python moons_trainer.py` would (as __main__, in a folder of its
+# own, which it writes its checkpoint to), all of them in one child Python: torch and
+# scikit-learn imported once, not once per case, which took a loaded 2-core machine's suite
+# 7-11 s a case. Every script seeds what it draws, so one run cannot lead another's.
+_RUN_EACH_SCRIPT = """
+import contextlib, io, os, runpy, sys, traceback
+for folder in sys.argv[1:]:
+    os.chdir(folder)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            runpy.run_path("moons_trainer.py", run_name="__main__")
+        except BaseException:
+            traceback.print_exc()
+            print("SCRIPT FAILED", file=sys.stderr)
+    for name, text in (("stdout.txt", out), ("stderr.txt", err)):
+        with open(name, "w", encoding="utf-8") as f:
+            f.write(text.getvalue())
+"""
+
+
+@dataclasses.dataclass(frozen=True)
+class ScriptRun:
+    script: str
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture(scope="module")
+def case_runs(tmp_path_factory) -> dict[str, ScriptRun]:
+    folders = {}
+    for name, settings in CASES.items():
+        folders[name] = tmp_path_factory.mktemp(name)
+        (folders[name] / "moons_trainer.py").write_text(moons_script(settings), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", _RUN_EACH_SCRIPT, *map(str, folders.values())],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return {name: ScriptRun((folder / "moons_trainer.py").read_text(encoding="utf-8"),
+                            (folder / "stdout.txt").read_text(encoding="utf-8"),
+                            (folder / "stderr.txt").read_text(encoding="utf-8"))
+            for name, folder in folders.items()}
+
+
 @pytest.mark.spawns
 @pytest.mark.parametrize("name", CASES)
-def test_script_reproduces_the_pages_test_accuracy(name, tmp_path):
+def test_script_reproduces_the_pages_test_accuracy(name, case_runs):
     settings = CASES[name]
     session = TrainingSession(settings)
     session.run_to_end()
     report = session.test_report()
-    script = moons_script(settings)
+    done = case_runs[name]
+    script = done.script
     ast.parse(script)
     assert script.count("# %%") >= 5
-    (tmp_path / "moons_trainer.py").write_text(script)
-    done = subprocess.run([sys.executable, "moons_trainer.py"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=240)
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert "SCRIPT FAILED" not in done.stderr, done.stderr[-2000:]
     last_val_loss = re.findall(r"val loss (\d+\.\d+)", done.stdout)[-1]
     assert last_val_loss == f"{session.history.val_loss[-1]:.4f}"
     assert_prints_the_network_views_maps(done.stdout, session)
