@@ -28,7 +28,8 @@ from workbench.tools import AUTOGRAD_GRAPH, BATCH_ITERATOR, MOONS_TRAINER, TENSO
 LEARNER, PRESENTER = (1400, 1000), (1280, 720)
 # Each tool's page: the query it opens with and what its first screen must show (CSS selectors).
 TOOL_FIRST_SCREENS = {
-    TENSOR_INSPECTOR.name: ("?shape=4,6&ops=t()", ".st-key-ti_append button"),
+    TENSOR_INSPECTOR.name: ("?shape=4,6&ops=t()", f".st-key-{TENSOR_INSPECTOR.figure_key} table, "
+                                                   f".st-key-{TENSOR_INSPECTOR.control_key} input"),
     AUTOGRAD_GRAPH.name: ("", f".st-key-{AUTOGRAD_GRAPH.control_key} button"),
     MOONS_TRAINER.name: ("", f".st-key-{MOONS_TRAINER.control_key} button"),
     BATCH_ITERATOR.name: ("", f".st-key-{BATCH_ITERATOR.main_key} table, "

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from workbench.autograd_graph.settings import TABLE as AUTOGRAD_GRAPH_TABLE
 from workbench.batch_iterator.settings import TABLE as BATCH_ITERATOR_TABLE
 from workbench.common.links import LinkSchema
-from workbench.moons_trainer.compare import TABLE as MOONS_COMPARE_TABLE
+from workbench.moons_trainer.compare_settings import TABLE as MOONS_COMPARE_TABLE
 from workbench.moons_trainer.settings import TABLE as MOONS_TRAINER_TABLE
 from workbench.tensor_inspector.settings import TABLE as TENSOR_INSPECTOR_TABLE
 

@@ -12,10 +12,14 @@ Opening the lessons page ends the detour: the next step's link sets a new origin
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from app_pages.navigation import LESSONS_PAGE, TOOLS
-from workbench.lessons.catalog import LESSONS, Lesson
+
+if TYPE_CHECKING:
+    from workbench.lessons.catalog import Lesson
 
 FROM_PARAM = "from_lesson"
 ORIGINS_KEY = "lesson_way_back"         # session: tool url_path -> (lesson key, step number)
@@ -29,6 +33,11 @@ def origin_params(lesson: Lesson, number: int) -> dict[str, str]:
 
 def parse_origin(raw: str) -> tuple[Lesson, int] | None:
     """`tensors.2` -> (the lesson, 2); None for anything that names no step of a lesson."""
+    # Imported here, only for a page opened from a lesson: the router runs this module on
+    # every page, and the catalog's checks import scikit-learn (2.2 s of a cold server's
+    # first page, python -X importtime).
+    from workbench.lessons.catalog import LESSONS
+
     key, dot, step = raw.strip().partition(".")
     lesson = next((lesson for lesson in LESSONS if lesson.key == key), None)
     if lesson is None or not dot or not step.isdigit():
