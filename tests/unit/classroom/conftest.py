@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.postgres import throwaway_postgres
-from workbench.classroom.schema import METADATA
+from workbench.classroom.schema import METADATA, MIGRATIONS, schema_version
 from workbench.classroom.store import ClassStore
 
 
@@ -36,3 +36,17 @@ def store(request, tmp_path):
     with made.engine.begin() as connection:          # the next test starts from an empty database
         METADATA.drop_all(connection)
     made.dispose()
+
+
+def database_before(connection, docstring_start: str) -> int:
+    """Leave the database as the release before a migration left it: every migration before the
+    one whose docstring starts with `docstring_start` run, and that version recorded. The
+    migration is found by its docstring, not its number (other branches add versions, and a
+    merge renumbers them). Returns its index in MIGRATIONS."""
+    wanted = next(m for m in MIGRATIONS if (m.__doc__ or "").startswith(docstring_start))
+    before = MIGRATIONS.index(wanted)
+    METADATA.create_all(connection, tables=[schema_version])
+    for migration in MIGRATIONS[:before]:
+        migration(connection)
+    connection.execute(schema_version.insert().values(version=before))
+    return before

@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import text
 
 from app_pages.moons_trainer.class_post import run_link
+from tests.unit.classroom.conftest import database_before
 from workbench.classroom import codes
 from workbench.classroom.challenge import best_within, challenge_sentence, competes
-from workbench.classroom.schema import (LATEST, METADATA, MIGRATIONS, data_of_link_version_7,
-                                        migrate, schema_version)
+from workbench.classroom.schema import LATEST, data_of_link_version_7, migrate
 from workbench.classroom.store import DEFAULT_CHALLENGE_DATA, ChallengeBoard, ClassError, RunEntry
 from workbench.moons_trainer.challenge import data_from_link, data_settings
 from workbench.moons_trainer.settings import PRESET
@@ -119,15 +119,9 @@ def test_the_store_keeps_each_runs_data_and_the_challenges(store):
 
 
 def test_a_database_before_the_challenges_data_gains_the_runs_data_from_their_links(store):
-    """The migration is found by its docstring, not its number (other branches add versions,
-    and a merge renumbers them); the database is as every migration before it left it."""
-    add_data = next(m for m in MIGRATIONS if (m.__doc__ or "").startswith("A challenge is one problem"))
-    before = MIGRATIONS.index(add_data)
+    """The database is as every migration before the one that adds the challenge's data left it."""
     with store.engine.begin() as connection:
-        METADATA.create_all(connection, tables=[schema_version])
-        for migration in MIGRATIONS[:before]:
-            migration(connection)
-        connection.execute(schema_version.insert().values(version=before))
+        before = database_before(connection, "A challenge is one problem")
         now = store.clock_for_test.now
         connection.execute(text("INSERT INTO classes (code, teacher_key_digest, created_at, "
                                 "last_activity_at, send_number, send_link, send_title, "

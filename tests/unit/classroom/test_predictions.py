@@ -9,6 +9,7 @@ import json
 import pytest
 from sqlalchemy import func, select
 
+from tests.unit.classroom.conftest import database_before
 from workbench.classroom import prediction_store as ps
 from workbench.classroom.catalog import all_checks
 from workbench.classroom.predictions import (MAX_FILE_BYTES, Question, QuestionRefused,
@@ -16,8 +17,7 @@ from workbench.classroom.predictions import (MAX_FILE_BYTES, Question, QuestionR
                                              import_question, question_from_link,
                                              question_link_param, reveal_sentence,
                                              validate_question)
-from workbench.classroom.schema import (LATEST, METADATA, MIGRATIONS, migrate, prediction_votes,
-                                        predictions, schema_version)
+from workbench.classroom.schema import LATEST, migrate, prediction_votes, predictions
 from workbench.classroom.store import ClassError
 
 LR_QUESTION = "What will the boundary look like with lr = 1?"
@@ -235,15 +235,9 @@ def test_a_removed_learners_vote_leaves_the_count_and_ending_deletes_all(store):
 
 
 def test_a_database_from_before_predictions_gains_them_and_keeps_its_classes(store):
-    """The migration that adds predictions, run on a database the release before left (found by
-    its docstring, not its number: other branches add versions, and a merge renumbers them)."""
-    add_predictions = next(m for m in MIGRATIONS if (m.__doc__ or "").startswith("Predict, then run"))
-    before = MIGRATIONS.index(add_predictions)
+    """The migration that adds predictions, run on a database the release before left."""
     with store.engine.begin() as connection:
-        METADATA.create_all(connection, tables=[schema_version])
-        for migration in MIGRATIONS[:before]:
-            migration(connection)
-        connection.execute(schema_version.insert().values(version=before))
+        before = database_before(connection, "Predict, then run")
         assert not connection.dialect.has_table(connection, "predictions")
     assert migrate(store.engine) == before
     started = store.start_class()
