@@ -150,6 +150,9 @@ def test_predict_then_run_with_a_teachers_question(browser, app_url):
         teacher.locator(".st-key-stage_send").get_by_role("button", name=f"Send class {code} here").click()
         for page in (phone, hostile):
             expect(page).to_have_url(re.compile(r"/moons_trainer\?.*lr=1"))
+            # Until the new page's run ends, the old page's panel is still in the tree (faded,
+            # about to be removed): wait for one panel, then read it.
+            expect(page.locator(".st-key-class_prediction_learner")).to_have_count(1)
             expect(page.locator(".st-key-class_prediction_learner")).to_contain_text("locked in")
             assert page.locator(".st-key-class_prediction_learner table").count() == 0
         assert teacher.locator(".st-key-class_prediction_teacher_stage table").count() == 0
