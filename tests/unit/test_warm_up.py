@@ -39,3 +39,31 @@ def test_a_run_under_way_is_counted_once_and_the_warm_up_waits_for_it(monkeypatc
 def test_it_can_be_switched_off(monkeypatch):
     monkeypatch.setenv(warm_up.SWITCH, "0")
     assert warm_up.start() is None
+
+
+def test_a_script_thread_counts_as_a_run_before_it_takes_a_slot(monkeypatch):
+    """The router imports the first page's modules before it takes a run slot: the warm-up
+    must already give way then, or both threads import at once and share one GIL."""
+    import threading
+
+    assert not warm_up.page_run_under_way()
+    leave = threading.Event()
+    thread = threading.Thread(target=leave.wait, name=warm_up.SCRIPT_THREAD)
+    thread.start()
+    try:
+        assert warm_up.page_run_under_way()
+    finally:
+        leave.set()
+        thread.join()
+    assert not warm_up.page_run_under_way()
+
+
+def test_the_router_comes_first_then_the_meta_device_then_the_pages(monkeypatch):
+    done: list[str] = []
+    monkeypatch.setattr(warm_up, "_import", done.append)
+    monkeypatch.setattr(warm_up, "_first_meta_device_error", lambda: done.append("meta"))
+    warm_up.warm_up()
+    router = warm_up.imported_modules(warm_up.ROUTER)
+    meta = done.index("meta")
+    assert done[:meta] == list(dict.fromkeys(router))
+    assert "app_pages.tensor_inspector.inspector" in done[meta + 1:]
