@@ -86,7 +86,7 @@ def publish_link(schema: LinkSchema[Settings], key: str, settings: Settings) -> 
 def fixed_settings_note(slot: DeltaGenerator | None, schema: LinkSchema[Settings],
                         settings: Settings) -> None:
     """Under the title, when a shared link hid controls: which settings it fixed and to what
-    (e.g. "Activation **Tanh** · Hidden layers **16,16**"), so the first screen says what the
+    (e.g. "Activation **Tanh** · Hidden layer widths **16,16**"), so the first screen says what the
     missing controls would have shown."""
     fixed = schema.fixed_settings(settings, hidden_controls()) if slot is not None else []
     if not fixed:

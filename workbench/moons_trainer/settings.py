@@ -191,7 +191,7 @@ TABLE: LinkSchema[MoonsSettings] = LinkSchema(MoonsSettings, [
                    meaning="the first layer's inputs, computed from the scaled point (x₁, x₂): "
                            "`x1`, `x2`, `x1_sq` (x₁²), `x2_sq`, `x1_x2` (x₁x₂), `sin_x1`, `sin_x2`",
                    widget=Widget(choice_labels=FEATURE_LABELS)),
-    IntListParam("hidden", 1, MAX_WIDTH, MAX_LAYERS, empty_ok=True, label="Hidden layers",
+    IntListParam("hidden", 1, MAX_WIDTH, MAX_LAYERS, empty_ok=True, label="Hidden layer widths",
                  help=f"Widths separated by commas, e.g. 64,32 (at most {MAX_LAYERS} layers of at "
                       f"most {MAX_WIDTH}). Empty: no hidden layer, one Linear layer on the input "
                       "features: linear in those features (a straight boundary when they are x₁ "

@@ -44,7 +44,7 @@ def test_a_sweep_sends_each_learner_to_their_cell_and_the_heatmap_fills_in():
     learners = [open_page(query={"class": code}) for _ in range(2)]
     _start_sweep(teacher)
     text = shown_text(teacher)
-    assert md("Sweep 1: Learning rate x Hidden layers, 9 cells; 0 of 9 trained; 0 run(s) kept; "
+    assert md("Sweep 1: Learning rate x Hidden layer widths, 9 cells; 0 of 9 trained; 0 run(s) kept; "
               "2 learner(s)") in text
     table = _table(teacher)
     assert len(table) == 9 and set(table["state"]) == {"not trained yet"}

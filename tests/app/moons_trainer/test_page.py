@@ -541,7 +541,7 @@ def test_a_link_with_hidden_controls_names_what_it_fixed_under_the_title():
     # md() escapes Markdown's punctuation (16\,16): compare the text as it reads.
     notes = [i.value.replace("\\", "") for i in at.info
              if i.value.startswith("**This link fixes**")]
-    assert notes == ["**This link fixes** Hidden layers **16,16** · Activation **Tanh** · "
+    assert notes == ["**This link fixes** Hidden layer widths **16,16** · Activation **Tanh** · "
                      "Learning rate **0.01**"], [i.value for i in at.info]
     plain = open_page(PAGE, query={"act": "tanh"})
     assert not [i for i in plain.info if i.value.startswith("**This link fixes**")]

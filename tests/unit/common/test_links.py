@@ -103,7 +103,7 @@ def test_fixed_settings_name_each_hidden_control_in_the_widgets_words():
     assert problems == []
     # In the table's order, the choice's label (Tanh, not tanh), names of other pages ignored.
     assert MOONS.fixed_settings(settings, ["lr", "act", "hidden", "shuffle"]) == [
-        ("Hidden layers", "16,16"), ("Activation", "Tanh"), ("Learning rate", "0.01")]
+        ("Hidden layer widths", "16,16"), ("Activation", "Tanh"), ("Learning rate", "0.01")]
     assert MOONS.fixed_settings(settings, []) == []
     fixed = dict(AUTOGRAD.fixed_settings(AUTOGRAD.defaults, ["code", "retain"]))
     assert fixed == {"Program": "as shown on the page", "`retain_graph=True`": "off"}
