@@ -54,6 +54,17 @@ TEACHER_PARAM = "teacher"
 NICKNAME_HELP = (f"Up to {NICKNAME_MAX} characters; what the class may see of you. A name that "
                  "looks like another learner's or the teacher's is refused. Leave it empty for a "
                  "made-up name.")
+# The class bar: slim; on a phone the nickname button is its icon (the label visually hidden,
+# still its accessible name) and no chevron.
+SEAT_STYLE = """<style>
+.st-key-class_seat { padding: 0.35rem 0.75rem; gap: 0.35rem; }
+@media (max-width: 640px) {
+  .st-key-class_seat [data-testid=stPopoverButton] [data-testid=stMarkdownContainer] {
+    position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
+    white-space: nowrap; }
+  .st-key-class_seat [data-testid=stPopoverButton] div[aria-hidden=true] { display: none; }
+}
+</style>"""
 MAX_PENDING = 100                # answers kept while the database is away (38 checks exist)
 # A follower's page asks where the class is every FOLLOW_SECONDS, and the answer is at most
 # SEND_MAX_AGE old (one read per class per process, workbench/classroom/send_cache.py): arrival
@@ -500,12 +511,21 @@ def draw_class_state(page_path: str, pages: dict[str, str]) -> None:
             mine.notice = ""
         if mine.membership is None:
             return
-        # One row that wraps (two lines on a phone's 390 px): the seat, Follow, Leave, and the
-        # nickname one click away; a slim box, so that the page's figure still leads.
-        st.html("<style>.st-key-class_seat { padding: 0.35rem 0.75rem; gap: 0.35rem; }</style>")
+        # One row that wraps (two lines on a phone's 390 px): the seat with the nickname one
+        # click away beside the name, then Follow and Leave; a slim box, so that the page's
+        # figure still leads. On a phone the nickname's button shows its icon alone (its name
+        # stays for a screen reader), which keeps it on the seat's line: three lines were 151 px.
+        st.html(SEAT_STYLE)
         with st.container(horizontal=True, vertical_alignment="center", gap="small"):
             st.markdown(f"**:material/groups: In class {mine.membership.code}** as "
                         f"{md(mine.membership.nickname)}", width="content")
+            with st.popover("Nickname", icon=":material/edit:", help="Change your nickname"), \
+                    st.form("class_nickname", border=False):
+                name = st.text_input("Nickname (optional)", key="class_nickname_input",
+                                     help=NICKNAME_HELP)
+                if st.form_submit_button("Set nickname"):
+                    rename(name or "")
+                    st.rerun()
             # The toggle shows the seat's own state, whatever changed it (a reload resumes it).
             st.session_state["class_follow"] = mine.following
             st.toggle("Follow the teacher", key="class_follow", on_change=_follow_changed,
@@ -515,13 +535,6 @@ def draw_class_state(page_path: str, pages: dict[str, str]) -> None:
                          help="Leave the class: your answers leave the class's board too."):
                 leave()
                 st.rerun()
-            with st.popover("Nickname", icon=":material/badge:"), \
-                    st.form("class_nickname", border=False):
-                name = st.text_input("Nickname (optional)", key="class_nickname_input",
-                                     help=NICKNAME_HELP)
-                if st.form_submit_button("Set nickname"):
-                    rename(name or "")
-                    st.rerun()
         if not mine.following:
             st.caption("Exploring on your own.")
         if mine.pending:
