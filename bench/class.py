@@ -58,6 +58,7 @@ from harness.postgres import database_url
 from bench.class_sweep import sweep_rows
 from harness.app import Server, cpu_seconds
 from harness.figures import Run
+from harness.class_store import observer_store
 from harness.st_client import (
     MemorySampler,
     RunResult,
@@ -371,7 +372,7 @@ def main() -> None:
         for size in args.learners:
             with database_url(database) as url:
                 os.environ[URL_SETTING] = url         # the server's class store, and this one's
-                store = ClassStore(url)
+                store = observer_store(url)
                 with Server(log_path=f"/tmp/class_server_{database}_{size}.log") as server:
                     rows.append(asyncio.run(lesson(server.url, server.pid, database, store, size,
                                                    args)))
@@ -380,7 +381,7 @@ def main() -> None:
         # server of its own (bench/class_board_cost.py).
         with database_url("sqlite") as url:
             os.environ[URL_SETTING] = url
-            store = ClassStore(url)
+            store = observer_store(url)
             with Server(log_path="/tmp/class_board_cost_server.log") as server:
                 rows.extend(board_cost_rows(server.url, server.pid, store, args.board_viewers,
                                             args.board_window))

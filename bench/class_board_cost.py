@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from harness.app import Server, cpu_seconds
 from harness.figures import Run, load_average
 from harness.st_client import RunResult, Session, percentile
+from harness.class_store import observer_store
 from workbench.classroom.store import (MAX_RUNS_PER_CLASS, MAX_RUNS_PER_MEMBER, URL_SETTING,
                                        ClassStore, RunEntry)
 
@@ -179,7 +180,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="workbench-board-cost-") as folder:
         url = f"sqlite:///{folder}/classroom.sqlite3"
         os.environ[URL_SETTING] = url                 # the server's class store, and this one's
-        store = ClassStore(url)
+        store = observer_store(url)
         with Server(log_path="/tmp/class_board_cost_server.log") as server:
             rows = board_cost_rows(server.url, server.pid, store, args.viewers, args.window)
         store.dispose()

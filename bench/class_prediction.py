@@ -26,6 +26,7 @@ import time
 from bench.class_faults import database_url
 from harness.app import Server, cpu_seconds
 from harness.st_client import RunResult, Session, percentile, string_state
+from harness.class_store import observer_store
 from workbench.classroom import prediction_store
 from workbench.classroom.predictions import validate_question
 from workbench.classroom.store import URL_SETTING, ClassStore
@@ -117,7 +118,7 @@ def main() -> None:
         for size in args.learners:
             with database_url(database) as url:
                 os.environ[URL_SETTING] = url          # the server's class store, and this one's
-                store = ClassStore(url)
+                store = observer_store(url)
                 with Server(log_path=f"/tmp/class_prediction_{database}_{size}.log") as server:
                     print(f"\n== {size} learners, {database}")
                     asyncio.run(_class(server.url, server.pid, store, size, args.window))

@@ -33,7 +33,8 @@ from harness.postgres import database_url
 from harness.app import Server
 from harness.figures import Run
 from harness.st_client import (mib, percentile)
-from workbench.classroom.store import URL_SETTING, ClassStore
+from harness.class_store import observer_store
+from workbench.classroom.store import URL_SETTING
 from workbench.classroom.sweep import make_grid
 
 def report(outcome: SweepOutcome) -> tuple[str, str]:
@@ -64,7 +65,7 @@ def sweep_rows(databases: list[str], sizes: list[int]) -> list[tuple[str, str]]:
         for size in sizes:
             with database_url(database) as url:
                 os.environ[URL_SETTING] = url
-                store = ClassStore(url)
+                store = observer_store(url)
                 with Server(log_path=f"/tmp/class_sweep_server_{database}_{size}.log") as server:
                     outcome = asyncio.run(sweep_class(server.url, server.pid, store, database,
                                                       size, grid))

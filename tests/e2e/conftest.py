@@ -76,3 +76,16 @@ def page(_learner_context):
         tab.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
     tab.close()
     _learner_context.clear_cookies()
+
+
+@pytest.fixture
+def servers_store() -> Iterator:
+    """The class store the servers use (tests/conftest.py's database), for a test's own calls:
+    seating a learner, keeping a run, reading what a page wrote; as patient as a benchmark's
+    (harness/class_store.py)."""
+    from harness.class_store import observer_store
+    from workbench.classroom.store import URL_SETTING
+
+    store = observer_store(os.environ[URL_SETTING])
+    yield store
+    store.dispose()

@@ -143,15 +143,15 @@ def test_home_with_a_check_answered_and_revealed(browser, app_url, layout):
     page.context.close()
 
 
-def test_class_board_with_answers_revealed_and_a_learner_in_the_class(browser, app_url, layout):
+def test_class_board_with_answers_revealed_and_a_learner_in_the_class(browser, app_url, layout,
+                                                                      servers_store):
     """The teacher's board (code, QR, a revealed and a hidden check) and a learner's sidebar.
     The class is made in the store the server uses (the environment tests/conftest.py sets)."""
-    from components.class_session import class_store
     from workbench.classroom.store import RunEntry
     from workbench.common.device_checks import DEVICE_MISMATCH
     from workbench.tensor_inspector.checks import VIEW_AFTER_T as HIDDEN
 
-    store = class_store()
+    store = servers_store
     started = store.start_class()
     for number, option in enumerate((*DEVICE_MISMATCH.options, DEVICE_MISMATCH.options[0])):
         learner = store.join(started.code, f"Learner {number}")

@@ -11,9 +11,7 @@ from tests.e2e.class_scenario import teach_a_class
 pytestmark = pytest.mark.e2e
 
 
-def test_a_teacher_and_three_learners_run_a_class(browser, app_url):
-    from components.class_session import class_store     # the server's store (tests/conftest.py)
-
+def test_a_teacher_and_three_learners_run_a_class(browser, app_url, servers_store):
     contexts = []
 
     def new_page(width: int, height: int, who: str):
@@ -24,7 +22,7 @@ def test_a_teacher_and_three_learners_run_a_class(browser, app_url):
         return page
 
     try:
-        teach_a_class(new_page, app_url, class_store())
+        teach_a_class(new_page, app_url, servers_store)
     finally:
         for context in contexts:
             context.close()

@@ -102,10 +102,8 @@ def _commit(page: Page, check: Check) -> None:
     expect(box.get_by_role("button", name="Try again")).to_be_visible()
 
 
-def test_the_teacher_keeps_a_class_with_a_hostile_learner(browser, hostile_url):
-    from components.class_session import class_store     # the server's store (tests/conftest.py)
-
-    store = class_store()
+def test_the_teacher_keeps_a_class_with_a_hostile_learner(browser, hostile_url, servers_store):
+    store = servers_store
     contexts = []
 
     def new_page(width: int, height: int) -> Page:

@@ -13,7 +13,8 @@ import pytest
 from harness.class_sweep import BASE, GRID, sweep_class
 from harness.postgres import database_url
 from harness.app import Server
-from workbench.classroom.store import URL_SETTING, ClassStore
+from harness.class_store import observer_store
+from workbench.classroom.store import URL_SETTING
 from workbench.classroom.sweep import make_grid, settings_of_link
 from workbench.moons_trainer.challenge import train_again
 
@@ -25,7 +26,7 @@ def test_nine_learners_fill_a_3x3_heatmap_and_every_cell_reproduces(monkeypatch)
     assert grid.size == 9
     with database_url("sqlite") as url:
         monkeypatch.setenv(URL_SETTING, url)         # the server's class store, and this one's
-        store = ClassStore(url)
+        store = observer_store(url)
         with Server() as server, ThreadPoolExecutor(1) as pool:
             outcome = pool.submit(asyncio.run, sweep_class(server.url, server.pid, store,
                                                            "sqlite", 9, grid)).result(timeout=600)

@@ -142,11 +142,9 @@ def test_the_network_view_scrolls_in_its_own_box_and_the_keyboard_reaches_the_ou
     page.context.close()
 
 
-def test_a_learner_in_a_class_sees_it_on_the_page_itself(browser, app_url):
+def test_a_learner_in_a_class_sees_it_on_the_page_itself(browser, app_url, servers_store):
     """The class is made in the store the server uses (the environment tests/conftest.py sets)."""
-    from components.class_session import class_store
-
-    started = class_store().start_class()
+    started = servers_store.start_class()
     page = _phone(browser, app_url, f"/?class={started.code}")
     open_path(page, app_url, "/moons_trainer")
     bar = page.locator(".st-key-class_seat")

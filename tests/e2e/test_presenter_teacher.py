@@ -40,9 +40,7 @@ def _tab_to(page, locator, presses: int = 60) -> None:
     raise AssertionError(f"{presses} Tabs never reached {locator}")
 
 
-def test_the_teacher_sends_the_class_from_the_stage_with_the_keyboard(browser, app_url):
-    from components.class_session import class_store     # the server's store (tests/conftest.py)
-
+def test_the_teacher_sends_the_class_from_the_stage_with_the_keyboard(browser, app_url, servers_store):
     page = first_screen(browser, app_url, "/class", PROJECTORS[0])
     try:
         code = _start_teaching(page)
@@ -60,7 +58,7 @@ def test_the_teacher_sends_the_class_from_the_stage_with_the_keyboard(browser, a
         _tab_to(page, send)                            # from the top of the document
         page.keyboard.press("Enter")
         expect(page.get_by_text(f"Class {code} sent to")).to_be_visible(timeout=WAIT_MS)
-        sent = class_store().current_send(code)
+        sent = servers_store.current_send(code)
         assert sent.link.startswith("/tensor_inspector?") and "ops=t%28%29" in sent.link, sent
         assert "present" not in sent.link, sent
 

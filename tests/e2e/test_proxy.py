@@ -32,7 +32,8 @@ from tests.e2e.class_scenario import teach_a_class
 from tests.e2e.conftest import serve
 from harness.nginx import MISSING, NGINX, Proxy, nginx
 from harness.postgres import throwaway_postgres
-from workbench.classroom.store import URL_SETTING, ClassStore
+from harness.class_store import observer_store
+from workbench.classroom.store import URL_SETTING
 from harness.live_view import LIVE_VIEW
 from workbench.moons_trainer.checkpoints import state_dict_safetensors
 from workbench.moons_trainer.model import build_model
@@ -306,7 +307,7 @@ def test_a_class_spans_the_replicas_on_postgresql(browser, proxy, class_database
         return page
 
     try:
-        teach_a_class(new_page, proxy.url, ClassStore(class_database))
+        teach_a_class(new_page, proxy.url, observer_store(class_database))
         # Each page was served by its own replica throughout: the route cookie held.
         entries = proxy.entries()
         served = {key: {first_choice(e) for e in entries if e["route"] == key}
