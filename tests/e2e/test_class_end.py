@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 
 from harness.chromium import open_path, wait_drawn
 from harness.stage import clipped_texts
+from tests.e2e.test_accessibility import in_both_themes
 from workbench.classroom.store import RunEntry
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
 
@@ -34,15 +35,13 @@ def _start(page, app_url):
 
 
 def test_a_teacher_downloads_the_report_ends_keeping_it_then_deletes_it_on_a_phone(
-        browser, app_url, tmp_path):
-    from components.class_session import class_store     # the server's store (tests/conftest.py)
-
+        browser, app_url, tmp_path, servers_store):
     context = browser.new_context(viewport={"width": 390, "height": 844}, accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(60_000)
     try:
         code, key = _start(page, app_url)
-        store = class_store()
+        store = servers_store
         member = store.join(code, "-Ada")
         store.post_run(code, member.token, RunEntry("/moons_trainer?hidden=8", "SGD", 0.1, 0.9,
                                                     0.955, 41))
@@ -58,6 +57,7 @@ def test_a_teacher_downloads_the_report_ends_keeping_it_then_deletes_it_on_a_pho
         assert clipped_texts(confirm) == []
         box = confirm.bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 391, f"cut on the phone: {box}"
+        in_both_themes(page, "ending a class, asked first, on a phone")
 
         end_panel = page.locator(".st-key-class_end_downloads")
         with page.expect_download() as downloading:
@@ -82,6 +82,7 @@ def test_a_teacher_downloads_the_report_ends_keeping_it_then_deletes_it_on_a_pho
         assert not page.get_by_text("check the code with your teacher").count()
         page.reload()                                    # the browser keeps opening the report
         expect(page.get_by_text("Its report is kept until")).to_be_visible()
+        in_both_themes(page, "an ended class's kept report on a phone")
         assert store.ended(code, key) is not None
         page.get_by_text("Delete the report now", exact=True).click()
         page.get_by_text(f"Yes, delete class {code}'s report and data now").click()
@@ -94,9 +95,7 @@ def test_a_teacher_downloads_the_report_ends_keeping_it_then_deletes_it_on_a_pho
         context.close()
 
 
-def test_a_learners_open_page_sees_the_check_closed_without_a_reload(browser, app_url):
-    from components.class_session import class_store     # the server's store (tests/conftest.py)
-
+def test_a_learners_open_page_sees_the_check_closed_without_a_reload(browser, app_url, servers_store):
     teacher_context = browser.new_context(viewport={"width": 1280, "height": 720})
     learner_context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
     try:
@@ -109,15 +108,15 @@ def test_a_learners_open_page_sees_the_check_closed_without_a_reload(browser, ap
         check = learner.locator(f".st-key-kc_{CHECK.key}")
         commit = check.get_by_role("button", name="Commit and reveal")
         expect(commit).to_be_visible()
-        class_store().pace_check(code, key, CHECK.key, closed=True)
+        servers_store.pace_check(code, key, CHECK.key, closed=True)
         expect(check.get_by_text("Your teacher closed this question")).to_be_visible()
         expect(commit).to_have_count(0)
-        class_store().pace_check(code, key, CHECK.key, closed=False, timer_seconds=90)
+        servers_store.pace_check(code, key, CHECK.key, closed=False, timer_seconds=90)
         expect(check.get_by_role("timer")).to_contain_text(re.compile(r"answers close in 1:[23]\d"))
         check.get_by_text(CHECK.answer().correct_option, exact=True).click()
         check.get_by_role("button", name="Commit and reveal").click()
         expect(check.get_by_text("computed it with this function")).to_be_visible()
-        assert class_store().tallies(code, key)[0].answered == 1
+        assert servers_store.tallies(code, key)[0].answered == 1
     finally:
         teacher_context.close()
         learner_context.close()

@@ -14,6 +14,7 @@ learner who cannot pose or vote twice, and the reveal on the projector and on a 
    from the stage; the stage shows "2 voted" and no distribution, nor does any learner's page.
 6. The teacher reveals on the stage: the distribution and the experiment's option are on the
    projector's first screen, and on the phone, locked, with the learner's own vote marked.
+axe finds nothing, light and dark, on the phone's question and on both screens after the reveal.
 
 Screenshots (stage before and after the reveal, the phone voting and after the reveal) go to
 $PREDICTION_SHOTS when it is set, for a person to look at.
@@ -31,6 +32,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from harness.chromium import open_path, wait_drawn, wait_settled
 from harness.stage import assert_on_first_screen
 from tests.e2e.clean import assert_clean
+from tests.e2e.test_accessibility import in_both_themes
 from workbench.classroom.codes import CODE_ALPHABET, CODE_LENGTH
 from workbench.classroom.predictions import question_link_param, validate_question
 
@@ -71,8 +73,7 @@ def _vote(page: Page, option: str) -> None:
     expect(panel).to_contain_text(f"Your vote: {option}")
 
 
-def test_predict_then_run_with_a_teachers_question(browser, app_url):
-    from components.class_session import class_store     # the server's store (tests/conftest.py)
+def test_predict_then_run_with_a_teachers_question(browser, app_url, servers_store):
     from workbench.classroom import prediction_store
     from workbench.classroom.store import ClassError
 
@@ -104,7 +105,7 @@ def test_predict_then_run_with_a_teachers_question(browser, app_url):
         expect(hostile.get_by_text("A learner cannot pose questions", exact=False)).to_be_visible()
         expect(hostile.locator(".st-key-class_prediction_pose")).to_have_count(0)
         teacher_key = _cookie(teacher, "workbench_class_teacher").split(".", 1)[1]
-        assert prediction_store.current(class_store(), code, teacher_key=teacher_key) is None
+        assert prediction_store.current(servers_store, code, teacher_key=teacher_key) is None
         open_path(hostile, app_url, "/tensor_inspector?ops=t()")
 
         # 3. The teacher writes a question; the learners see it as typed, where they are.
@@ -124,6 +125,7 @@ def test_predict_then_run_with_a_teachers_question(browser, app_url):
             for option in OPTIONS:
                 expect(panel.get_by_text(option, exact=True)).to_be_visible()
         _shot(phone, "phone-1-question")
+        in_both_themes(phone, "a question to predict on a phone")
         _vote(phone, OPTIONS[1])
         _vote(hostile, OPTIONS[2])
         _shot(phone, "phone-2-voted")
@@ -137,9 +139,9 @@ def test_predict_then_run_with_a_teachers_question(browser, app_url):
         expect(hostile.locator(".st-key-class_prediction_learner")).to_contain_text(
             f"Your vote: {OPTIONS[2]}")
         token = _cookie(hostile, "workbench_class_seat").split(".", 1)[1]
-        current = prediction_store.current(class_store(), code, token=token)
+        current = prediction_store.current(servers_store, code, token=token)
         with pytest.raises(ClassError, match="voted already"):
-            prediction_store.vote(class_store(), code, token, current.id, 0)
+            prediction_store.vote(servers_store, code, token, current.id, 0)
         assert current.voted == 2 and current.votes is None       # hidden, even from the store
 
         # 5. The experiment on the projector; the class is sent there, votes still hidden.
@@ -176,6 +178,8 @@ def test_predict_then_run_with_a_teachers_question(browser, app_url):
         assert phone_panel.locator("b, img, a[href^='javascript']").count() == 0
         phone_panel.scroll_into_view_if_needed()
         _shot(phone, "phone-3-revealed")
+        in_both_themes(teacher, "the votes revealed on the projector")
+        in_both_themes(phone, "the votes revealed on a phone")
         for page in (teacher, phone, hostile):
             assert_clean(page)
     finally:
