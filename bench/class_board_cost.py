@@ -32,12 +32,11 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from harness.app import Server, cpu_seconds
 from harness.figures import Run, load_average
-from harness.st_client import RunResult, Session, percentile
+from harness.st_client import RunResult, Session, percentile, run_timers
 from harness.class_store import observer_store
 from workbench.classroom.store import (MAX_RUNS_PER_CLASS, MAX_RUNS_PER_MEMBER, URL_SETTING,
                                        ClassStore, RunEntry)
@@ -58,20 +57,6 @@ class BoardCost:
     tick_s: list[float] = field(default_factory=list)       # the board fragment's round trips
     change_s: list[float] = field(default_factory=list)     # challenge set -> each viewer shows it
     errors: list[str] = field(default_factory=list)
-
-
-async def tick_fragments(session: Session, until: float, stop: asyncio.Event,
-                         on_result: Callable[[str, RunResult], None]) -> None:
-    """bench/class.py's timer loop, telling `on_result` which fragment each run was."""
-    due: dict[str, float] = {}
-    while time.monotonic() < until and not stop.is_set() and not session.closed:
-        now = time.monotonic()
-        for fragment, interval in list(session.fragments.items()):
-            due.setdefault(fragment, now + interval)
-            if now >= due[fragment]:
-                due[fragment] = now + interval
-                on_result(fragment, await session.tick(fragment))
-        await asyncio.sleep(0.05)
 
 
 def post_runs(store: ClassStore, code: str, count: int) -> None:
@@ -118,7 +103,7 @@ async def class_page_cost(url: str, pid: int, store: ClassStore, board: str, vie
 
     measuring = asyncio.Event()
     stop = asyncio.Event()
-    tickers = [asyncio.create_task(tick_fragments(s, time.monotonic() + 600, stop, watcher(i, s)))
+    tickers = [asyncio.create_task(run_timers(s, time.monotonic() + 600, stop, watcher(i, s)))
                for i, s in enumerate(sessions)]
     await asyncio.sleep(SETTLE)
     measuring.set()

@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import re
 import contextlib
+import math
 import os
 import subprocess
 import sys
@@ -38,7 +39,7 @@ from harness.app import Server
 from harness.figures import Run
 from harness.figures import parser as figures_parser
 from harness.postgres import database_url, pause, resume
-from harness.st_client import RunResult, Session, percentile, string_state
+from harness.st_client import RunResult, Session, percentile, run_timers, string_state
 from workbench.classroom.store import URL_SETTING, ClassStore
 from workbench.common.device_checks import DEVICE_MISMATCH as CHECK
 from workbench.tools import TENSOR_INSPECTOR
@@ -97,19 +98,6 @@ def said(result: RunResult) -> str:
     whose backslash escapes (`\\;`, `\\.`) would otherwise reach the figures."""
     text = next((t for t in result.texts if any(why in t for why in SAYS_WHY)), "")
     return re.sub(r"\\(.)", r"\1", text)
-
-
-async def tick(session: Session, stop: asyncio.Event) -> None:
-    """A follower's fragments, run at their intervals as the browser's timers do."""
-    due: dict[str, float] = {}
-    while not stop.is_set() and not session.closed:
-        now = time.monotonic()
-        for fragment, interval in list(session.fragments.items()):
-            due.setdefault(fragment, now + interval)
-            if now >= due[fragment]:
-                due[fragment] = now + interval
-                await session.tick(fragment)
-        await asyncio.sleep(0.05)
 
 
 async def member_answers(member: Session, index: int) -> tuple[list[float], bool]:
@@ -179,7 +167,7 @@ async def measure(url: str, database: str, store: ClassStore, args: argparse.Nam
     stranger = Session(url, TENSOR_INSPECTOR.url_path)
     await stranger.open()
     stop = asyncio.Event()
-    ticking = [asyncio.create_task(tick(f, stop)) for f in followers]
+    ticking = [asyncio.create_task(run_timers(f, math.inf, stop)) for f in followers]
     await asyncio.sleep(3)                    # the followers' fragments are running
     phases = []
     for name in ("healthy", "stalled"):

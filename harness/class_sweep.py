@@ -15,7 +15,8 @@ from sqlalchemy import select
 
 from harness.app import cpu_seconds
 from harness.figures import load_average
-from harness.st_client import (MemorySampler, RunResult, Session, follow_frames, rss_bytes)
+from harness.st_client import (MemorySampler, RunResult, Session, follow_frames, rss_bytes,
+                               run_timers)
 from workbench.classroom import sweep_store
 from workbench.classroom.schema import sweep_runs
 from workbench.classroom.store import ClassStore
@@ -56,19 +57,6 @@ class SweepOutcome:
     cell_accuracies: list[float | None]  # the store's first kept run per cell (fraction)
     load: tuple[list[float], list[float]] = ([], [])
     texts: list[str] = field(default_factory=list)
-
-
-async def _ticking(session: Session, until: float, stop: asyncio.Event, on_result) -> None:
-    """Every run_every fragment at its interval, as the browser's timers do."""
-    due: dict[str, float] = {}
-    while time.monotonic() < until and not stop.is_set() and not session.closed:
-        now = time.monotonic()
-        for fragment, interval in list(session.fragments.items()):
-            due.setdefault(fragment, now + interval)
-            if now >= due[fragment]:
-                due[fragment] = now + interval
-                on_result(await session.tick(fragment))
-        await asyncio.sleep(0.05)
 
 
 async def _train_cell(learner: SweepLearner, deadline: float) -> None:
@@ -141,7 +129,8 @@ async def sweep_class(url: str, pid: int, store: ClassStore, database: str, size
         learner.check(result, "join")
 
     stop = asyncio.Event()
-    board = asyncio.create_task(_ticking(teacher, time.monotonic() + timeout, stop, board_saw))
+    board = asyncio.create_task(run_timers(teacher, time.monotonic() + timeout, stop,
+                                           lambda _fragment, result: board_saw(result)))
     cpu_start, window_start = cpu_seconds(pid), time.monotonic()
     number = sweep_store.start_sweep(store, started.code, started.teacher_key, grid)
     store.send(started.code, started.teacher_key, sweep_store.sweep_send_link(number), SWEEP_TITLE)

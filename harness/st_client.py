@@ -641,3 +641,22 @@ def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(0, min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1))))
     return ordered[rank]
+
+
+async def run_timers(session: Session, until: float, stop: asyncio.Event,
+                     on_result: Callable[[str, RunResult], None] | None = None) -> None:
+    """Run the page's run_every fragments at their intervals, as the browser's timers do, until
+    `until` (time.monotonic) or `stop`; `on_result(fragment, result)` sees each run. Each timer
+    starts when this sees its fragment (bench/class.py keeps its own loop, which also starts a
+    timer where the tab's page opened)."""
+    due: dict[str, float] = {}
+    while time.monotonic() < until and not stop.is_set() and not session.closed:
+        now = time.monotonic()
+        for fragment, interval in list(session.fragments.items()):
+            due.setdefault(fragment, now + interval)
+            if now >= due[fragment]:
+                due[fragment] = now + interval
+                result = await session.tick(fragment)
+                if on_result is not None:
+                    on_result(fragment, result)
+        await asyncio.sleep(0.05)

@@ -59,7 +59,7 @@ def test_a_discarded_run_is_named_with_what_changed():
     words = discard_notice(PRESET, dataclasses.replace(PRESET, dataset="spiral", hidden=()), 0, 7)
     assert "step 7 of epoch 1" in words
     assert "the dataset changed from Two moons to Spiral" in words
-    assert "the hidden layers changed from 64,32 to none (linear)" in words
+    assert "the hidden layer widths changed from 64,32 to none (linear)" in words
 
 
 @pytest.mark.parametrize("check", checks.CHECKS, ids=lambda c: c.key)
