@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from harness import app as _app
 from harness.chromium import CHROMIUM, launch
@@ -89,3 +89,22 @@ def servers_store() -> Iterator:
     store = observer_store(os.environ[URL_SETTING])
     yield store
     store.dispose()
+
+
+@pytest.fixture
+def new_tab(browser) -> Iterator[Callable[[int, int], Page]]:
+    """`new_tab(width, height)`: a tab in a browser context of its own, as each person in a class
+    has their own device (cookies, storage), with a 60 s default timeout. Every context it
+    opened is closed after the test."""
+    contexts = []
+
+    def open_tab(width: int, height: int) -> Page:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        return page
+
+    yield open_tab
+    for context in contexts:
+        context.close()

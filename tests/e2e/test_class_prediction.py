@@ -31,9 +31,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from harness.chromium import open_path, wait_drawn, wait_settled
 from harness.stage import assert_on_first_screen
+from tests.e2e.classroom import start_class
 from tests.e2e.clean import assert_clean
 from tests.e2e.test_accessibility import in_both_themes
-from workbench.classroom.codes import CODE_ALPHABET, CODE_LENGTH
 from workbench.classroom.predictions import question_link_param, validate_question
 
 pytestmark = pytest.mark.e2e
@@ -73,118 +73,101 @@ def _vote(page: Page, option: str) -> None:
     expect(panel).to_contain_text(f"Your vote: {option}")
 
 
-def test_predict_then_run_with_a_teachers_question(browser, app_url, servers_store):
+def test_predict_then_run_with_a_teachers_question(new_tab, app_url, servers_store):
     from workbench.classroom import prediction_store
     from workbench.classroom.store import ClassError
 
-    contexts = []
+    # 1. A class on the projector, a learner on a phone and a hostile one.
+    teacher = new_tab(1280, 720)
+    code = start_class(teacher, app_url, "/class?present=1")
+    phone, hostile = new_tab(390, 844), new_tab(1280, 800)
+    for page in (phone, hostile):
+        open_path(page, app_url, f"/?class={code}")
+        expect(page.get_by_text(f"In class {code}").first).to_be_attached()
 
-    def new_page(width: int, height: int) -> Page:
-        context = browser.new_context(viewport={"width": width, "height": height})
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        return page
+    # 2. A learner cannot pose a question, even with a question link.
+    link = question_link_param(validate_question("Mine <script>alert(1)</script>?", ["a", "b"]))
+    open_path(hostile, app_url, f"/class?question={link}")
+    expect(hostile.get_by_text("A learner cannot pose questions", exact=False)).to_be_visible()
+    expect(hostile.locator(".st-key-class_prediction_pose")).to_have_count(0)
+    teacher_key = _cookie(teacher, "workbench_class_teacher").split(".", 1)[1]
+    assert prediction_store.current(servers_store, code, teacher_key=teacher_key) is None
+    open_path(hostile, app_url, "/tensor_inspector?ops=t()")
 
-    try:
-        # 1. A class on the projector, a learner on a phone and a hostile one.
-        teacher = new_page(1280, 720)
-        open_path(teacher, app_url, "/class?present=1")
-        teacher.get_by_role("button", name="Start a class").click()
-        code_element = teacher.locator(".class-code")
-        expect(code_element).to_have_text(re.compile(f"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$"))
-        code = code_element.inner_text().strip()
-        phone, hostile = new_page(390, 844), new_page(1280, 800)
-        for page in (phone, hostile):
-            open_path(page, app_url, f"/?class={code}")
-            expect(page.get_by_text(f"In class {code}").first).to_be_attached()
+    # 3. The teacher writes a question; the learners see it as typed, where they are.
+    pose = teacher.locator(".st-key-class_prediction_pose")
+    pose.get_by_role("textbox", name=re.compile("Your question")).fill(QUESTION)
+    for number, option in enumerate(OPTIONS, 1):
+        pose.get_by_role("textbox", name=re.compile(f"^Option {number}")).fill(option)
+    _pick(teacher, pose.get_by_role("combobox", name="The experiment will show"), "Option 2")
+    pose.get_by_role("button", name="Pose to the class").click()
+    expect(teacher.locator(".st-key-class_prediction_teacher_class")).to_contain_text("0 voted")
+    teacher.locator(".st-key-class_prediction_teacher_class").scroll_into_view_if_needed()
+    _shot(teacher, "class-1-posed")
+    for page in (phone, hostile):
+        panel = page.locator(".st-key-class_prediction_learner")
+        expect(panel).to_contain_text(QUESTION)              # the text, as typed
+        assert panel.locator("b, img, a[href^='javascript']").count() == 0
+        for option in OPTIONS:
+            expect(panel.get_by_text(option, exact=True)).to_be_visible()
+    _shot(phone, "phone-1-question")
+    in_both_themes(phone, "a question to predict on a phone")
+    _vote(phone, OPTIONS[1])
+    _vote(hostile, OPTIONS[2])
+    _shot(phone, "phone-2-voted")
 
-        # 2. A learner cannot pose a question, even with a question link.
-        link = question_link_param(validate_question("Mine <script>alert(1)</script>?", ["a", "b"]))
-        open_path(hostile, app_url, f"/class?question={link}")
-        expect(hostile.get_by_text("A learner cannot pose questions", exact=False)).to_be_visible()
-        expect(hostile.locator(".st-key-class_prediction_pose")).to_have_count(0)
-        teacher_key = _cookie(teacher, "workbench_class_teacher").split(".", 1)[1]
-        assert prediction_store.current(servers_store, code, teacher_key=teacher_key) is None
-        open_path(hostile, app_url, "/tensor_inspector?ops=t()")
+    # 4. No second vote: not on the page, not after a reload, not sent by hand.
+    panel = hostile.locator(".st-key-class_prediction_learner")
+    expect(panel.get_by_role("button", name="Vote")).to_have_count(0)
+    expect(panel.get_by_role("radiogroup")).to_have_count(0)
+    hostile.reload()
+    wait_settled(hostile)
+    expect(hostile.locator(".st-key-class_prediction_learner")).to_contain_text(
+        f"Your vote: {OPTIONS[2]}")
+    token = _cookie(hostile, "workbench_class_seat").split(".", 1)[1]
+    current = prediction_store.current(servers_store, code, token=token)
+    with pytest.raises(ClassError, match="voted already"):
+        prediction_store.vote(servers_store, code, token, current.id, 0)
+    assert current.voted == 2 and current.votes is None       # hidden, even from the store
 
-        # 3. The teacher writes a question; the learners see it as typed, where they are.
-        pose = teacher.locator(".st-key-class_prediction_pose")
-        pose.get_by_role("textbox", name=re.compile("Your question")).fill(QUESTION)
-        for number, option in enumerate(OPTIONS, 1):
-            pose.get_by_role("textbox", name=re.compile(f"^Option {number}")).fill(option)
-        _pick(teacher, pose.get_by_role("combobox", name="The experiment will show"), "Option 2")
-        pose.get_by_role("button", name="Pose to the class").click()
-        expect(teacher.locator(".st-key-class_prediction_teacher_class")).to_contain_text("0 voted")
-        teacher.locator(".st-key-class_prediction_teacher_class").scroll_into_view_if_needed()
-        _shot(teacher, "class-1-posed")
-        for page in (phone, hostile):
-            panel = page.locator(".st-key-class_prediction_learner")
-            expect(panel).to_contain_text(QUESTION)              # the text, as typed
-            assert panel.locator("b, img, a[href^='javascript']").count() == 0
-            for option in OPTIONS:
-                expect(panel.get_by_text(option, exact=True)).to_be_visible()
-        _shot(phone, "phone-1-question")
-        in_both_themes(phone, "a question to predict on a phone")
-        _vote(phone, OPTIONS[1])
-        _vote(hostile, OPTIONS[2])
-        _shot(phone, "phone-2-voted")
+    # 5. The experiment on the projector; the class is sent there, votes still hidden.
+    open_path(teacher, app_url, "/moons_trainer?present=1&lr=1")
+    wait_drawn(teacher)
+    stage = teacher.locator(".st-key-class_prediction_teacher_stage")
+    expect(stage).to_contain_text("2 voted")
+    teacher.locator(".st-key-stage_send").get_by_role("button", name=f"Send class {code} here").click()
+    for page in (phone, hostile):
+        expect(page).to_have_url(re.compile(r"/moons_trainer\?.*lr=1"))
+        # Until the new page's run ends, the old page's panel is still in the tree (faded,
+        # about to be removed): wait for one panel, then read it.
+        expect(page.locator(".st-key-class_prediction_learner")).to_have_count(1)
+        expect(page.locator(".st-key-class_prediction_learner")).to_contain_text("locked in")
+        assert page.locator(".st-key-class_prediction_learner table").count() == 0
+    assert teacher.locator(".st-key-class_prediction_teacher_stage table").count() == 0
+    _shot(teacher, "stage-1-before-reveal")
 
-        # 4. No second vote: not on the page, not after a reload, not sent by hand.
-        panel = hostile.locator(".st-key-class_prediction_learner")
-        expect(panel.get_by_role("button", name="Vote")).to_have_count(0)
-        expect(panel.get_by_role("radiogroup")).to_have_count(0)
-        hostile.reload()
-        wait_settled(hostile)
-        expect(hostile.locator(".st-key-class_prediction_learner")).to_contain_text(
-            f"Your vote: {OPTIONS[2]}")
-        token = _cookie(hostile, "workbench_class_seat").split(".", 1)[1]
-        current = prediction_store.current(servers_store, code, token=token)
-        with pytest.raises(ClassError, match="voted already"):
-            prediction_store.vote(servers_store, code, token, current.id, 0)
-        assert current.voted == 2 and current.votes is None       # hidden, even from the store
-
-        # 5. The experiment on the projector; the class is sent there, votes still hidden.
-        open_path(teacher, app_url, "/moons_trainer?present=1&lr=1")
-        wait_drawn(teacher)
-        stage = teacher.locator(".st-key-class_prediction_teacher_stage")
-        expect(stage).to_contain_text("2 voted")
-        teacher.locator(".st-key-stage_send").get_by_role("button", name=f"Send class {code} here").click()
-        for page in (phone, hostile):
-            expect(page).to_have_url(re.compile(r"/moons_trainer\?.*lr=1"))
-            # Until the new page's run ends, the old page's panel is still in the tree (faded,
-            # about to be removed): wait for one panel, then read it.
-            expect(page.locator(".st-key-class_prediction_learner")).to_have_count(1)
-            expect(page.locator(".st-key-class_prediction_learner")).to_contain_text("locked in")
-            assert page.locator(".st-key-class_prediction_learner table").count() == 0
-        assert teacher.locator(".st-key-class_prediction_teacher_stage table").count() == 0
-        _shot(teacher, "stage-1-before-reveal")
-
-        # 6. The reveal, on the stage's first screen and on the phone.
-        stage.get_by_role("button", name="Reveal the votes").click()
-        table = stage.locator("table")
-        expect(table).to_contain_text(OPTIONS[1])
-        rows = table.locator("tbody tr")
-        expect(rows).to_have_count(3)
-        expect(rows.nth(1)).to_contain_text("50%")
-        expect(rows.nth(1)).to_contain_text("✓")
-        expect(stage).to_contain_text("1 of 2 (50%) predicted it; it tied for the most votes.")
-        assert_on_first_screen(teacher, stage.locator("strong", has_text="The experiment showed"),
-                               "the reveal on the projector")
-        _shot(teacher, "stage-2-revealed")
-        phone_panel = phone.locator(".st-key-class_prediction_learner")
-        expect(phone_panel).to_contain_text("Votes are locked")
-        expect(phone_panel.locator("table")).to_contain_text(OPTIONS[2])
-        assert phone_panel.locator("b, img, a[href^='javascript']").count() == 0
-        phone_panel.scroll_into_view_if_needed()
-        _shot(phone, "phone-3-revealed")
-        in_both_themes(teacher, "the votes revealed on the projector")
-        in_both_themes(phone, "the votes revealed on a phone")
-        for page in (teacher, phone, hostile):
-            assert_clean(page)
-    finally:
-        for context in contexts:
-            context.close()
+    # 6. The reveal, on the stage's first screen and on the phone.
+    stage.get_by_role("button", name="Reveal the votes").click()
+    table = stage.locator("table")
+    expect(table).to_contain_text(OPTIONS[1])
+    rows = table.locator("tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(1)).to_contain_text("50%")
+    expect(rows.nth(1)).to_contain_text("✓")
+    expect(stage).to_contain_text("1 of 2 (50%) predicted it; it tied for the most votes.")
+    assert_on_first_screen(teacher, stage.locator("strong", has_text="The experiment showed"),
+                           "the reveal on the projector")
+    _shot(teacher, "stage-2-revealed")
+    phone_panel = phone.locator(".st-key-class_prediction_learner")
+    expect(phone_panel).to_contain_text("Votes are locked")
+    expect(phone_panel.locator("table")).to_contain_text(OPTIONS[2])
+    assert phone_panel.locator("b, img, a[href^='javascript']").count() == 0
+    phone_panel.scroll_into_view_if_needed()
+    _shot(phone, "phone-3-revealed")
+    in_both_themes(teacher, "the votes revealed on the projector")
+    in_both_themes(phone, "the votes revealed on a phone")
+    for page in (teacher, phone, hostile):
+        assert_clean(page)
 
 
 def _cookie(page: Page, name: str) -> str:
