@@ -42,16 +42,17 @@ CURVE_FIELDS = ("epoch", "train_loss", "val_loss", "train_acc", "val_acc")
 REGRESSION_PIN = "Comparisons are for classification runs; this is a regression run. "
 
 
-def pin_buttons(me: MoonsTrainerState, session: TrainingSession,
+def pin_buttons(me: MoonsTrainerState, session: TrainingSession | None,
                 stop: Callable[[MoonsTrainerState], None]) -> None:
-    """Pin this run (and Unpin), in the playback row."""
+    """Pin this run (and Unpin), in the playback row; greyed with no run (`session` None)."""
     if st.session_state.pop(RERUN, False):
         st.rerun(scope="app")           # the code panel and the link follow a pin
     replacing = me.pinned is not None
     st.button("Pin this run" if not replacing else "Pin instead", key="mt_pin",
               icon=":material/push_pin:", on_click=pin, args=(me, stop),
-              disabled=me.running or not has_trained(session) or session.settings.regression,
-              help=(REGRESSION_PIN if session.settings.regression else "")
+              disabled=(session is None or me.running or not has_trained(session)
+                        or session.settings.regression),
+              help=(REGRESSION_PIN if session is not None and session.settings.regression else "")
               + ("Keep this run as it is and start a fresh run of the same settings from the same "
                     "initial weights: change one setting (the optimizer, say) and press Play to see "
                     "both side by side." + (" The run pinned now is replaced." if replacing else "")))

@@ -198,33 +198,41 @@ def _act(running: bool = False, *, step: bool = False, reset: bool = False) -> N
         publish_shared(session)
 
 
-def playback(me: MoonsTrainerState, session: TrainingSession) -> None:
-    """Play, Pause, Step, Reset and the figure's toggles, in one wrapping row."""
+def playback(me: MoonsTrainerState, session: TrainingSession | None, waiting: str = "") -> None:
+    """Play, Pause, Step, Reset and the figure's toggles, in one wrapping row. With no session
+    (drawn points too few to train on) the same row, greyed, `waiting` saying why: the plane is
+    then already where a run puts it (without the row it moved 88 px down under the pointer when
+    the drawing reached the minimum, and the next click landed off the point aimed at)."""
+    done = session is None or session.done
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         # Play and Pause share their key: only one of them is enabled at a time.
         st.button("Play", on_click=_act, args=(True,), icon=":material/play_arrow:", key="mt_play",
-                  type="primary", disabled=me.running or session.done, shortcut=PLAY_PAUSE_SHORTCUT,
-                  help=with_shortcut("Train until the last epoch", PLAY_PAUSE_SHORTCUT))
+                  type="primary", disabled=me.running or done, shortcut=PLAY_PAUSE_SHORTCUT,
+                  help=waiting or with_shortcut("Train until the last epoch", PLAY_PAUSE_SHORTCUT))
         st.button("Pause", on_click=_act, icon=":material/pause:", key=PAUSE_KEY,
                   disabled=not me.running, shortcut=PLAY_PAUSE_SHORTCUT,
                   help=with_shortcut("Stop training here", PLAY_PAUSE_SHORTCUT))
         st.button("Step", on_click=_act, kwargs={"step": True}, icon=":material/skip_next:",
-                  key="mt_step", disabled=session.done or me.running, shortcut="S",
-                  help=with_shortcut("Train one epoch, then stop.", "S"))
+                  key="mt_step", disabled=done or me.running, shortcut="S",
+                  help=waiting or with_shortcut("Train one epoch, then stop.", "S"))
         st.button("Reset", on_click=_act, kwargs={"reset": True}, icon=":material/restart_alt:",
-                  key="mt_reset", shortcut="0",
-                  help=with_shortcut("A fresh model with the same seed: the same run again, from "
-                                     "epoch 0.", "0"))
+                  key="mt_reset", shortcut="0", disabled=session is None,
+                  help=waiting or with_shortcut("A fresh model with the same seed: the same run "
+                                                "again, from epoch 0.", "0"))
         pin_buttons(me, session, stop_training)
+        regression = session is not None and session.settings.regression
+        drawn = session is None or session.settings.drawn      # no session: drawing, too few
         for key, (label, help_text) in VIEW_TOGGLES.items():
             # Streamlit drops a widget's state on another page; the learner's choice is kept.
             resend_widget_value(key, me.view.get(key, False))
-            no_bayes = key == "mt_show_bayes" and (session.settings.drawn or session.settings.regression)
+            no_bayes = key == "mt_show_bayes" and (drawn or regression)
             if no_bayes:
-                help_text = ("A regression run has none: there are no classes." if
-                             session.settings.regression else
+                help_text = ("A regression run has none: there are no classes." if regression else
                              "Drawn points have none: no known process drew them.")
-            me.view[key] = st.toggle(label, key=key, help=help_text, disabled=no_bayes)
+            no_split = key == "mt_show_test" and session is None
+            if no_split:
+                help_text = "There is no test split until each class has enough points to train."
+            me.view[key] = st.toggle(label, key=key, help=help_text, disabled=no_bayes or no_split)
 
 
 def after_run_notes(me: MoonsTrainerState, session: TrainingSession) -> None:
@@ -381,6 +389,8 @@ def live_frame() -> None:
     controls, view, below = st.container(), st.container(), st.container()
     if me.board is not None:            # drawn points too few to train on: no run to show
         board_settings, status = me.board
+        with controls:
+            playback(me, None, waiting=status)
         with view:
             board_canvas(board_settings, status, on_points=points_sent)
         return

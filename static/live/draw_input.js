@@ -31,6 +31,17 @@ export function planeAt(t, mx, my) {
   return [t.x0 + (mx - t.left) / t.plotW * (t.x1 - t.x0), t.y1 - (my - t.top) / t.plotH * (t.y1 - t.y0)];
 }
 
+// The view's way to send a trigger to the page. Streamlit keeps one pending trigger message per
+// component: one sent before the server ran the one before it (a resync, say, while a busy server
+// has yet to run the points just drawn) replaces it, and the drawing would never reach the page.
+// So a drawing not brought back yet rides along with every other trigger.
+export function sendingDrawing(view, send) {
+  return (name, value) => {
+    send(name, value);
+    if (name !== "points" && view.drawSent !== null) send("points", view.drawSent);
+  };
+}
+
 // The scene's drawing (null: the scene has none, and the tool bar hides).
 export function setDrawing(view, draw) {
   view.drawTools.hidden = !draw;

@@ -34,7 +34,7 @@
 import { startCursor } from "./access.js";
 import { describe, speak } from "./announce.js";
 import { cursorKey, readCursor, showCursor } from "./cursor.js";
-import { drawClick, drawKey, editDrawing, setDrawing } from "./draw_input.js";
+import { drawClick, drawKey, editDrawing, sendingDrawing, setDrawing } from "./draw_input.js";
 import { reducedMotion, update } from "./frames.js";
 import { draw, fitting, label, sizeCanvas } from "./layout.js";
 import { NetworkPane } from "./network.js";
@@ -203,7 +203,7 @@ export function render(component) {
   if (!view) {
     view = parentElement.__moonsLive = new LiveView(parentElement, setTriggerValue);
   }
-  view.setTriggerValue = setTriggerValue;
+  view.setTriggerValue = sendingDrawing(view, setTriggerValue);
   if (component.data) view.update(component.data);
   return () => {
     view.destroy();

@@ -41,6 +41,11 @@ def click_plane(page, x: float, y: float, drawn_before: int) -> None:
                            "catch (error) { return false; } }", arg=drawn_before, timeout=WAIT_MS)
 
 
+def plane_top(page) -> float:
+    """The plane's top edge in the page (scrolling aside), in pixels."""
+    return page.evaluate(f"() => {VIEW_OBJECT}.plane.getBoundingClientRect().top + window.scrollY")
+
+
 def shown_points(page) -> str:
     return page.evaluate(f"() => {VIEW_OBJECT}.scene.draw.text")
 
@@ -52,6 +57,7 @@ def test_drawn_points_train_and_survive_the_share_link(page, app_url, browser):
     expect(tools).to_be_visible()
     expect(page.get_by_text("Draw at least 7 points of each class to train")).to_be_visible()
     wait_settled(page)
+    top = plane_top(page)
 
     drawn = 0
     for (x, y) in CLASS0:
@@ -71,6 +77,8 @@ def test_drawn_points_train_and_survive_the_share_link(page, app_url, browser):
     page.wait_for_function(f"(text) => {VIEW_OBJECT}.scene.draw.text === text && "
                            f"{VIEW_OBJECT}.scene.groups.length === 3", arg=text, timeout=WAIT_MS)
     wait_settled(page)
+    # The run that enough points start puts nothing above the plane: it stays under the pointer.
+    assert plane_top(page) == top
     expect(page.get_by_text("Draw at least 7 points")).to_have_count(0)
     expect(page.get_by_text("Drawn points: 20 points (10 of class 0, 10 of class 1)")).to_be_visible()
 

@@ -6,7 +6,7 @@ import { test } from "node:test";
 
 import { FakeElement, recorder } from "./fakes.mjs";
 import {
-  PENDING_MS, canDraw, drawClick, drawKey, drawingToShow, editDrawing, planeAt, setDrawing,
+  PENDING_MS, canDraw, drawClick, drawKey, drawingToShow, editDrawing, planeAt, sendingDrawing, setDrawing,
 } from "../../static/live/draw_input.js";
 
 globalThis.window = {};
@@ -125,4 +125,20 @@ test("drawKey: Enter adds at the cursor's cell, Delete removes the last point th
   assert.equal(drawKey(locked, key("Enter")), false);
   editDrawing(locked, [[0, 0, 0]], "Added", [0, 0, 0]);
   assert.equal(locked.named("setTriggerValue").length, 0);
+});
+
+test("sendingDrawing: a drawing not brought back yet goes with every other trigger, never twice", () => {
+  const sent = [];
+  const view = { drawSent: null };
+  const send = sendingDrawing(view, (name, value) => sent.push([name, value]));
+  send("resync", "scene-1");
+  assert.deepEqual(sent, [["resync", "scene-1"]]);         // nothing drawn on its way: alone
+  view.drawSent = "0:1,1";
+  send("points", "0:1,1");
+  assert.deepEqual(sent.slice(1), [["points", "0:1,1"]]);   // the drawing itself: once
+  send("settle", 7);
+  assert.deepEqual(sent.slice(2), [["settle", 7], ["points", "0:1,1"]]);
+  view.drawSent = null;                                     // a scene brought it back
+  send("ended", 8);
+  assert.deepEqual(sent.slice(4), [["ended", 8]]);
 });

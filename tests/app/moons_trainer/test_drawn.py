@@ -63,7 +63,13 @@ def test_too_few_points_show_the_drawing_alone_and_say_how_many_more():
     assert header["frame"]["status"].startswith("No run yet: 2 of class 0 and 1 of class 1 drawn")
     assert header["scene"]["draw"]["points"] == [[1.0, 1.0, 0], [2.0, 2.0, 0], [-1.0, -1.0, 1]]
     assert header["scene"]["groups"] == [] and set(blobs["grid"].tolist()) == {128}
-    assert not [b for b in at.button if b.key == "mt_play"], "nothing to train: no playback"
+    # Nothing to train: the playback row is there (so the plane will not move when a run starts),
+    # every control grey, Play saying why.
+    row = {b.key: b for b in at.button if b.key in ("mt_play", "mt_step", "mt_reset", "mt_pin")}
+    assert set(row) == {"mt_play", "mt_step", "mt_reset", "mt_pin"}
+    assert all(b.disabled for b in row.values())
+    assert row["mt_play"].help.startswith("No run yet: 2 of class 0 and 1 of class 1 drawn")
+    assert all(t.disabled for t in at.toggle if t.key in ("mt_show_test", "mt_show_bayes"))
     assert learner(at).session is None and learner(at).board is not None
     # An empty drawing too: the page opens on the plane, ready to draw.
     at = open_page(PAGE, {"dataset": "drawn"})
