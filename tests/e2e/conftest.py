@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -65,10 +66,55 @@ def _learner_context(browser):
     context.close()
 
 
+# What the browser said during a test: its console's errors and warnings, uncaught page errors,
+# and the Streamlit socket opening and closing (Streamlit drops a widget's change made while its
+# socket is down). Shown under a failing test, so that a failure on a loaded CI machine says more
+# than which wait ran out.
+BROWSER_EVENTS = pytest.StashKey[list]()
+WATCH_START = pytest.StashKey[float]()
+PROBED = ("/_stcore/host-config", "/_stcore/health")
+
+
+def watch(tab: Page, item: pytest.Item) -> None:
+    """Record `tab`'s console errors and warnings, page errors and socket events for `item`."""
+    events = item.stash.setdefault(BROWSER_EVENTS, [])
+    start = item.stash.setdefault(WATCH_START, time.monotonic())
+    name = f"tab {1 + len({tab_name for _, tab_name, _ in events if tab_name})}"
+    events.append((time.monotonic() - start, name, f"opened at {tab.viewport_size}"))
+
+    def note(text: str) -> None:
+        events.append((time.monotonic() - start, name, text))
+
+    def on_console(message) -> None:
+        url = message.location.get("url", "")
+        # Streamlit looks for its server under a deep link's path first (/class/_stcore/health),
+        # then at the root: two 404s on every page opened by its path, and nothing wrong.
+        if message.type in ("error", "warning") and not url.endswith(PROBED):
+            note(f"console {message.type}: {message.text} ({url})")
+    tab.on("console", on_console)
+    tab.on("pageerror", lambda error: note(f"page error: {error}"))
+
+    def on_socket(socket) -> None:
+        note(f"socket opened: {socket.url}")
+        socket.on("close", lambda _: note(f"socket closed: {socket.url}"))
+    tab.on("websocket", on_socket)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    events = item.stash.get(BROWSER_EVENTS, None)
+    if report.failed and events:
+        lines = [f"{at:7.1f} s  {tab}  {text[:300]}" for at, tab, text in events[-60:]]
+        report.sections.append(("what the browser said", "\n".join(lines)))
+    return report
+
+
 @pytest.fixture
-def page(_learner_context):
+def page(_learner_context, request):
     tab = _learner_context.new_page()
     tab.set_default_timeout(60_000)
+    watch(tab, request.node)
     yield tab
     # What a test left in the browser (a class seat's cookie, Streamlit's stored theme) must not
     # reach the next test's tab.
@@ -92,7 +138,7 @@ def servers_store() -> Iterator:
 
 
 @pytest.fixture
-def new_tab(browser) -> Iterator[Callable[[int, int], Page]]:
+def new_tab(browser, request) -> Iterator[Callable[[int, int], Page]]:
     """`new_tab(width, height)`: a tab in a browser context of its own, as each person in a class
     has their own device (cookies, storage), with a 60 s default timeout. Every context it
     opened is closed after the test."""
@@ -103,6 +149,7 @@ def new_tab(browser) -> Iterator[Callable[[int, int], Page]]:
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(60_000)
+        watch(page, request.node)
         return page
 
     yield open_tab

@@ -82,7 +82,10 @@ def test_next_reruns_only_the_batch_view_not_the_whole_page(page, app_url, prese
     unshuffled = {**query, "shuffle": "0"}
     assert _bar_titles(unshuffled) != _bar_titles(query), "the change must show in the bars"
     page.wait_for_function(_SHOWN_BARS, arg=_bar_titles(query), timeout=WAIT_MS)
+    expect(shuffle.locator("input")).to_be_checked()
     shuffle.locator("label").first.click()
+    # The switch is off on screen first (the click reached it); then the page must follow.
+    expect(shuffle.locator("input")).not_to_be_checked()
     page.wait_for_function(_SHOWN_BARS, arg=_bar_titles(unshuffled), timeout=WAIT_MS)
     wait_settled(page)
     expect(_current(page)).to_contain_text(_lines(unshuffled)[0])
