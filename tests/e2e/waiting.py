@@ -51,6 +51,27 @@ STILL_JS = """(element) => {
 }"""
 
 
+# True once the element has stayed put for ten frames, no finite animation has run on the page
+# meanwhile, and nothing is drawn over the element's centre. An opening expander shows its
+# content at its final place at once, then animates its height from closed to open (started a
+# few frames later, and later still on a loaded machine): what is below it slides over that
+# content, so the element alone stays put while a click on it lands on something else.
+# Endless animations (a spinner, a skeleton's shimmer) move nothing and are not waited for.
+CLICKABLE_JS = """(element) => {
+  const box = element.getBoundingClientRect();
+  const place = `${box.left},${box.top},${box.width},${box.height}`;
+  const animating = document.getAnimations().some(a =>
+    (a.playState === 'running' || a.pending) && a.effect
+    && a.effect.getComputedTiming().iterations !== Infinity);
+  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  const onTop = hit !== null && (hit === element || element.contains(hit));
+  const ready = onTop && !animating && element.__clickPlace === place;
+  element.__clickableFor = ready ? (element.__clickableFor || 0) + 1 : 0;
+  element.__clickPlace = place;
+  return element.__clickableFor >= 10;
+}"""
+
+
 def wait_still(page, element) -> None:
     """Until `element` (a locator or an element handle) has stayed put for ten frames: a click
     or a hover at coordinates read from it then lands where they were read (on a loaded machine
@@ -58,3 +79,10 @@ def wait_still(page, element) -> None:
     handle = element.element_handle() if hasattr(element, "element_handle") else element
     page.wait_for_function(STILL_JS, arg=handle, polling="raf", timeout=WAIT_MS)
 
+
+
+def wait_clickable(page, element) -> None:
+    """Until `element` has stayed put for ten frames with no finite animation on the page and is
+    what a click at its centre hits: `wait_still`, and also past an expander's opening."""
+    handle = element.element_handle() if hasattr(element, "element_handle") else element
+    page.wait_for_function(CLICKABLE_JS, arg=handle, polling="raf", timeout=WAIT_MS)
