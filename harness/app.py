@@ -14,6 +14,7 @@ import resource
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterable, Iterator
@@ -45,6 +46,41 @@ def command(port: int, launcher: str = "streamlit", extra_args: Iterable[str] = 
     return [sys.executable, "-m", launcher, "run", "streamlit_app.py", "--server.headless", "true",
             "--server.address", "127.0.0.1", "--server.port", str(port),
             "--browser.gatherUsageStats", "false", *extra_args]
+
+
+def server_process(base: str) -> psutil.Process:
+    """The server at `base`, started by `command`."""
+    port = base.rsplit(":", 1)[1].strip("/")
+    servers = [process for process in psutil.process_iter(["cmdline"])
+               if (line := process.info["cmdline"] or []) and "--server.port" in line[:-1]
+               and line[line.index("--server.port") + 1] == port]
+    assert len(servers) == 1, f"expected one server on port {port}, found {len(servers)}"
+    return servers[0]
+
+
+@contextlib.contextmanager
+def stuttering(base: str, *, frozen: float = 0.5, running: float = 0.1) -> Iterator[None]:
+    """The server at `base` as a busy machine runs it: frozen (SIGSTOP) for `frozen` seconds
+    of every `frozen + running`, until the block ends. The kernel still takes what a browser
+    sends meanwhile, and the server finds several messages at once when it runs again."""
+    server = server_process(base)
+    done = threading.Event()
+
+    def stutter() -> None:
+        while not done.is_set():
+            server.suspend()
+            done.wait(frozen)
+            server.resume()
+            done.wait(running)
+
+    thread = threading.Thread(target=stutter, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        server.resume()
 
 
 def healthy(base: str, timeout: float = 2.0) -> bool:

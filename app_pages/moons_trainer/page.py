@@ -70,7 +70,9 @@ with compare_notes:
 publish_link(TABLE, KEY, settings)
 fixed_settings_note(fixed_slot, TABLE, settings)
 
-# Drawn points too few to split: the drawing alone, with no run to train (drawing.py).
+# Drawn points too few to split: the drawing alone, with no run to train (drawing.py). The page
+# ends by its structure, not with st.stop(): that discards every rerun queued while the page ran
+# (Streamlit's request_stop), and with it the points a learner drew meanwhile.
 shortfall = board(me, settings)
 if shortfall is not None:
     if me.running:
@@ -83,59 +85,58 @@ if shortfall is not None:
         drawing_panel(settings, shortfall)
     share_panel(schema=TABLE, settings=settings, url_path="moons_trainer",
                 script=moons_script(settings, str(device)), title="Moons trainer", key="mt_share")
-    st.stop()
+else:
+    # Compute: the learner's run for these settings (continued, or new), an upload; the run's
+    # training itself goes on in the scheduler (live.py), not in this script.
+    session = current_session(me, settings, device)
+    publish_comparison(me, settings)
+    process_upload(session, me)
+    keep_playing(me, session)
+    script = comparison_code(me, session, str(device)) or moons_script(settings, str(device), session.changes)
 
-# Compute: the learner's run for these settings (continued, or new), an upload; the run's
-# training itself goes on in the scheduler (live.py), not in this script.
-session = current_session(me, settings, device)
-publish_comparison(me, settings)
-process_upload(session, me)
-keep_playing(me, session)
-script = comparison_code(me, session, str(device)) or moons_script(settings, str(device), session.changes)
+    # Draw.
+    with main_column:
+        cell_notice(settings)       # the class sweep's cell of this learner, if one runs
+        notice_panel(me, form)
+        with st.container(key="moons_trainer_main"):
+            live_view(me)           # the playback row, the live view and the results below it
+        if settings.drawn:
+            drawing_help(settings)  # under the plane: Draw must not move it (issue 43)
+            drawing_panel(settings, None)
 
-# Draw.
-with main_column:
-    cell_notice(settings)       # the class sweep's cell of this learner, if one runs
-    notice_panel(me, form)
-    with st.container(key="moons_trainer_main"):
-        live_view(me)           # the playback row, the live view and the results below it
-    if settings.drawn:
-        drawing_help(settings)  # under the plane: Draw must not move it (issue 43)
-        drawing_panel(settings, None)
+    st.divider()
+    # Lazy tabs: only the open one's heavy content runs; switching tabs reruns the page. The
+    # uploader and the knowledge check are always drawn, so their state survives a tab switch.
+    tabs = st.tabs(["Checkpoints", "Model", "Losses & hooks", "Weights & gradients", "Code", "Pitfall lab",
+                   "Check yourself"],
+                   key="mt_tabs", on_change="rerun")
+    with tabs[0]:
+        checkpoint_panel(session, me)
+    if tabs[1].open:
+        with tabs[1]:
+            left, right = st.columns([3, 2])
+            with left:
+                model_summary(session)
+            with right:
+                activation_panel(settings.act)
+                with st.expander("Device mismatch: PyTorch's own error", icon=":material/memory:"):
+                    device_mismatch_panel(device, session.model)
+    if tabs[2].open:
+        with tabs[2]:
+            losses_and_hooks(session)
+    if tabs[3].open:
+        with tabs[3]:
+            gradients_panel(session)
+    if tabs[4].open:
+        with tabs[4]:
+            code_panel(script, filename="moons_trainer.py", key="mt_code", expanded=True,
+                       caption=comparison_caption(me) or script_caption(session))
+    if tabs[5].open:
+        with tabs[5]:
+            pitfall_lab(me, device)
+    with tabs[6]:
+        knowledge_check(ZERO_GRAD)
+        knowledge_check(FORWARD_HOOK)
 
-st.divider()
-# Lazy tabs: only the open one's heavy content runs; switching tabs reruns the page. The
-# uploader and the knowledge check are always drawn, so their state survives a tab switch.
-tabs = st.tabs(["Checkpoints", "Model", "Losses & hooks", "Weights & gradients", "Code", "Pitfall lab",
-               "Check yourself"],
-               key="mt_tabs", on_change="rerun")
-with tabs[0]:
-    checkpoint_panel(session, me)
-if tabs[1].open:
-    with tabs[1]:
-        left, right = st.columns([3, 2])
-        with left:
-            model_summary(session)
-        with right:
-            activation_panel(settings.act)
-            with st.expander("Device mismatch: PyTorch's own error", icon=":material/memory:"):
-                device_mismatch_panel(device, session.model)
-if tabs[2].open:
-    with tabs[2]:
-        losses_and_hooks(session)
-if tabs[3].open:
-    with tabs[3]:
-        gradients_panel(session)
-if tabs[4].open:
-    with tabs[4]:
-        code_panel(script, filename="moons_trainer.py", key="mt_code", expanded=True,
-                   caption=comparison_caption(me) or script_caption(session))
-if tabs[5].open:
-    with tabs[5]:
-        pitfall_lab(me, device)
-with tabs[6]:
-    knowledge_check(ZERO_GRAD)
-    knowledge_check(FORWARD_HOOK)
-
-share_panel(schema=TABLE, settings=settings, url_path="moons_trainer", script=script,
-            title="Moons trainer", key="mt_share")
+    share_panel(schema=TABLE, settings=settings, url_path="moons_trainer", script=script,
+                title="Moons trainer", key="mt_share")
