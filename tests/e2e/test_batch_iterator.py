@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.clean import assert_clean
 from tests.e2e.script_runs import collect_sockets, run_finished
-from tests.e2e.waiting import WAIT_MS
+from tests.e2e.waiting import WAIT_MS, wait_clickable
 from harness.chromium import open_path, wait_settled
 from workbench.batch_iterator.codegen import record_line
 from workbench.batch_iterator.runs import run_loader
@@ -83,7 +83,13 @@ def test_next_reruns_only_the_batch_view_not_the_whole_page(page, app_url, prese
     assert _bar_titles(unshuffled) != _bar_titles(query), "the change must show in the bars"
     page.wait_for_function(_SHOWN_BARS, arg=_bar_titles(query), timeout=WAIT_MS)
     expect(shuffle.locator("input")).to_be_checked()
-    shuffle.locator("label").first.click()
+    # Clicked once the panel has finished opening: its content is at its final place at once,
+    # but what is below it slides across for half a second (a Web Animation, started late on a
+    # loaded machine), and a click then lands on that and changes nothing (CI, twice).
+    label = shuffle.locator("label").first
+    label.scroll_into_view_if_needed()
+    wait_clickable(page, label)
+    label.click()
     # The switch is off on screen first (the click reached it); then the page must follow.
     expect(shuffle.locator("input")).not_to_be_checked()
     page.wait_for_function(_SHOWN_BARS, arg=_bar_titles(unshuffled), timeout=WAIT_MS)

@@ -56,14 +56,22 @@ STILL_JS = """(element) => {
 # content at its final place at once, then animates its height from closed to open (started a
 # few frames later, and later still on a loaded machine): what is below it slides over that
 # content, so the element alone stays put while a click on it lands on something else.
-# Endless animations (a spinner, a skeleton's shimmer) move nothing and are not waited for.
+# Endless animations (a spinner, a skeleton's shimmer) move nothing and are not waited for. An
+# element whose centre is out of view (the page above it grew after it was scrolled to) is
+# scrolled back to the middle of the screen.
 CLICKABLE_JS = """(element) => {
   const box = element.getBoundingClientRect();
   const place = `${box.left},${box.top},${box.width},${box.height}`;
   const animating = document.getAnimations().some(a =>
     (a.playState === 'running' || a.pending) && a.effect
     && a.effect.getComputedTiming().iterations !== Infinity);
-  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  const x = box.left + box.width / 2, y = box.top + box.height / 2;
+  if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) {
+    element.scrollIntoView({block: 'center', inline: 'center'});   // moved out of view: back in
+    element.__clickableFor = 0;
+    return false;
+  }
+  const hit = document.elementFromPoint(x, y);
   const onTop = hit !== null && (hit === element || element.contains(hit));
   const ready = onTop && !animating && element.__clickPlace === place;
   element.__clickableFor = ready ? (element.__clickableFor || 0) + 1 : 0;
@@ -80,9 +88,9 @@ def wait_still(page, element) -> None:
     page.wait_for_function(STILL_JS, arg=handle, polling="raf", timeout=WAIT_MS)
 
 
-
 def wait_clickable(page, element) -> None:
     """Until `element` has stayed put for ten frames with no finite animation on the page and is
-    what a click at its centre hits: `wait_still`, and also past an expander's opening."""
+    what a click at its centre hits (scrolled into view if it is not): `wait_still`, and also
+    past an expander's opening."""
     handle = element.element_handle() if hasattr(element, "element_handle") else element
     page.wait_for_function(CLICKABLE_JS, arg=handle, polling="raf", timeout=WAIT_MS)
