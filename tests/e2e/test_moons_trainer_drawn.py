@@ -78,9 +78,8 @@ def test_drawn_points_train_and_survive_the_share_link(page, app_url, browser):
         click_plane(page, x, y, drawn)
         drawn += 1
 
-    expected = POINTS.parse("0:" + "_".join(f"{x:g},{y:g}" for x, y in CLASS0)
-                            + "~1:" + "_".join(f"{x:g},{y:g}" for x, y in CLASS1))
-    text = POINTS.format(expected)
+    text = drawn_text()
+    expected = POINTS.parse(text)
     # The page holds the drawing: split into a run (train, validation and test on the plane).
     page.wait_for_function(f"(text) => {VIEW_OBJECT}.scene.draw.text === text && "
                            f"{VIEW_OBJECT}.scene.groups.length === 3", arg=text, timeout=WAIT_MS)
